@@ -1,0 +1,77 @@
+/**
+ * Bridge tools from Model Context Protocol (MCP) servers into an agent
+ * runtime: connect over stdio, SSE or streamable HTTP, discover tools,
+ * validate arguments before calling, invoke with deadlines and clear error
+ * classes, infer read-only / writes capabilities, and register the tools into
+ * a {@linkcode ToolRegistry} as `{namespace}/{tool}` with provenance.
+ *
+ * This entry uses only web standards at import time; the stdio transport
+ * loads its process backend (`Deno.Command` or `node:child_process`) lazily.
+ *
+ * @example Connect, call a tool, register everything
+ * ```ts ignore
+ * import { MCPToolAdapter, ToolRegistry } from "@cleveragents/mcp-adapter";
+ *
+ * const adapter = new MCPToolAdapter({
+ *   name: "files",
+ *   transport: "stdio",
+ *   command: "npx",
+ *   args: ["-y", "@modelcontextprotocol/server-filesystem", "."],
+ * });
+ * await adapter.connect();
+ * const result = await adapter.invoke("list_directory", { path: "." });
+ * console.log(result.success, result.data);
+ * const registry = new ToolRegistry();
+ * await adapter.registerTools(registry);
+ * await adapter.disconnect();
+ * ```
+ *
+ * @module
+ */
+
+export { MCPToolAdapter } from "./src/adapter.ts";
+export type {
+  ConnectOptions,
+  InvokeOptions,
+  MCPToolAdapterOptions,
+  RegisterToolsOptions,
+  TransportFactory,
+} from "./src/adapter.ts";
+export { validateServerConfig } from "./src/config.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./src/config.ts";
+export {
+  MCPAdapterError,
+  MCPConfigError,
+  MCPConnectionError,
+  MCPNotConnectedError,
+  MCPProtocolError,
+  MCPTimeoutError,
+} from "./src/errors.ts";
+export type { MCPAdapterErrorOptions } from "./src/errors.ts";
+export { applyCapabilityOverrides, inferCapabilities, resolveCapability } from "./src/capabilities.ts";
+export type { CapabilityOverrides } from "./src/capabilities.ts";
+export { applyToolFilter, compileToolFilter } from "./src/tool_filter.ts";
+export { ToolRegistry } from "./src/registry.ts";
+export type { RegisteredTool } from "./src/registry.ts";
+export { StdioTransport } from "./src/transports/stdio.ts";
+export type { StdioTransportOptions } from "./src/transports/stdio.ts";
+export type {
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResultResponse,
+  MCPTransport,
+  RequestId,
+  TransportSendOptions,
+} from "./src/transport.ts";
+export type {
+  JsonSchema,
+  MCPErrorKind,
+  MCPProgress,
+  MCPToolDescriptor,
+  MCPToolFilter,
+  MCPToolResult,
+  ToolAnnotations,
+  ToolCapability,
+} from "./src/types.ts";

@@ -1,0 +1,181 @@
+/**
+ * Error classes. One base class with a stable string `code`; subclasses only
+ * for conditions a caller catches.
+ *
+ * @module
+ */
+
+/** Options accepted by every adapter error. */
+export interface MCPAdapterErrorOptions {
+  /** The underlying error. */
+  cause?: unknown;
+}
+
+/**
+ * Base class of every error thrown by this library.
+ *
+ * @example Telling adapter errors apart
+ * ```ts
+ * import { MCPAdapterError } from "@cleveragents/mcp-adapter";
+ *
+ * const error: unknown = new MCPAdapterError("config", "Bad config");
+ * if (error instanceof MCPAdapterError) console.log(error.code);
+ * ```
+ */
+export class MCPAdapterError extends Error {
+  /** Stable, machine-readable error code. */
+  readonly code: string;
+
+  /**
+   * Creates an error.
+   *
+   * @param code Stable machine-readable code.
+   * @param message Human-readable message: names the value and says what to do.
+   * @param options The cause, if any.
+   */
+  constructor(code: string, message: string, options?: MCPAdapterErrorOptions) {
+    super(message, options);
+    this.name = "MCPAdapterError";
+    this.code = code;
+  }
+}
+
+/**
+ * The server could not be reached, started or initialized (the spec's
+ * `ConnectionError`).
+ *
+ * @example
+ * ```ts
+ * import { MCPConnectionError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPConnectionError("Cannot start 'srv'");
+ * console.log(error.code); // "connection_failed"
+ * ```
+ */
+export class MCPConnectionError extends MCPAdapterError {
+  /**
+   * Creates a connection error.
+   *
+   * @param message What failed and what to do.
+   * @param options The cause, if any.
+   */
+  constructor(message: string, options?: MCPAdapterErrorOptions) {
+    super("connection_failed", message, options);
+    this.name = "MCPConnectionError";
+  }
+}
+
+/**
+ * An operation needs a connection and there is none: before `connect()`,
+ * after `disconnect()`, or after the connection dropped (the spec's
+ * `RuntimeError`).
+ *
+ * @example
+ * ```ts
+ * import { MCPNotConnectedError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPNotConnectedError("Call connect() first");
+ * console.log(error.code); // "not_connected"
+ * ```
+ */
+export class MCPNotConnectedError extends MCPAdapterError {
+  /**
+   * Creates a not-connected error.
+   *
+   * @param message What was attempted and what to do.
+   * @param options The cause, if any.
+   */
+  constructor(message: string, options?: MCPAdapterErrorOptions) {
+    super("not_connected", message, options);
+    this.name = "MCPNotConnectedError";
+  }
+}
+
+/**
+ * An `MCPServerConfig` is invalid. The message names the field and the fix.
+ *
+ * @example
+ * ```ts
+ * import { MCPConfigError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPConfigError("command", "stdio needs a command");
+ * console.log(error.field); // "command"
+ * ```
+ */
+export class MCPConfigError extends MCPAdapterError {
+  /** The offending field, e.g. `"url"`. */
+  readonly field: string;
+
+  /**
+   * Creates a config error.
+   *
+   * @param field The offending field.
+   * @param message What is wrong and what to write instead.
+   */
+  constructor(field: string, message: string) {
+    super("invalid_config", message);
+    this.name = "MCPConfigError";
+    this.field = field;
+  }
+}
+
+/**
+ * The server answered a request with a JSON-RPC error. Distinct from
+ * transport failures: the server was reached and said no.
+ *
+ * @example
+ * ```ts
+ * import { MCPProtocolError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPProtocolError(-32601, "Method not found");
+ * console.log(error.rpcCode); // -32601
+ * ```
+ */
+export class MCPProtocolError extends MCPAdapterError {
+  /** The JSON-RPC error code. */
+  readonly rpcCode: number;
+  /** The error's `data` member, if any. */
+  readonly data: unknown;
+
+  /**
+   * Creates a protocol error.
+   *
+   * @param rpcCode The JSON-RPC error code.
+   * @param message The server's message.
+   * @param data The error's `data` member.
+   */
+  constructor(rpcCode: number, message: string, data?: unknown) {
+    super("protocol_error", message);
+    this.name = "MCPProtocolError";
+    this.rpcCode = rpcCode;
+    this.data = data;
+  }
+}
+
+/**
+ * A request passed its deadline.
+ *
+ * @example
+ * ```ts
+ * import { MCPTimeoutError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPTimeoutError("tools/call timed out after 100 ms", 100);
+ * console.log(error.timeoutMs); // 100
+ * ```
+ */
+export class MCPTimeoutError extends MCPAdapterError {
+  /** The deadline that passed, in milliseconds. */
+  readonly timeoutMs: number;
+
+  /**
+   * Creates a timeout error.
+   *
+   * @param message What timed out.
+   * @param timeoutMs The deadline in milliseconds.
+   */
+  constructor(message: string, timeoutMs: number) {
+    super("timeout", message);
+    this.name = "MCPTimeoutError";
+    this.timeoutMs = timeoutMs;
+  }
+}

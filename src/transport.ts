@@ -1,0 +1,83 @@
+/**
+ * The transport contract and the JSON-RPC message shapes it carries.
+ * Structurally compatible with the MCP SDK's `Transport`, so SDK transports
+ * (e.g. `InMemoryTransport`) plug straight in.
+ *
+ * @module
+ */
+
+/** A JSON-RPC request id. */
+export type RequestId = string | number;
+
+/** A JSON-RPC request: expects a response with the same `id`. */
+export interface JSONRPCRequest {
+  jsonrpc: "2.0";
+  id: RequestId;
+  method: string;
+  // deno-lint-ignore no-explicit-any
+  params?: { [key: string]: any };
+}
+
+/** A JSON-RPC notification: no `id`, no response. */
+export interface JSONRPCNotification {
+  jsonrpc: "2.0";
+  method: string;
+  // deno-lint-ignore no-explicit-any
+  params?: { [key: string]: any };
+}
+
+/** A successful JSON-RPC response. */
+export interface JSONRPCResultResponse {
+  jsonrpc: "2.0";
+  id: RequestId;
+  // deno-lint-ignore no-explicit-any
+  result: { [key: string]: any };
+}
+
+/** A JSON-RPC error response. `id` may be absent when the request could not be read. */
+export interface JSONRPCErrorResponse {
+  jsonrpc: "2.0";
+  id?: RequestId;
+  error: { code: number; message: string; data?: unknown };
+}
+
+/** Any JSON-RPC message. */
+export type JSONRPCMessage =
+  | JSONRPCRequest
+  | JSONRPCNotification
+  | JSONRPCResultResponse
+  | JSONRPCErrorResponse;
+
+/** Per-message hints a transport may use (the SDK's `TransportSendOptions`). */
+export interface TransportSendOptions {
+  /** The request this message relates to (e.g. a progress notification's request). */
+  relatedRequestId?: RequestId;
+  /** A resumption token, for transports that support resuming. */
+  resumptionToken?: string;
+  /** Called when the transport issues a new resumption token. */
+  onresumptiontoken?: (token: string) => void;
+}
+
+/**
+ * A bidirectional channel for JSON-RPC messages. Same shape as the MCP SDK's
+ * `Transport`: `start()`, `send()`, `close()` plus `onmessage`, `onerror`,
+ * `onclose` callbacks set by the session before `start()`.
+ */
+export interface MCPTransport {
+  /** Opens the channel. Called once, after the callbacks are set. */
+  start(): Promise<void>;
+  /** Sends one message. Rejects if the channel is closed. */
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void>;
+  /** Closes the channel and releases its resources; calls `onclose`. */
+  close(): Promise<void>;
+  /** Receives each incoming message. */
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  /** Receives non-fatal errors (a malformed line, a failed write). */
+  onerror?: ((error: Error) => void) | undefined;
+  /** Called once when the channel is closed, by either side. */
+  onclose?: (() => void) | undefined;
+  /** The session id, for transports that have one. */
+  sessionId?: string | undefined;
+  /** Told the negotiated protocol version after `initialize`. */
+  setProtocolVersion?: ((version: string) => void) | undefined;
+}
