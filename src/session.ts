@@ -1,0 +1,311 @@
+/**
+ * The JSON-RPC side of MCP: request ids, the pending map, per-request
+ * deadlines, progress tokens, cancellation and server-initiated requests.
+ * Knows nothing about pipes or HTTP. Internal.
+ *
+ * @module
+ */
+
+import { MCPNotConnectedError, MCPProtocolError, MCPTimeoutError } from "./errors.ts";
+import type {
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  MCPTransport,
+  RequestId,
+} from "./transport.ts";
+import type { MCPProgress } from "./types.ts";
+
+/** A JSON-RPC result object. */
+export type Result = Record<string, unknown>;
+
+/** Per-request options. */
+export interface RequestOptions {
+  /** Deadline in ms; pushed back by every progress notification. */
+  timeoutMs: number;
+  /** Absolute cap in ms, not pushed back by progress. */
+  totalTimeoutMs?: number | undefined;
+  /** Cancels the request (a `notifications/cancelled` is sent). */
+  signal?: AbortSignal | undefined;
+  /** Attach a progress token; progress reports go here. */
+  onProgress?: ((progress: MCPProgress) => void) | undefined;
+  /** Send a progress token even without `onProgress`, so progress pushes the deadline back. */
+  trackProgress?: boolean;
+}
+
+/** Callbacks from the session to its owner. */
+export interface SessionHandlers {
+  /** Every notification except progress and cancellation bookkeeping. */
+  onNotification?: (notification: JSONRPCNotification) => void;
+  /** Server-initiated requests other than `ping`. Return `undefined` for "method not found". */
+  onRequest?: (request: JSONRPCRequest) => Promise<Result> | undefined;
+  /** The connection ended; `error` is set when it was not closed by us. */
+  onClose?: (error?: Error) => void;
+  /** Non-fatal problems (malformed messages, failed replies). */
+  onError?: (error: Error) => void;
+}
+
+interface Pending {
+  method: string;
+  resolve: (result: Result) => void;
+  reject: (error: Error) => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  timeoutMs: number;
+  totalTimeoutMs: number | undefined;
+  /** Deadline in ms (performance.now clock), moved by progress. */
+  deadline: number;
+  /** Absolute cap, or Infinity. */
+  hardDeadline: number;
+  onProgress: ((progress: MCPProgress) => void) | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+}
+
+const METHOD_NOT_FOUND = -32601;
+const INTERNAL_ERROR = -32603;
+
+/** One JSON-RPC conversation over one transport. */
+export class Session {
+  readonly #transport: MCPTransport;
+  readonly #handlers: SessionHandlers;
+  readonly #label: string;
+  readonly #pending = new Map<RequestId, Pending>();
+  #nextId = 1;
+  #closed = false;
+
+  /**
+   * @param transport The channel; its callbacks are taken over.
+   * @param label Names the server in error messages.
+   * @param handlers Callbacks to the owner.
+   */
+  constructor(transport: MCPTransport, label: string, handlers: SessionHandlers = {}) {
+    this.#transport = transport;
+    this.#label = label;
+    this.#handlers = handlers;
+    transport.onmessage = (message) => this.#receive(message);
+    transport.onerror = (error) => handlers.onError?.(error);
+    transport.onclose = () => this.#end(true);
+  }
+
+  /** The transport underneath. */
+  get transport(): MCPTransport {
+    return this.#transport;
+  }
+
+  /** Whether the session has ended. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Number of requests awaiting a response. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Starts the transport. */
+  start(): Promise<void> {
+    return this.#transport.start();
+  }
+
+  /**
+   * Sends a request and resolves with its result.
+   *
+   * @throws {MCPProtocolError} The server answered with an error.
+   * @throws {MCPTimeoutError} The deadline passed; the server was told to cancel.
+   * @throws {MCPNotConnectedError} The connection closed first.
+   * @throws The signal's reason, when aborted.
+   */
+  request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<Result> {
+    if (this.#closed) {
+      return Promise.reject(
+        new MCPNotConnectedError(`Cannot send "${method}": the connection to MCP server "${this.#label}" is closed`),
+      );
+    }
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.#nextId++;
+    const tracked = options.onProgress !== undefined || options.trackProgress === true;
+    if (tracked) {
+      const meta = params?._meta as Record<string, unknown> | undefined;
+      params = { ...params, _meta: { ...meta, progressToken: id } };
+    }
+    const message: JSONRPCRequest = params === undefined
+      ? { jsonrpc: "2.0", id, method }
+      : { jsonrpc: "2.0", id, method, params };
+    return new Promise<Result>((resolve, reject) => {
+      const now = performance.now();
+      const pending: Pending = {
+        method,
+        resolve,
+        reject,
+        timer: undefined,
+        timeoutMs: options.timeoutMs,
+        totalTimeoutMs: options.totalTimeoutMs,
+        deadline: now + options.timeoutMs,
+        hardDeadline: options.totalTimeoutMs === undefined ? Infinity : now + options.totalTimeoutMs,
+        onProgress: options.onProgress,
+        signal,
+        onAbort: undefined,
+      };
+      this.#pending.set(id, pending);
+      this.#arm(id, pending);
+      if (signal) {
+        pending.onAbort = () => this.#cancel(id, signal.reason, "The request was cancelled by the client");
+        signal.addEventListener("abort", pending.onAbort, { once: true });
+      }
+      this.#transport.send(message).catch((error) => {
+        if (this.#settle(id)) reject(this.#closed ? this.#closedError(method) : toError(error));
+      });
+    });
+  }
+
+  /** Sends a notification. */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.#closed) throw this.#closedError(method);
+    await this.#transport.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
+  }
+
+  /** Closes the transport and rejects every pending request. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#end(false);
+    await this.#transport.close();
+  }
+
+  /** Schedules the deadline check; one timer per request, re-armed lazily. */
+  #arm(id: RequestId, pending: Pending): void {
+    const due = Math.min(pending.deadline, pending.hardDeadline);
+    pending.timer = setTimeout(() => {
+      const now = performance.now();
+      if (now + 1 < Math.min(pending.deadline, pending.hardDeadline)) {
+        this.#arm(id, pending); // progress moved the deadline: sleep again
+        return;
+      }
+      const total = pending.totalTimeoutMs !== undefined && now >= pending.hardDeadline;
+      const where = `"${pending.method}" on MCP server "${this.#label}"`;
+      this.#cancel(
+        id,
+        total
+          ? new MCPTimeoutError(
+            `${where} timed out: it ran past its total deadline of ${pending.totalTimeoutMs} ms`,
+            pending.totalTimeoutMs!,
+          )
+          : new MCPTimeoutError(
+            `${where} timed out after ${pending.timeoutMs} ms without a response or progress`,
+            pending.timeoutMs,
+          ),
+        "Request timed out",
+      );
+    }, Math.max(0, due - performance.now()));
+  }
+
+  #cancel(id: RequestId, error: unknown, reason: string): void {
+    const pending = this.#pending.get(id);
+    if (!pending || !this.#settle(id)) return;
+    pending.reject(toError(error));
+    if (!this.#closed) {
+      this.notify("notifications/cancelled", { requestId: id, reason }).catch((e) => this.#handlers.onError?.(toError(e)));
+    }
+  }
+
+  /** Removes a pending request and releases its timer and listener. Returns false if already settled. */
+  #settle(id: RequestId): boolean {
+    const pending = this.#pending.get(id);
+    if (!pending) return false;
+    this.#pending.delete(id);
+    clearTimeout(pending.timer);
+    if (pending.onAbort) pending.signal?.removeEventListener("abort", pending.onAbort);
+    return true;
+  }
+
+  #receive(message: JSONRPCMessage): void {
+    if ("method" in message) {
+      if ("id" in message && message.id !== undefined) {
+        this.#answer(message as JSONRPCRequest);
+      } else {
+        this.#notification(message);
+      }
+      return;
+    }
+    const id = message.id;
+    if (id === undefined) {
+      if ("error" in message) this.#handlers.onError?.(new MCPProtocolError(message.error.code, message.error.message));
+      return;
+    }
+    const pending = this.#pending.get(id);
+    if (!pending) return; // late answer to a request that timed out or was cancelled
+    this.#settle(id);
+    if ("error" in message) {
+      const { code, message: text, data } = message.error;
+      pending.reject(new MCPProtocolError(code, text, data));
+    } else {
+      pending.resolve(message.result ?? {});
+    }
+  }
+
+  #notification(notification: JSONRPCNotification): void {
+    if (notification.method === "notifications/progress") {
+      const params = notification.params ?? {};
+      const pending = this.#pending.get(params.progressToken);
+      if (!pending) return;
+      pending.deadline = performance.now() + pending.timeoutMs;
+      if (pending.onProgress && typeof params.progress === "number") {
+        const progress: MCPProgress = { progress: params.progress };
+        if (typeof params.total === "number") progress.total = params.total;
+        if (typeof params.message === "string") progress.message = params.message;
+        try {
+          pending.onProgress(progress);
+        } catch (error) {
+          this.#handlers.onError?.(toError(error));
+        }
+      }
+      return;
+    }
+    this.#handlers.onNotification?.(notification);
+  }
+
+  #answer(request: JSONRPCRequest): void {
+    const reply = (body: { result: Result } | { error: { code: number; message: string } }) =>
+      this.#transport.send({ jsonrpc: "2.0", id: request.id, ...body } as JSONRPCMessage).catch((error) =>
+        this.#handlers.onError?.(toError(error))
+      );
+    if (request.method === "ping") {
+      reply({ result: {} });
+      return;
+    }
+    const handled = this.#handlers.onRequest?.(request);
+    if (!handled) {
+      reply({ error: { code: METHOD_NOT_FOUND, message: `Method not found: ${request.method}` } });
+      return;
+    }
+    handled.then(
+      (result) => reply({ result }),
+      (error) => reply({ error: { code: INTERNAL_ERROR, message: toError(error).message } }),
+    );
+  }
+
+  /** Ends the session; `lost` when the other side went away rather than us closing. */
+  #end(lost: boolean): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const [id, pending] of this.#pending) {
+      this.#settle(id);
+      pending.reject(this.#closedError(pending.method, lost));
+    }
+    this.#handlers.onClose?.(
+      lost ? new MCPNotConnectedError(`The connection to MCP server "${this.#label}" was lost`) : undefined,
+    );
+  }
+
+  #closedError(method: string, lost = false): MCPNotConnectedError {
+    return new MCPNotConnectedError(
+      lost
+        ? `"${method}" did not complete: the connection to MCP server "${this.#label}" was lost; call reconnect()`
+        : `"${method}" did not complete: the connection to MCP server "${this.#label}" is closed`,
+    );
+  }
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}

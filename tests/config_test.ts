@@ -1,0 +1,82 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { MCPConfigError, MCPToolAdapter, validateServerConfig } from "@cleveragents/mcp-adapter";
+
+function configError(config: unknown, field: string, pattern: RegExp): void {
+  assert.throws(() => validateServerConfig(config), (error: Error) => {
+    assert.ok(error instanceof MCPConfigError, `expected MCPConfigError, got ${error}`);
+    assert.equal(error.field, field);
+    assert.equal(error.code, "invalid_config");
+    assert.match(error.message, pattern);
+    return true;
+  });
+}
+
+describe("validateServerConfig()", () => {
+  it("accepts a minimal stdio config and a remote one", () => {
+    assert.equal(validateServerConfig({ name: "a", transport: "stdio", command: "srv" }).command, "srv");
+    assert.equal(
+      validateServerConfig({ name: "b", transport: "streamable-http", url: "https://example.com/mcp" }).url,
+      "https://example.com/mcp",
+    );
+    assert.equal(validateServerConfig({ name: "c", transport: "sse", url: "http://127.0.0.1:3001/sse" }).name, "c");
+  });
+
+  it("requires a name", () => {
+    configError({ transport: "stdio", command: "x" }, "name", /non-empty string "name"/);
+    configError({ name: " ", transport: "stdio", command: "x" }, "name", /got " "/);
+  });
+
+  it("requires one of the three transports", () => {
+    configError({ name: "a", transport: "websocket" }, "transport", /"stdio", "sse" or "streamable-http", got "websocket"/);
+    configError({ name: "a" }, "transport", /got undefined/);
+  });
+
+  it("requires a command for stdio", () => {
+    configError({ name: "a", transport: "stdio" }, "command", /stdio transport requires "command"/);
+  });
+
+  it("requires a valid http(s) url for sse and streamable-http", () => {
+    configError({ name: "a", transport: "sse" }, "url", /sse transport requires "url"/);
+    configError({ name: "a", transport: "streamable-http", url: "not a url" }, "url", /not a valid absolute URL/);
+    configError({ name: "a", transport: "streamable-http", url: "ftp://x.org" }, "url", /"ftp:" URL/);
+  });
+
+  it("checks args, env and headers types without echoing secret values", () => {
+    configError({ name: "a", transport: "stdio", command: "x", args: ["ok", 3] }, "args[1]", /must be a string, got 3/);
+    configError({ name: "a", transport: "stdio", command: "x", env: "TOKEN=1" }, "env", /got a string/);
+    assert.throws(
+      () =>
+        validateServerConfig({
+          name: "a",
+          transport: "sse",
+          url: "https://x.org/sse",
+          headers: { Authorization: 12345678 },
+        }),
+      (error: Error) => {
+        assert.match(error.message, /"headers.Authorization" must be a string/);
+        assert.doesNotMatch(error.message, /12345678/);
+        return true;
+      },
+    );
+    assert.throws(
+      () => validateServerConfig({ name: "a", transport: "stdio", command: "x", env: "SECRET=hunter2" }),
+      (error: Error) => !error.message.includes("hunter2"),
+    );
+  });
+
+  it("rejects unknown fields, naming them", () => {
+    configError({ name: "a", transport: "stdio", comand: "x" }, "comand", /unknown field "comand"/);
+  });
+
+  it("the MCPToolAdapter constructor validates its config", () => {
+    assert.throws(
+      () => new MCPToolAdapter({ name: "a", transport: "stdio" } as never),
+      MCPConfigError,
+    );
+    assert.throws(
+      () => new MCPToolAdapter({ name: "a", transport: "stdio", command: "x" }, { requestTimeoutMs: -5 }),
+      /requestTimeoutMs must be a positive number of milliseconds/,
+    );
+  });
+});
