@@ -34,7 +34,12 @@ import type {
 import { type ArgumentValidator, compileValidator } from "./validation.ts";
 
 /** Protocol versions this client speaks, newest first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+];
 
 /** Makes a fresh transport for each connection attempt. */
 export type TransportFactory = () => MCPTransport | Promise<MCPTransport>;
@@ -157,8 +162,12 @@ export class MCPToolAdapter {
     this.config = validateServerConfig(config);
     this.#transportOption = options.transport;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
-    this.#requestTimeoutMs = checkMs("requestTimeoutMs", options.requestTimeoutMs) ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.#connectTimeoutMs = checkMs("connectTimeoutMs", options.connectTimeoutMs) ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#requestTimeoutMs =
+      checkMs("requestTimeoutMs", options.requestTimeoutMs) ??
+        DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#connectTimeoutMs =
+      checkMs("connectTimeoutMs", options.connectTimeoutMs) ??
+        DEFAULT_CONNECT_TIMEOUT_MS;
   }
 
   /** Whether a connection is established and alive. */
@@ -206,7 +215,11 @@ export class MCPToolAdapter {
    * rejected with {@linkcode MCPNotConnectedError}. Idempotent.
    */
   async disconnect(): Promise<void> {
-    this.#connectAbort?.abort(new MCPConnectionError(`Connecting to MCP server "${this.config.name}" was cancelled by disconnect()`));
+    this.#connectAbort?.abort(
+      new MCPConnectionError(
+        `Connecting to MCP server "${this.config.name}" was cancelled by disconnect()`,
+      ),
+    );
     await this.#transition?.catch(() => {});
     await this.#close();
   }
@@ -254,9 +267,17 @@ export class MCPToolAdapter {
    * @returns The result envelope.
    * @throws {MCPNotConnectedError} Before `connect()`, or when the connection dropped (also for calls in flight).
    */
-  async invoke(name: string, args: Record<string, unknown> = {}, options: InvokeOptions = {}): Promise<MCPToolResult> {
+  async invoke(
+    name: string,
+    args: Record<string, unknown> = {},
+    options: InvokeOptions = {},
+  ): Promise<MCPToolResult> {
     const started = performance.now();
-    const fail = (errorKind: MCPErrorKind, error: string, data: Record<string, unknown> = {}): MCPToolResult => ({
+    const fail = (
+      errorKind: MCPErrorKind,
+      error: string,
+      data: Record<string, unknown> = {},
+    ): MCPToolResult => ({
       success: false,
       data,
       error,
@@ -265,7 +286,7 @@ export class MCPToolAdapter {
     });
     const session = await this.#requireSession("invoke");
     const tool = await this.#findTool(name);
-    if (!tool) return fail("not_found", await this.#notFoundMessage(name));
+    if (!tool) return fail("not_found", this.#notFoundMessage(name));
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
       return fail(
         "validation",
@@ -276,12 +297,16 @@ export class MCPToolAdapter {
     }
     const problems = this.#validatorFor(tool)?.(args);
     if (problems) {
-      return fail("validation", `Input validation failed for tool "${name}": ${problems.join("; ")}`);
+      return fail(
+        "validation",
+        `Input validation failed for tool "${name}": ${problems.join("; ")}`,
+      );
     }
     let result: Result;
     try {
       result = await session.request("tools/call", { name, arguments: args }, {
-        timeoutMs: checkMs("timeoutMs", options.timeoutMs) ?? this.#requestTimeoutMs,
+        timeoutMs: checkMs("timeoutMs", options.timeoutMs) ??
+          this.#requestTimeoutMs,
         totalTimeoutMs: checkMs("totalTimeoutMs", options.totalTimeoutMs),
         signal: options.signal,
         onProgress: options.onProgress,
@@ -295,18 +320,40 @@ export class MCPToolAdapter {
         );
       }
       if (error instanceof MCPProtocolError) {
-        return fail("server_error", `Tool "${name}" failed with a server error: ${error.message} (code ${error.rpcCode})`);
+        return fail(
+          "server_error",
+          `Tool "${name}" failed with a server error: ${error.message} (code ${error.rpcCode})`,
+        );
       }
       if (error instanceof MCPNotConnectedError) throw error;
       if (options.signal?.aborted) {
-        return fail("cancelled", `Tool "${name}" was cancelled: ${describeReason(options.signal.reason)}`);
+        return fail(
+          "cancelled",
+          `Tool "${name}" was cancelled: ${
+            describeReason(options.signal.reason)
+          }`,
+        );
       }
-      return fail("connection", `Tool "${name}" could not be called: ${errorMessage(error)}`);
+      return fail(
+        "connection",
+        `Tool "${name}" could not be called: ${errorMessage(error)}`,
+      );
     }
     if (result.isError === true) {
-      return fail("server_error", `Tool "${name}" reported a server error: ${textOf(result) || "no details given"}`, result);
+      return fail(
+        "server_error",
+        `Tool "${name}" reported a server error: ${
+          textOf(result) || "no details given"
+        }`,
+        result,
+      );
     }
-    return { success: true, data: result, error: null, durationMs: performance.now() - started };
+    return {
+      success: true,
+      data: result,
+      error: null,
+      durationMs: performance.now() - started,
+    };
   }
 
   /**
@@ -327,10 +374,15 @@ export class MCPToolAdapter {
     namespace: string = this.config.name,
     options: RegisterToolsOptions = {},
   ): Promise<RegisteredTool[]> {
-    if (typeof namespace !== "string" || namespace === "" || namespace.includes("/")) {
+    if (
+      typeof namespace !== "string" || namespace === "" ||
+      namespace.includes("/")
+    ) {
       throw new MCPConfigError(
         "namespace",
-        `Namespace must be a non-empty string without "/", got ${JSON.stringify(namespace)}; tools are registered as "{namespace}/{tool}"`,
+        `Namespace must be a non-empty string without "/", got ${
+          JSON.stringify(namespace)
+        }; tools are registered as "{namespace}/{tool}"`,
       );
     }
     const tools = await this.#toolMap(false);
@@ -338,7 +390,10 @@ export class MCPToolAdapter {
     const registered: RegisteredTool[] = [];
     for (const tool of tools.values()) {
       if (this.#filter && !this.#filter(tool.name)) continue;
-      const resolveOptions: { annotations?: ToolAnnotations; overrides?: CapabilityOverrides } = {};
+      const resolveOptions: {
+        annotations?: ToolAnnotations;
+        overrides?: CapabilityOverrides;
+      } = {};
       if (tool.annotations) resolveOptions.annotations = tool.annotations;
       if (options.overrides) resolveOptions.overrides = options.overrides;
       const toolName = tool.name;
@@ -367,7 +422,8 @@ export class MCPToolAdapter {
   }
 
   async #open(options: ConnectOptions): Promise<void> {
-    const timeoutMs = checkMs("timeoutMs", options.timeoutMs) ?? this.#connectTimeoutMs;
+    const timeoutMs = checkMs("timeoutMs", options.timeoutMs) ??
+      this.#connectTimeoutMs;
     const abort = new AbortController();
     this.#connectAbort = abort;
     const name = this.config.name;
@@ -416,21 +472,29 @@ export class MCPToolAdapter {
       clientInfo: this.#clientInfo,
     }, { timeoutMs });
     const version = result.protocolVersion;
-    if (typeof version !== "string" || !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    if (
+      typeof version !== "string" ||
+      !SUPPORTED_PROTOCOL_VERSIONS.includes(version)
+    ) {
       throw new MCPConnectionError(
         `MCP server "${this.config.name}" answered with protocol version ${
           JSON.stringify(version)
-        }, which this client does not speak (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")}); upgrade the server or this library`,
+        }, which this client does not speak (supported: ${
+          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+        }); upgrade the server or this library`,
       );
     }
     session.transport.setProtocolVersion?.(version);
     await session.notify("notifications/initialized");
     const info: ServerInfo = {
       protocolVersion: version,
-      serverInfo: (result.serverInfo as ServerInfo["serverInfo"]) ?? { name: "unknown", version: "unknown" },
+      serverInfo: (result.serverInfo as ServerInfo["serverInfo"]) ??
+        { name: "unknown", version: "unknown" },
       capabilities: (result.capabilities as Record<string, unknown>) ?? {},
     };
-    if (typeof result.instructions === "string") info.instructions = result.instructions;
+    if (typeof result.instructions === "string") {
+      info.instructions = result.instructions;
+    }
     return info;
   }
 
@@ -440,7 +504,9 @@ export class MCPToolAdapter {
     if (option) return option;
     const config = this.config;
     if (config.transport === "stdio") {
-      const stdio: ConstructorParameters<typeof StdioTransport>[0] = { command: config.command! };
+      const stdio: ConstructorParameters<typeof StdioTransport>[0] = {
+        command: config.command!,
+      };
       if (config.args) stdio.args = config.args;
       if (config.env) stdio.env = config.env;
       if (config.cwd) stdio.cwd = config.cwd;
@@ -451,18 +517,27 @@ export class MCPToolAdapter {
     );
   }
 
-  #connectionError(error: unknown, session: Session | undefined): MCPConnectionError {
+  #connectionError(
+    error: unknown,
+    session: Session | undefined,
+  ): MCPConnectionError {
     if (error instanceof MCPConnectionError) return withStderr(error, session);
     const name = this.config.name;
     let message: string;
     if (error instanceof MCPNotConnectedError) {
-      message = `MCP server "${name}" closed the connection before completing the handshake`;
+      message =
+        `MCP server "${name}" closed the connection before completing the handshake`;
     } else if (error instanceof MCPProtocolError) {
       message = `MCP server "${name}" rejected "initialize": ${error.message}`;
     } else {
-      message = `Cannot connect to MCP server "${name}": ${errorMessage(error)}`;
+      message = `Cannot connect to MCP server "${name}": ${
+        errorMessage(error)
+      }`;
     }
-    return withStderr(new MCPConnectionError(message, { cause: error }), session);
+    return withStderr(
+      new MCPConnectionError(message, { cause: error }),
+      session,
+    );
   }
 
   async #close(): Promise<void> {
@@ -484,21 +559,27 @@ export class MCPToolAdapter {
   }
 
   #onNotification(notification: JSONRPCNotification): void {
-    if (notification.method === "notifications/tools/list_changed") this.#tools = undefined;
+    if (notification.method === "notifications/tools/list_changed") {
+      this.#tools = undefined;
+    }
   }
 
   async #requireSession(operation: string): Promise<Session> {
     while (this.#transition) await this.#transition.catch(() => {});
     if (this.#session && !this.#session.closed) return this.#session;
     throw this.#lostError ??
-      new MCPNotConnectedError(`Cannot ${operation}: MCP server "${this.config.name}" is not connected; call connect() first`);
+      new MCPNotConnectedError(
+        `Cannot ${operation}: MCP server "${this.config.name}" is not connected; call connect() first`,
+      );
   }
 
   /** The server's whole tool list, fetched when stale (or always, with `refresh`). */
   async #toolMap(refresh: boolean): Promise<Map<string, MCPToolDescriptor>> {
     const session = await this.#requireSession("list tools");
     if (!refresh && this.#tools) return this.#tools;
-    this.#refreshing ??= this.#fetchTools(session).finally(() => this.#refreshing = undefined);
+    this.#refreshing ??= this.#fetchTools(session).finally(() =>
+      this.#refreshing = undefined
+    );
     return await this.#refreshing;
   }
 
@@ -507,9 +588,13 @@ export class MCPToolAdapter {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await session.request("tools/list", cursor === undefined ? undefined : { cursor }, {
-        timeoutMs: this.#requestTimeoutMs,
-      });
+      const result = await session.request(
+        "tools/list",
+        cursor === undefined ? undefined : { cursor },
+        {
+          timeoutMs: this.#requestTimeoutMs,
+        },
+      );
       for (const raw of Array.isArray(result.tools) ? result.tools : []) {
         const tool = toDescriptor(raw);
         if (tool) tools.set(tool.name, tool);
@@ -553,11 +638,15 @@ export class MCPToolAdapter {
     return exposed(await this.#toolMap(true));
   }
 
-  async #notFoundMessage(name: string): Promise<string> {
-    const names = [...(this.#tools?.keys() ?? [])].filter((tool) => !this.#filter || this.#filter(tool));
+  #notFoundMessage(name: string): string {
+    const names = [...(this.#tools?.keys() ?? [])].filter((tool) =>
+      !this.#filter || this.#filter(tool)
+    );
     const listed = names.length === 0
       ? "it exposes no tools"
-      : `available: ${names.slice(0, 20).join(", ")}${names.length > 20 ? ", …" : ""}`;
+      : `available: ${names.slice(0, 20).join(", ")}${
+        names.length > 20 ? ", …" : ""
+      }`;
     return `Tool "${name}" not found on MCP server "${this.config.name}" (${listed}); check the name or the filter`;
   }
 
@@ -576,11 +665,15 @@ function toDescriptor(raw: unknown): MCPToolDescriptor | undefined {
   const descriptor: MCPToolDescriptor = {
     name: tool.name,
     description: typeof tool.description === "string" ? tool.description : "",
-    inputSchema: isObject(tool.inputSchema) ? tool.inputSchema : { type: "object" },
+    inputSchema: isObject(tool.inputSchema)
+      ? tool.inputSchema
+      : { type: "object" },
   };
   if (typeof tool.title === "string") descriptor.title = tool.title;
   if (isObject(tool.outputSchema)) descriptor.outputSchema = tool.outputSchema;
-  if (isObject(tool.annotations)) descriptor.annotations = tool.annotations as ToolAnnotations;
+  if (isObject(tool.annotations)) {
+    descriptor.annotations = tool.annotations as ToolAnnotations;
+  }
   return descriptor;
 }
 
@@ -593,7 +686,9 @@ function checkMs(field: string, value: number | undefined): number | undefined {
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     throw new MCPConfigError(
       field,
-      `${field} must be a positive number of milliseconds (e.g. 30000), got ${JSON.stringify(value)}`,
+      `${field} must be a positive number of milliseconds (e.g. 30000), got ${
+        JSON.stringify(value)
+      }`,
     );
   }
   return value;
@@ -602,7 +697,9 @@ function checkMs(field: string, value: number | undefined): number | undefined {
 function textOf(result: Result): string {
   const content = Array.isArray(result.content) ? result.content : [];
   return content
-    .filter((item): item is { type: "text"; text: string } => item?.type === "text" && typeof item.text === "string")
+    .filter((item): item is { type: "text"; text: string } =>
+      item?.type === "text" && typeof item.text === "string"
+    )
     .map((item) => item.text)
     .join("\n");
 }
@@ -612,15 +709,28 @@ function errorMessage(error: unknown): string {
 }
 
 function describeReason(reason: unknown): string {
-  return reason instanceof Error ? reason.message : reason === undefined ? "aborted" : String(reason);
+  return reason instanceof Error
+    ? reason.message
+    : reason === undefined
+    ? "aborted"
+    : String(reason);
 }
 
-function withStderr(error: MCPConnectionError, session: Session | undefined): MCPConnectionError {
-  const tail = (session?.transport as { stderrTail?: string[] } | undefined)?.stderrTail;
+function withStderr(
+  error: MCPConnectionError,
+  session: Session | undefined,
+): MCPConnectionError {
+  const tail = (session?.transport as { stderrTail?: string[] } | undefined)
+    ?.stderrTail;
   if (!tail || tail.length === 0) return error;
-  return new MCPConnectionError(`${error.message}\nLast lines of the server's stderr:\n  ${tail.join("\n  ")}`, {
-    cause: error.cause ?? error,
-  });
+  return new MCPConnectionError(
+    `${error.message}\nLast lines of the server's stderr:\n  ${
+      tail.join("\n  ")
+    }`,
+    {
+      cause: error.cause ?? error,
+    },
+  );
 }
 
 /** Resolves or rejects with `promise`, or rejects with the signal's reason first. */
@@ -629,6 +739,8 @@ function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+    promise.then(resolve, reject).finally(() =>
+      signal.removeEventListener("abort", onAbort)
+    );
   });
 }

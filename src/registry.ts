@@ -1,0 +1,338 @@
+/**
+ * A registry of tools named `{namespace}/{tool}`, each carrying its
+ * provenance. The adapter registers a server's tools under one namespace and
+ * replaces them all when the server's tool list changes.
+ *
+ * @module
+ */
+
+import { describeValue } from "./_glob.ts";
+import { MCPConfigError } from "./errors.ts";
+import type { JsonSchema, MCPToolResult, ToolCapability } from "./types.ts";
+
+// Re-exported so this module documents on its own (`deno doc --lint`).
+export type {
+  JsonSchema,
+  MCPErrorKind,
+  MCPToolResult,
+  ToolCapability,
+} from "./types.ts";
+
+/**
+ * A tool in a {@linkcode ToolRegistry}, as registered by an MCP adapter.
+ *
+ * @example
+ * ```ts
+ * import type { RegisteredTool } from "@cleveragents/mcp-adapter";
+ *
+ * const tool: RegisteredTool = {
+ *   name: "everything/echo",
+ *   description: "Echoes its input",
+ *   inputSchema: { type: "object", properties: { message: { type: "string" } } },
+ *   capability: { readOnly: false, writes: false },
+ *   checkpointable: false,
+ *   source: "mcp",
+ *   sourceMetadata: { server: "everything" },
+ *   invoke: (args) =>
+ *     Promise.resolve({ success: true, data: { ...args }, error: null, durationMs: 0 }),
+ * };
+ * ```
+ */
+export interface RegisteredTool {
+  /** `{namespace}/{tool}`: the namespace, a `/`, then the server's tool name. */
+  name: string;
+  /** Human-readable description; `""` when the server sent none. */
+  description: string;
+  /** JSON Schema for the tool's arguments. */
+  inputSchema: JsonSchema;
+  /** What the tool may do to the world (see `resolveCapability`). */
+  capability: ToolCapability;
+  /** Always `false`: a call to an external server cannot be rolled back. */
+  checkpointable: false;
+  /** Always `"mcp"`: the tool comes from an MCP server. */
+  source: "mcp";
+  /** Provenance: the name of the server that provides the tool. */
+  sourceMetadata: { server: string };
+  /**
+   * Calls the tool. Resolves with a result envelope; failures are reported in
+   * it rather than thrown.
+   */
+  invoke(args?: Record<string, unknown>): Promise<MCPToolResult>;
+}
+
+/**
+ * Tools keyed by their `{namespace}/{tool}` name, listed in registration
+ * order.
+ *
+ * @example Register, look up, replace a namespace
+ * ```ts
+ * import { type RegisteredTool, ToolRegistry } from "@cleveragents/mcp-adapter";
+ *
+ * function tool(name: string): RegisteredTool {
+ *   return {
+ *     name,
+ *     description: "",
+ *     inputSchema: { type: "object" },
+ *     capability: { readOnly: true, writes: false },
+ *     checkpointable: false,
+ *     source: "mcp",
+ *     sourceMetadata: { server: "git" },
+ *     invoke: () => Promise.resolve({ success: true, data: {}, error: null, durationMs: 0 }),
+ *   };
+ * }
+ *
+ * const registry = new ToolRegistry();
+ * registry.register(tool("git/status"));
+ * registry.register(tool("github/get_issue"));
+ * registry.replaceNamespace("git", [tool("git/log")]);
+ * console.log(registry.list().map((entry) => entry.name)); // ["github/get_issue", "git/log"]
+ * ```
+ */
+export class ToolRegistry {
+  #tools = new Map<string, RegisteredTool>();
+
+  /**
+   * The number of registered tools.
+   *
+   * @returns How many tools are registered.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * console.log(new ToolRegistry().size); // 0
+   * ```
+   */
+  get size(): number {
+    return this.#tools.size;
+  }
+
+  /**
+   * Registers a tool. A tool with the same name is replaced and keeps its
+   * place in {@linkcode ToolRegistry.list}.
+   *
+   * @param tool The tool; its `name` must be `{namespace}/{tool}`.
+   * @throws {MCPConfigError} If `tool` is not an object with a `name` made of
+   * a non-empty namespace, `/` and a non-empty tool name (`field` is
+   * `"name"`), or has no `invoke` function (`field` is `"invoke"`).
+   *
+   * @example
+   * ```ts
+   * import { type RegisteredTool, ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * const echo: RegisteredTool = {
+   *   name: "everything/echo",
+   *   description: "Echoes its input",
+   *   inputSchema: { type: "object" },
+   *   capability: { readOnly: false, writes: false },
+   *   checkpointable: false,
+   *   source: "mcp",
+   *   sourceMetadata: { server: "everything" },
+   *   invoke: () => Promise.resolve({ success: true, data: {}, error: null, durationMs: 0 }),
+   * };
+   * const registry = new ToolRegistry();
+   * registry.register(echo);
+   * console.log(registry.has("everything/echo")); // true
+   * ```
+   */
+  register(tool: RegisteredTool): void {
+    checkTool(tool);
+    this.#tools.set(tool.name, tool);
+  }
+
+  /**
+   * Removes a tool.
+   *
+   * @param name The tool's `{namespace}/{tool}` name.
+   * @returns `true` if a tool was removed, `false` if none had that name.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * const registry = new ToolRegistry();
+   * console.log(registry.unregister("everything/echo")); // false
+   * ```
+   */
+  unregister(name: string): boolean {
+    return this.#tools.delete(name);
+  }
+
+  /**
+   * Looks a tool up by name.
+   *
+   * @param name The tool's `{namespace}/{tool}` name.
+   * @returns The tool, or `undefined` if none has that name.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * const registry = new ToolRegistry();
+   * const echo = registry.get("everything/echo");
+   * if (echo) await echo.invoke({ message: "hi" });
+   * ```
+   */
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /**
+   * Checks whether a tool is registered.
+   *
+   * @param name The tool's `{namespace}/{tool}` name.
+   * @returns `true` if a tool has that name.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * console.log(new ToolRegistry().has("everything/echo")); // false
+   * ```
+   */
+  has(name: string): boolean {
+    return this.#tools.has(name);
+  }
+
+  /**
+   * Lists every registered tool.
+   *
+   * @returns A new array of the tools, in registration order.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * for (const tool of new ToolRegistry().list()) console.log(tool.name);
+   * ```
+   */
+  list(): RegisteredTool[] {
+    return [...this.#tools.values()];
+  }
+
+  /**
+   * Lists the tools of one namespace: those whose name starts with
+   * `${namespace}/`. Namespace `git` does not include `github/…`.
+   *
+   * @param namespace The namespace, without the trailing `/`.
+   * @returns A new array of the namespace's tools, in registration order.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * const registry = new ToolRegistry();
+   * console.log(registry.listNamespace("git").length); // 0
+   * ```
+   */
+  listNamespace(namespace: string): RegisteredTool[] {
+    const prefix = `${namespace}/`;
+    const tools: RegisteredTool[] = [];
+    for (const [name, tool] of this.#tools) {
+      if (name.startsWith(prefix)) tools.push(tool);
+    }
+    return tools;
+  }
+
+  /**
+   * Replaces every tool of a namespace with `tools`: removes each entry whose
+   * name starts with `${namespace}/` (namespace `git` leaves `github/…`
+   * alone), then registers `tools` in order. Checks every tool first, so an
+   * invalid list changes nothing.
+   *
+   * @param namespace The namespace, without the trailing `/`.
+   * @param tools The namespace's new tools; each name must start with
+   * `${namespace}/`.
+   * @throws {MCPConfigError} If `namespace` is empty or contains `/`, or a
+   * tool's name is not in the namespace (`field` is `"namespace"`), or a tool
+   * is invalid (see {@linkcode ToolRegistry.register}).
+   *
+   * @example After the server's tool list changed
+   * ```ts
+   * import { type RegisteredTool, ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * function tool(name: string): RegisteredTool {
+   *   return {
+   *     name,
+   *     description: "",
+   *     inputSchema: { type: "object" },
+   *     capability: { readOnly: false, writes: false },
+   *     checkpointable: false,
+   *     source: "mcp",
+   *     sourceMetadata: { server: "everything" },
+   *     invoke: () => Promise.resolve({ success: true, data: {}, error: null, durationMs: 0 }),
+   *   };
+   * }
+   *
+   * const registry = new ToolRegistry();
+   * registry.register(tool("everything/echo"));
+   * registry.register(tool("everything/old_tool"));
+   * registry.replaceNamespace("everything", [tool("everything/echo"), tool("everything/get_sum")]);
+   * console.log(registry.listNamespace("everything").map((entry) => entry.name));
+   * // ["everything/echo", "everything/get_sum"]
+   * ```
+   */
+  replaceNamespace(namespace: string, tools: readonly RegisteredTool[]): void {
+    if (
+      typeof namespace !== "string" || namespace === "" ||
+      namespace.includes("/")
+    ) {
+      throw new MCPConfigError(
+        "namespace",
+        `Namespace must be a non-empty string without "/", got ${
+          describeValue(namespace)
+        }; use the server's name, e.g. "github"`,
+      );
+    }
+    const prefix = `${namespace}/`;
+    for (const tool of tools) {
+      checkTool(tool);
+      if (!tool.name.startsWith(prefix)) {
+        throw new MCPConfigError(
+          "namespace",
+          `Tool ${describeValue(tool.name)} is not in namespace ${
+            describeValue(namespace)
+          }; name it ${describeValue(prefix + toolPart(tool.name))}`,
+        );
+      }
+    }
+    for (const name of this.#tools.keys()) {
+      if (name.startsWith(prefix)) this.#tools.delete(name);
+    }
+    for (const tool of tools) this.#tools.set(tool.name, tool);
+  }
+}
+
+function checkTool(tool: RegisteredTool): void {
+  if (typeof tool !== "object" || tool === null) {
+    throw new MCPConfigError(
+      "name",
+      `A registered tool must be an object with a "{namespace}/{tool}" name, got ${
+        describeValue(tool)
+      }`,
+    );
+  }
+  const name: unknown = tool.name;
+  const slash = typeof name === "string" ? name.indexOf("/") : -1;
+  if (typeof name !== "string" || slash <= 0 || slash === name.length - 1) {
+    throw new MCPConfigError(
+      "name",
+      `Tool name must be "{namespace}/{tool}" with both parts non-empty, got ${
+        describeValue(name)
+      }; prefix the server's tool name with a namespace, e.g. "github/get_issue"`,
+    );
+  }
+  if (typeof tool.invoke !== "function") {
+    throw new MCPConfigError(
+      "invoke",
+      `Tool ${describeValue(name)} has no invoke function, got ${
+        describeValue(tool.invoke)
+      }`,
+    );
+  }
+}
+
+// The server's tool name: the part after the first "/", or the whole name.
+function toolPart(name: string): string {
+  return name.slice(name.indexOf("/") + 1);
+}
