@@ -45,10 +45,16 @@ export {
   MCPConnectionError,
   MCPNotConnectedError,
   MCPProtocolError,
+  MCPRequestLostError,
+  MCPSessionExpiredError,
   MCPTimeoutError,
 } from "./src/errors.ts";
 export type { MCPAdapterErrorOptions } from "./src/errors.ts";
-export { applyCapabilityOverrides, inferCapabilities, resolveCapability } from "./src/capabilities.ts";
+export {
+  applyCapabilityOverrides,
+  inferCapabilities,
+  resolveCapability,
+} from "./src/capabilities.ts";
 export type { CapabilityOverrides } from "./src/capabilities.ts";
 export { applyToolFilter, compileToolFilter } from "./src/tool_filter.ts";
 export { ToolRegistry } from "./src/registry.ts";

@@ -179,3 +179,64 @@ export class MCPTimeoutError extends MCPAdapterError {
     this.timeoutMs = timeoutMs;
   }
 }
+
+/**
+ * A remote server no longer knows our session (HTTP 404, or the 400 "No
+ * valid session ID" of SDK-based servers). The request was not processed;
+ * the adapter re-initializes and sends it again.
+ *
+ * @example
+ * ```ts
+ * import { MCPSessionExpiredError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPSessionExpiredError("Session expired (HTTP 404)");
+ * console.log(error.code); // "session_expired"
+ * ```
+ */
+export class MCPSessionExpiredError extends MCPAdapterError {
+  /**
+   * Creates a session-expired error.
+   *
+   * @param message What the server answered.
+   * @param options The cause, if any.
+   */
+  constructor(message: string, options?: MCPAdapterErrorOptions) {
+    super("session_expired", message, options);
+    this.name = "MCPSessionExpiredError";
+  }
+}
+
+/**
+ * A transport lost one request's response (e.g. an HTTP response stream
+ * broke and could not be resumed). The call may or may not have run.
+ * Transports report it through `onerror`; the session fails that request.
+ *
+ * @example
+ * ```ts
+ * import { MCPRequestLostError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPRequestLostError(7, "The response stream broke");
+ * console.log(error.requestId); // 7
+ * ```
+ */
+export class MCPRequestLostError extends MCPAdapterError {
+  /** The JSON-RPC id of the request whose response was lost. */
+  readonly requestId: string | number;
+
+  /**
+   * Creates a request-lost error.
+   *
+   * @param requestId The JSON-RPC id of the lost request.
+   * @param message What happened; should say the call may or may not have run.
+   * @param options The cause, if any.
+   */
+  constructor(
+    requestId: string | number,
+    message: string,
+    options?: MCPAdapterErrorOptions,
+  ) {
+    super("request_lost", message, options);
+    this.name = "MCPRequestLostError";
+    this.requestId = requestId;
+  }
+}

@@ -6,7 +6,12 @@
  * @module
  */
 
-import { MCPNotConnectedError, MCPProtocolError, MCPTimeoutError } from "./errors.ts";
+import {
+  MCPNotConnectedError,
+  MCPProtocolError,
+  MCPRequestLostError,
+  MCPTimeoutError,
+} from "./errors.ts";
 import type {
   JSONRPCMessage,
   JSONRPCNotification,
@@ -78,12 +83,20 @@ export class Session {
    * @param label Names the server in error messages.
    * @param handlers Callbacks to the owner.
    */
-  constructor(transport: MCPTransport, label: string, handlers: SessionHandlers = {}) {
+  constructor(
+    transport: MCPTransport,
+    label: string,
+    handlers: SessionHandlers = {},
+  ) {
     this.#transport = transport;
     this.#label = label;
     this.#handlers = handlers;
     transport.onmessage = (message) => this.#receive(message);
-    transport.onerror = (error) => handlers.onError?.(error);
+    transport.onerror = (error) => {
+      if (error instanceof MCPRequestLostError) {
+        this.#fail(error.requestId, error);
+      } else handlers.onError?.(error);
+    };
     transport.onclose = () => this.#end(true);
   }
 
@@ -115,16 +128,23 @@ export class Session {
    * @throws {MCPNotConnectedError} The connection closed first.
    * @throws The signal's reason, when aborted.
    */
-  request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions): Promise<Result> {
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<Result> {
     if (this.#closed) {
       return Promise.reject(
-        new MCPNotConnectedError(`Cannot send "${method}": the connection to MCP server "${this.#label}" is closed`),
+        new MCPNotConnectedError(
+          `Cannot send "${method}": the connection to MCP server "${this.#label}" is closed`,
+        ),
       );
     }
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
-    const tracked = options.onProgress !== undefined || options.trackProgress === true;
+    const tracked = options.onProgress !== undefined ||
+      options.trackProgress === true;
     if (tracked) {
       const meta = params?._meta as Record<string, unknown> | undefined;
       params = { ...params, _meta: { ...meta, progressToken: id } };
@@ -142,7 +162,9 @@ export class Session {
         timeoutMs: options.timeoutMs,
         totalTimeoutMs: options.totalTimeoutMs,
         deadline: now + options.timeoutMs,
-        hardDeadline: options.totalTimeoutMs === undefined ? Infinity : now + options.totalTimeoutMs,
+        hardDeadline: options.totalTimeoutMs === undefined
+          ? Infinity
+          : now + options.totalTimeoutMs,
         onProgress: options.onProgress,
         signal,
         onAbort: undefined,
@@ -150,19 +172,33 @@ export class Session {
       this.#pending.set(id, pending);
       this.#arm(id, pending);
       if (signal) {
-        pending.onAbort = () => this.#cancel(id, signal.reason, "The request was cancelled by the client");
+        pending.onAbort = () =>
+          this.#cancel(
+            id,
+            signal.reason,
+            "The request was cancelled by the client",
+          );
         signal.addEventListener("abort", pending.onAbort, { once: true });
       }
       this.#transport.send(message).catch((error) => {
-        if (this.#settle(id)) reject(this.#closed ? this.#closedError(method) : toError(error));
+        if (this.#settle(id)) {
+          reject(this.#closed ? this.#closedError(method) : toError(error));
+        }
       });
     });
   }
 
   /** Sends a notification. */
-  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+  async notify(
+    method: string,
+    params?: Record<string, unknown>,
+  ): Promise<void> {
     if (this.#closed) throw this.#closedError(method);
-    await this.#transport.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
+    await this.#transport.send(
+      params === undefined
+        ? { jsonrpc: "2.0", method }
+        : { jsonrpc: "2.0", method, params },
+    );
   }
 
   /** Closes the transport and rejects every pending request. Idempotent. */
@@ -181,7 +217,8 @@ export class Session {
         this.#arm(id, pending); // progress moved the deadline: sleep again
         return;
       }
-      const total = pending.totalTimeoutMs !== undefined && now >= pending.hardDeadline;
+      const total = pending.totalTimeoutMs !== undefined &&
+        now >= pending.hardDeadline;
       const where = `"${pending.method}" on MCP server "${this.#label}"`;
       this.#cancel(
         id,
@@ -204,8 +241,16 @@ export class Session {
     if (!pending || !this.#settle(id)) return;
     pending.reject(toError(error));
     if (!this.#closed) {
-      this.notify("notifications/cancelled", { requestId: id, reason }).catch((e) => this.#handlers.onError?.(toError(e)));
+      this.notify("notifications/cancelled", { requestId: id, reason }).catch((
+        e,
+      ) => this.#handlers.onError?.(toError(e)));
     }
+  }
+
+  /** Fails one pending request without telling the server (its response was lost in transit). */
+  #fail(id: RequestId, error: Error): void {
+    const pending = this.#pending.get(id);
+    if (pending && this.#settle(id)) pending.reject(error);
   }
 
   /** Removes a pending request and releases its timer and listener. Returns false if already settled. */
@@ -214,7 +259,9 @@ export class Session {
     if (!pending) return false;
     this.#pending.delete(id);
     clearTimeout(pending.timer);
-    if (pending.onAbort) pending.signal?.removeEventListener("abort", pending.onAbort);
+    if (pending.onAbort) {
+      pending.signal?.removeEventListener("abort", pending.onAbort);
+    }
     return true;
   }
 
@@ -229,7 +276,11 @@ export class Session {
     }
     const id = message.id;
     if (id === undefined) {
-      if ("error" in message) this.#handlers.onError?.(new MCPProtocolError(message.error.code, message.error.message));
+      if ("error" in message) {
+        this.#handlers.onError?.(
+          new MCPProtocolError(message.error.code, message.error.message),
+        );
+      }
       return;
     }
     const pending = this.#pending.get(id);
@@ -252,7 +303,9 @@ export class Session {
       if (pending.onProgress && typeof params.progress === "number") {
         const progress: MCPProgress = { progress: params.progress };
         if (typeof params.total === "number") progress.total = params.total;
-        if (typeof params.message === "string") progress.message = params.message;
+        if (typeof params.message === "string") {
+          progress.message = params.message;
+        }
         try {
           pending.onProgress(progress);
         } catch (error) {
@@ -265,22 +318,32 @@ export class Session {
   }
 
   #answer(request: JSONRPCRequest): void {
-    const reply = (body: { result: Result } | { error: { code: number; message: string } }) =>
-      this.#transport.send({ jsonrpc: "2.0", id: request.id, ...body } as JSONRPCMessage).catch((error) =>
-        this.#handlers.onError?.(toError(error))
-      );
+    const reply = (
+      body: { result: Result } | { error: { code: number; message: string } },
+    ) =>
+      this.#transport.send(
+        { jsonrpc: "2.0", id: request.id, ...body } as JSONRPCMessage,
+      ).catch((error) => this.#handlers.onError?.(toError(error)));
     if (request.method === "ping") {
       reply({ result: {} });
       return;
     }
     const handled = this.#handlers.onRequest?.(request);
     if (!handled) {
-      reply({ error: { code: METHOD_NOT_FOUND, message: `Method not found: ${request.method}` } });
+      reply({
+        error: {
+          code: METHOD_NOT_FOUND,
+          message: `Method not found: ${request.method}`,
+        },
+      });
       return;
     }
     handled.then(
       (result) => reply({ result }),
-      (error) => reply({ error: { code: INTERNAL_ERROR, message: toError(error).message } }),
+      (error) =>
+        reply({
+          error: { code: INTERNAL_ERROR, message: toError(error).message },
+        }),
     );
   }
 
@@ -293,7 +356,11 @@ export class Session {
       pending.reject(this.#closedError(pending.method, lost));
     }
     this.#handlers.onClose?.(
-      lost ? new MCPNotConnectedError(`The connection to MCP server "${this.#label}" was lost`) : undefined,
+      lost
+        ? new MCPNotConnectedError(
+          `The connection to MCP server "${this.#label}" was lost`,
+        )
+        : undefined,
     );
   }
 

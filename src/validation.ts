@@ -12,7 +12,9 @@ import type { JsonSchema } from "./types.ts";
 type Draft = "4" | "7" | "2019-09" | "2020-12";
 
 /** Returns the problems with `args` (`"/path: message"`), or `undefined` when they are valid. */
-export type ArgumentValidator = (args: Record<string, unknown>) => string[] | undefined;
+export type ArgumentValidator = (
+  args: Record<string, unknown>,
+) => string[] | undefined;
 
 /** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
 export function draftOf(schema: JsonSchema): Draft {
@@ -28,7 +30,9 @@ export function draftOf(schema: JsonSchema): Draft {
  * Compiles a validator for one schema. Returns `undefined` when the schema
  * itself cannot be compiled (the server then validates on its own).
  */
-export function compileValidator(schema: JsonSchema): ArgumentValidator | undefined {
+export function compileValidator(
+  schema: JsonSchema,
+): ArgumentValidator | undefined {
   let validator: Validator;
   try {
     validator = new Validator(schema as Schema, draftOf(schema), false);
@@ -42,9 +46,14 @@ export function compileValidator(schema: JsonSchema): ArgumentValidator | undefi
     const problems: string[] = [];
     for (const error of errors) {
       const prefix = `${error.keywordLocation}/`;
-      if (errors.some((other) => other.keywordLocation.startsWith(prefix))) continue;
+      if (errors.some((other) => other.keywordLocation.startsWith(prefix))) {
+        continue;
+      }
       const pointer = error.instanceLocation.slice(1) || "/";
-      problems.push(`${pointer}: ${error.error}`);
+      const message = error.error.endsWith(".")
+        ? error.error.slice(0, -1)
+        : error.error;
+      problems.push(`${pointer}: ${message}`);
     }
     return problems;
   };
