@@ -11,33 +11,46 @@ export type RequestId = string | number;
 
 /** A JSON-RPC request: expects a response with the same `id`. */
 export interface JSONRPCRequest {
+  /** Always "2.0". */
   jsonrpc: "2.0";
+  /** Matches the response to the request. */
   id: RequestId;
+  /** The method to call, e.g. `"tools/call"`. */
   method: string;
+  /** The method's parameters. */
   // deno-lint-ignore no-explicit-any
   params?: { [key: string]: any };
 }
 
 /** A JSON-RPC notification: no `id`, no response. */
 export interface JSONRPCNotification {
+  /** Always "2.0". */
   jsonrpc: "2.0";
+  /** The notification, e.g. `"notifications/progress"`. */
   method: string;
+  /** Its parameters. */
   // deno-lint-ignore no-explicit-any
   params?: { [key: string]: any };
 }
 
 /** A successful JSON-RPC response. */
 export interface JSONRPCResultResponse {
+  /** Always "2.0". */
   jsonrpc: "2.0";
+  /** The id of the request this answers. */
   id: RequestId;
+  /** The method's result. */
   // deno-lint-ignore no-explicit-any
   result: { [key: string]: any };
 }
 
 /** A JSON-RPC error response. `id` may be absent when the request could not be read. */
 export interface JSONRPCErrorResponse {
+  /** Always "2.0". */
   jsonrpc: "2.0";
+  /** The id of the request this answers, when known. */
   id?: RequestId;
+  /** The JSON-RPC error: code, message and optional data. */
   error: { code: number; message: string; data?: unknown };
 }
 

@@ -31,6 +31,13 @@ export interface ChildProcessHandle {
   closeStdin(): Promise<void>;
   /** Signals the child's whole process group (falls back to the child). Never throws. */
   kill(signal: "SIGTERM" | "SIGKILL"): void;
+  /**
+   * Whether any process of the child's group is still running (`kill(-pid, 0)`;
+   * on Linux, members that are only unreaped zombies do not count). Stays true
+   * after the direct child exits while its descendants live on. On Windows
+   * (no process groups) it is true until the direct child exits.
+   */
+  groupAlive(): boolean;
   /** Resolves when the direct child has exited. */
   readonly exited: Promise<ChildExit>;
 }
@@ -39,7 +46,8 @@ export interface ChildProcessHandle {
 export interface ProcessBackend {
   /**
    * Starts a child. Rejects with `Deno.errors.NotFound`-like errors carrying
-   * `code: "ENOENT"` when the executable does not exist.
+   * `code: "ENOENT"` when the executable does not exist; when `cwd` does not
+   * exist the error also carries `syscall: "chdir"` and `path` set to the cwd.
    */
   spawn(options: SpawnOptions): Promise<ChildProcessHandle>;
   /** Reads one variable of the parent's environment; `undefined` if unset or not permitted. */

@@ -1,0 +1,187 @@
+/**
+ * The Deno process backend, built on `Deno.Command`. `node:child_process`
+ * is not used here: under Deno its `kill()` ignores every signal after the
+ * first, which would turn a SIGTERM → SIGKILL escalation into a no-op.
+ * Loaded lazily by the stdio transport; internal, never exported.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import type {
+  ChildExit,
+  ChildProcessHandle,
+  ProcessBackend,
+  SpawnOptions,
+} from "./_process.ts";
+
+const isWindows = Deno.build.os === "windows";
+
+/** `Deno.permissions.querySync` without ever prompting; `false` when unsure. */
+function granted(descriptor: Deno.PermissionDescriptor): boolean {
+  try {
+    return Deno.permissions.querySync(descriptor).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Linux: whether group `pgid` has a member that is not a zombie. Orphaned
+ * zombies answer `kill(-pgid, 0)` until init reaps them, and the init of
+ * some containers never does; without this check close() would wait out
+ * every timeout for processes that are already dead. Assumes a live member
+ * when /proc is not readable to us.
+ */
+function groupHasLiveMember(pgid: number): boolean {
+  if (!granted({ name: "read", path: "/proc" })) return true;
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    const first = entry.name.charCodeAt(0);
+    if (first < 48 || first > 57) continue; // not a pid
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid pgrp …"; comm may itself contain ") ".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+    if (fields[0] !== "Z" && Number(fields[2]) === pgid) return true;
+  }
+  return false;
+}
+
+/** Whether `path` is known to be missing (not merely unreadable to us). */
+function cwdMissing(path: string, error: Error): boolean {
+  if (granted({ name: "read", path })) {
+    try {
+      return !Deno.statSync(path).isDirectory;
+    } catch (statError) {
+      return statError instanceof Deno.errors.NotFound;
+    }
+  }
+  // Without read permission, fall back on Deno's own wording ("No such cwd").
+  return /\bcwd\b/.test(error.message);
+}
+
+/** Gives a spawn failure the `code`/`syscall`/`path` shape `ProcessBackend` promises. */
+function spawnError(error: unknown, options: SpawnOptions): unknown {
+  if (!(error instanceof Deno.errors.NotFound)) return error;
+  if (options.cwd !== undefined && cwdMissing(options.cwd, error)) {
+    return Object.assign(
+      new Error(`No such working directory: ${JSON.stringify(options.cwd)}`, {
+        cause: error,
+      }),
+      { code: "ENOENT", syscall: "chdir", path: options.cwd },
+    );
+  }
+  return Object.assign(
+    new Error(`Executable not found: ${JSON.stringify(options.command)}`, {
+      cause: error,
+    }),
+    { code: "ENOENT", syscall: "spawn", path: options.command },
+  );
+}
+
+class DenoChild implements ChildProcessHandle {
+  readonly pid: number;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly exited: Promise<ChildExit>;
+  #child: Deno.ChildProcess;
+  #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  #stdinClosed: Promise<void> | undefined;
+  #hasExited = false;
+
+  constructor(child: Deno.ChildProcess) {
+    this.#child = child;
+    this.pid = child.pid;
+    this.stdout = child.stdout;
+    this.stderr = child.stderr;
+    this.#stdin = child.stdin.getWriter();
+    this.exited = child.status.then((status) => {
+      this.#hasExited = true;
+      // Match Node: `code` is null when a signal ended the child.
+      return {
+        code: status.signal === null ? status.code : null,
+        signal: status.signal,
+      };
+    });
+  }
+
+  write(data: Uint8Array): Promise<void> {
+    return this.#stdin.write(data);
+  }
+
+  closeStdin(): Promise<void> {
+    this.#stdinClosed ??= this.#stdin.close().catch(() => {});
+    return this.#stdinClosed;
+  }
+
+  kill(signal: "SIGTERM" | "SIGKILL"): void {
+    if (!isWindows) {
+      try {
+        Deno.kill(-this.pid, signal);
+        return;
+      } catch {
+        // ESRCH (group gone) or EPERM: try the direct child below.
+      }
+    }
+    try {
+      this.#child.kill(signal);
+    } catch {
+      // Already exited.
+    }
+  }
+
+  groupAlive(): boolean {
+    if (isWindows) return !this.#hasExited;
+    try {
+      // `Deno.Signal` has no 0; node:process's kill is the documented probe.
+      process.kill(-this.pid, 0);
+    } catch {
+      return false;
+    }
+    return Deno.build.os !== "linux" || groupHasLiveMember(this.pid);
+  }
+}
+
+/** The `Deno.Command` backend. */
+export const backend: ProcessBackend = {
+  platform: Deno.build.os,
+
+  getEnv(name: string): string | undefined {
+    // Query first so a missing --allow-env never turns into an interactive prompt.
+    if (!granted({ name: "env", variable: name })) return undefined;
+    try {
+      return Deno.env.get(name);
+    } catch {
+      return undefined;
+    }
+  },
+
+  spawn(options: SpawnOptions): Promise<ChildProcessHandle> {
+    try {
+      const child = new Deno.Command(options.command, {
+        args: options.args,
+        env: options.env,
+        clearEnv: true,
+        cwd: options.cwd,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        // A new process group, so kill(-pid) also reaches what npx / sh -c start.
+        detached: !isWindows,
+      }).spawn();
+      return Promise.resolve(new DenoChild(child));
+    } catch (error) {
+      return Promise.reject(spawnError(error, options));
+    }
+  },
+};

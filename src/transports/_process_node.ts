@@ -1,0 +1,239 @@
+/**
+ * The Node.js process backend, built on `node:child_process`. Loaded lazily
+ * by the stdio transport (only when `Deno` is absent); internal, never
+ * exported. No `node:` type appears in what it exports.
+ *
+ * @module
+ */
+
+import { type ChildProcessByStdio, spawn } from "node:child_process";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import process from "node:process";
+import type { Readable, Writable } from "node:stream";
+import type {
+  ChildExit,
+  ChildProcessHandle,
+  ProcessBackend,
+  SpawnOptions,
+} from "./_process.ts";
+
+type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
+
+const isWindows = process.platform === "win32";
+
+/**
+ * Linux: whether group `pgid` has a member that is not a zombie. Orphaned
+ * zombies answer `kill(-pgid, 0)` until init reaps them, and the init of
+ * some containers never does; without this check close() would wait out
+ * every timeout for processes that are already dead.
+ */
+function groupHasLiveMember(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue; // not a pid
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // "pid (comm) state ppid pgrp …"; comm may itself contain ") ".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+    if (fields[0] !== "Z" && Number(fields[2]) === pgid) return true;
+  }
+  return false;
+}
+
+/** Node reports a missing cwd as ENOENT on the command; tell the two apart. */
+function spawnError(error: unknown, options: SpawnOptions): unknown {
+  if (
+    (error as { code?: unknown } | null)?.code !== "ENOENT" ||
+    options.cwd === undefined
+  ) return error;
+  let missing: boolean;
+  try {
+    missing = !statSync(options.cwd).isDirectory();
+  } catch {
+    missing = true;
+  }
+  if (!missing) return error;
+  return Object.assign(
+    new Error(`No such working directory: ${JSON.stringify(options.cwd)}`, {
+      cause: error,
+    }),
+    { code: "ENOENT", syscall: "chdir", path: options.cwd },
+  );
+}
+
+/**
+ * A web `ReadableStream` over a Node `Readable`: pauses the source while
+ * the queue (8 chunks) is full, yields plain `Uint8Array`s, and closes on
+ * 'close' too (a destroyed pipe may never emit 'end'). Written out rather
+ * than `Readable.toWeb` so the behaviour does not vary across Node versions.
+ */
+function toWebStream(readable: Readable): ReadableStream<Uint8Array> {
+  let finished = false;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      readable.on("data", (chunk: Uint8Array) => {
+        if (finished) return;
+        controller.enqueue(
+          new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+        );
+        if ((controller.desiredSize ?? 0) <= 0) readable.pause();
+      });
+      const end = () => {
+        if (finished) return;
+        finished = true;
+        controller.close();
+      };
+      readable.once("end", end);
+      readable.once("close", end);
+      readable.once("error", (error) => {
+        if (finished) return;
+        finished = true;
+        controller.error(error);
+      });
+    },
+    pull() {
+      readable.resume();
+    },
+    cancel() {
+      finished = true;
+      readable.destroy();
+    },
+  }, { highWaterMark: 8 });
+}
+
+class NodeChild implements ChildProcessHandle {
+  readonly pid: number;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly exited: Promise<ChildExit>;
+  #child: PipedChild;
+  #stdinClosed: Promise<void> | undefined;
+  #hasExited = false;
+
+  constructor(child: PipedChild, pid: number, exited: Promise<ChildExit>) {
+    this.#child = child;
+    this.pid = pid;
+    this.stdout = toWebStream(child.stdout);
+    this.stderr = toWebStream(child.stderr);
+    this.exited = exited.then((exit) => {
+      this.#hasExited = true;
+      return exit;
+    });
+    // EPIPE after the child exits reaches the write callbacks; without a
+    // listener the 'error' event would crash the process.
+    child.stdin.on("error", () => {});
+    child.on("error", () => {});
+  }
+
+  write(data: Uint8Array): Promise<void> {
+    const stdin = this.#child.stdin;
+    return new Promise((resolve, reject) => {
+      if (stdin.destroyed || stdin.writableEnded) {
+        reject(
+          Object.assign(new Error("The child's stdin is closed"), {
+            code: "EPIPE",
+          }),
+        );
+        return;
+      }
+      // The callback runs once the chunk is handed to the OS (or fails), so a
+      // serial caller never has more than one chunk buffered: backpressure.
+      stdin.write(data, (error) => error ? reject(error) : resolve());
+    });
+  }
+
+  closeStdin(): Promise<void> {
+    const stdin = this.#child.stdin;
+    this.#stdinClosed ??= new Promise<void>((resolve) => {
+      if (stdin.destroyed || stdin.writableFinished) {
+        resolve();
+        return;
+      }
+      const done = () => resolve();
+      stdin.once("finish", done);
+      stdin.once("close", done);
+      stdin.once("error", done);
+      stdin.end();
+    });
+    return this.#stdinClosed;
+  }
+
+  kill(signal: "SIGTERM" | "SIGKILL"): void {
+    if (!isWindows) {
+      try {
+        process.kill(-this.pid, signal);
+        return;
+      } catch {
+        // ESRCH (group gone) or EPERM: try the direct child below.
+      }
+    }
+    try {
+      this.#child.kill(signal);
+    } catch {
+      // Already exited.
+    }
+  }
+
+  groupAlive(): boolean {
+    if (isWindows) return !this.#hasExited;
+    try {
+      process.kill(-this.pid, 0);
+    } catch {
+      return false;
+    }
+    return process.platform !== "linux" || groupHasLiveMember(this.pid);
+  }
+}
+
+/** The `node:child_process` backend. */
+export const backend: ProcessBackend = {
+  platform: isWindows ? "windows" : process.platform,
+
+  getEnv(name: string): string | undefined {
+    return process.env[name];
+  },
+
+  spawn(options: SpawnOptions): Promise<ChildProcessHandle> {
+    return new Promise((resolve, reject) => {
+      let child: PipedChild;
+      try {
+        child = spawn(options.command, options.args, {
+          cwd: options.cwd,
+          env: options.env,
+          stdio: "pipe",
+          // A new process group, so kill(-pid) also reaches what npx / sh -c start.
+          detached: !isWindows,
+          windowsHide: true,
+        });
+      } catch (error) {
+        reject(spawnError(error, options));
+        return;
+      }
+      // Listen for 'exit' before 'spawn' so no exit can be missed.
+      const exited = new Promise<ChildExit>((resolveExit) => {
+        child.once("exit", (code, signal) => resolveExit({ code, signal }));
+      });
+      // ENOENT/EACCES arrive as an asynchronous 'error' instead of 'spawn'.
+      const onError = (error: Error) => {
+        child.off("spawn", onSpawn);
+        reject(spawnError(error, options));
+      };
+      const onSpawn = () => {
+        child.off("error", onError);
+        resolve(new NodeChild(child, child.pid as number, exited));
+      };
+      child.once("error", onError);
+      child.once("spawn", onSpawn);
+    });
+  },
+};

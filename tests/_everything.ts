@@ -1,0 +1,81 @@
+/**
+ * How a test starts `@modelcontextprotocol/server-everything`, the reference
+ * MCP server, on the runtime it runs on.
+ *
+ * Its version is written once, in `deno.json` `imports`. Under Deno the
+ * server runs from that pinned `npm:` specifier, read from `deno.json` (not
+ * through `import.meta.resolve`, which returns a cache path once the package
+ * is cached); under Node, `scripts/test_node.ts` installs the same version
+ * beside the tests.
+ *
+ * @module
+ */
+
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const PACKAGE = "@modelcontextprotocol/server-everything";
+
+/** The transports server-everything serves (HTTP modes read `PORT`, default 3001). */
+export type EverythingMode = "stdio" | "sse" | "streamableHttp";
+
+/** An executable and its arguments. */
+export interface EverythingCommand {
+  /** The runtime's own executable. */
+  command: string;
+  /** Arguments that start the server in the requested mode. */
+  args: string[];
+}
+
+/**
+ * The command that starts server-everything in `mode` on the current
+ * runtime: `deno run -A npm:@modelcontextprotocol/server-everything@<pinned>`
+ * under Deno, `node <package>/dist/index.js` under Node.
+ *
+ * @param mode The transport to serve.
+ * @returns The command and its arguments.
+ *
+ * @example
+ * ```ts
+ * import { everythingCommand } from "./_everything.ts";
+ *
+ * const { command, args } = everythingCommand("stdio");
+ * ```
+ */
+export function everythingCommand(mode: EverythingMode): EverythingCommand {
+  if ("Deno" in globalThis) {
+    return {
+      command: Deno.execPath(),
+      args: ["run", "-A", pinnedSpecifier(), mode],
+    };
+  }
+  return { command: process.execPath, args: [nodeEntry(), mode] };
+}
+
+/** The `npm:` specifier `deno.json` maps the package name to. */
+function pinnedSpecifier(): string {
+  const path = new URL("../deno.json", import.meta.url);
+  const config = JSON.parse(Deno.readTextFileSync(path));
+  const specifier: unknown = config.imports?.[PACKAGE];
+  if (typeof specifier !== "string" || !specifier.startsWith("npm:")) {
+    throw new Error(`${path} must map "${PACKAGE}" to a pinned npm: specifier`);
+  }
+  return specifier;
+}
+
+/** The server's `bin` script inside the installed package. */
+function nodeEntry(): string {
+  const manifestPath = fileURLToPath(
+    import.meta.resolve(`${PACKAGE}/package.json`),
+  );
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  const bin: unknown = typeof manifest.bin === "string"
+    ? manifest.bin
+    : Object.values(manifest.bin ?? {})[0];
+  if (typeof bin !== "string") {
+    throw new Error(`${manifestPath} declares no bin script`);
+  }
+  return join(dirname(manifestPath), bin);
+}

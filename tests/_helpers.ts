@@ -1,0 +1,58 @@
+/**
+ * Helpers shared by the test files. Runtime-neutral: the same tests run under
+ * `deno test` and, transpiled, under `node --test`.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** Absolute path of `tests/fixtures/<name>` (fixtures sit next to the tests in both runs). */
+export function fixturePath(name: string): string {
+  return fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+}
+
+/** How to run a script with the current runtime: `deno run -A <file>` or `node <file>`. */
+export function runtimeCommand(
+  scriptPath: string,
+): { command: string; args: string[] } {
+  return "Deno" in globalThis
+    ? { command: process.execPath, args: ["run", "-A", scriptPath] }
+    : { command: process.execPath, args: [scriptPath] };
+}
+
+/**
+ * Whether a process with this pid is running. A zombie (dead, not yet reaped)
+ * counts as gone: in containers whose init never reaps orphans, a killed
+ * grandchild stays a zombie for good.
+ */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as { code?: unknown }).code === "EPERM";
+  }
+  if (process.platform !== "linux") return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !==
+      "Z";
+  } catch {
+    return false; // gone between the two checks
+  }
+}
+
+/** Polls `condition` every 10 ms; resolves `true` once it holds, `false` after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean,
+  timeoutMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return true;
+}
