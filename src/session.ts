@@ -217,8 +217,8 @@ export class Session {
         this.#arm(id, pending); // progress moved the deadline: sleep again
         return;
       }
-      const total = pending.totalTimeoutMs !== undefined &&
-        now >= pending.hardDeadline;
+      // Timers may fire a little early on Node: compare deadlines, not the clock.
+      const total = pending.hardDeadline <= pending.deadline;
       const where = `"${pending.method}" on MCP server "${this.#label}"`;
       this.#cancel(
         id,

@@ -1,0 +1,141 @@
+/**
+ * What the build scripts need to know about the project: its root, its name
+ * and version, and its npm dependencies as pinned in `deno.json` `imports`,
+ * the one place where versions are written.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root (the folder holding `deno.json`). */
+export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * Packages that only the tests import. The Node run installs them beside the
+ * tarball; the published package must never depend on them.
+ */
+export const TEST_PACKAGES: readonly string[] = [
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/server-everything",
+  "zod",
+];
+
+/** Packages that only the build scripts import. */
+export const BUILD_PACKAGES: readonly string[] = ["esbuild"];
+
+/** The parts of `deno.json` the scripts read. */
+export interface DenoConfig {
+  /** Package name, e.g. `@cleveragents/mcp-adapter`. */
+  name: string;
+  /** Package version. */
+  version: string;
+  /** Subpath → entry module, e.g. `{ ".": "./mod.ts" }`. */
+  exports: Record<string, string>;
+  /** The import map. */
+  imports: Record<string, string>;
+}
+
+/** An npm package named in the import map. */
+export interface NpmImport {
+  /** Package name, e.g. `@modelcontextprotocol/sdk`. */
+  name: string;
+  /** Version or range, e.g. `^1.32.2`. */
+  version: string;
+}
+
+/**
+ * Reads the repository's `deno.json`.
+ *
+ * @param root The folder holding `deno.json`.
+ * @returns Its name, version, exports and imports.
+ * @throws {Error} When a field is missing.
+ *
+ * @example
+ * ```ts ignore
+ * import { readDenoConfig, ROOT } from "./_deps.ts";
+ *
+ * const { name, version } = await readDenoConfig(ROOT);
+ * ```
+ */
+export async function readDenoConfig(root: string = ROOT): Promise<DenoConfig> {
+  const path = join(root, "deno.json");
+  const config = JSON.parse(await Deno.readTextFile(path));
+  for (const field of ["name", "version", "exports", "imports"]) {
+    if (config[field] === undefined) {
+      throw new Error(`${path} has no "${field}"; the build needs it`);
+    }
+  }
+  // A single entry may be written as a string; normalise it to the map form.
+  if (typeof config.exports === "string") {
+    config.exports = { ".": config.exports };
+  }
+  return config as DenoConfig;
+}
+
+/**
+ * Parses an import-map target such as `npm:zod@^3.25.0` or
+ * `npm:/@modelcontextprotocol/sdk@^1.32.2/`.
+ *
+ * @param target The right-hand side of an `imports` entry.
+ * @returns The package and version, or `undefined` for non-npm targets.
+ *
+ * @example
+ * ```ts
+ * import { parseNpmTarget } from "./_deps.ts";
+ *
+ * parseNpmTarget("npm:/@modelcontextprotocol/sdk@^1.32.2/");
+ * // { name: "@modelcontextprotocol/sdk", version: "^1.32.2" }
+ * ```
+ */
+export function parseNpmTarget(target: string): NpmImport | undefined {
+  const match = /^npm:\/?((?:@[^/@]+\/)?[^/@]+)@([^/]+)/.exec(target);
+  if (match === null) return undefined;
+  return { name: match[1]!, version: match[2]! };
+}
+
+/**
+ * Finds the version `deno.json` pins for an npm package.
+ *
+ * @param config The parsed `deno.json`.
+ * @param name The package name.
+ * @returns An npm install spec, `name@version`.
+ * @throws {Error} When the import map does not name the package.
+ *
+ * @example
+ * ```ts ignore
+ * import { npmSpec, readDenoConfig } from "./_deps.ts";
+ *
+ * npmSpec(await readDenoConfig(), "zod"); // "zod@^3.25.0"
+ * ```
+ */
+export function npmSpec(config: DenoConfig, name: string): string {
+  for (const target of Object.values(config.imports)) {
+    const parsed = parseNpmTarget(target);
+    if (parsed?.name === name) return `${parsed.name}@${parsed.version}`;
+  }
+  throw new Error(
+    `deno.json "imports" has no npm: entry for ${name}; add one so its version is pinned there`,
+  );
+}
+
+/**
+ * The tarball path that `scripts/build_npm.ts` writes: npm's own naming,
+ * `dist/<scope>-<name>-<version>.tgz`.
+ *
+ * @param config The parsed `deno.json`.
+ * @param root The repository root.
+ * @returns The absolute path of the tarball.
+ *
+ * @example
+ * ```ts ignore
+ * import { readDenoConfig, tarballPath } from "./_deps.ts";
+ *
+ * tarballPath(await readDenoConfig()); // ".../dist/cleveragents-mcp-adapter-0.1.0.tgz"
+ * ```
+ */
+export function tarballPath(config: DenoConfig, root: string = ROOT): string {
+  const base = config.name.replace(/^@/, "").replace("/", "-");
+  return join(root, "dist", `${base}-${config.version}.tgz`);
+}

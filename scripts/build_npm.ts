@@ -1,0 +1,259 @@
+/**
+ * Builds the npm package: `deno pack` emits `.js` + `.d.ts` and a minimal
+ * `package.json`; this script unpacks that into `dist/npm/`, adds the npm
+ * metadata `deno pack` does not write, checks the dependencies, and packs
+ * `dist/<scope>-<name>-<version>.tgz` with `npm pack`.
+ *
+ * Run it with `deno task build:npm`.
+ *
+ * @module
+ */
+
+import { existsSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import {
+  BUILD_PACKAGES,
+  type DenoConfig,
+  readDenoConfig,
+  ROOT,
+  tarballPath,
+  TEST_PACKAGES,
+} from "./_deps.ts";
+import { log, logError, mustRun } from "./_run.ts";
+
+/** Where the unpacked npm package is written. */
+export const NPM_DIR: string = join(ROOT, "dist", "npm");
+
+/** Fields `deno pack` leaves out of `package.json`. */
+const NPM_METADATA = {
+  description:
+    "Bridge tools from Model Context Protocol (MCP) servers into an agent runtime: stdio, SSE and streamable HTTP transports, argument validation, deadlines, capability inference and a tool registry.",
+  keywords: [
+    "mcp",
+    "model-context-protocol",
+    "agents",
+    "tools",
+    "json-rpc",
+    "deno",
+  ],
+  repository: {
+    type: "git",
+    url: "git+https://github.com/cleveragents/mcp-adapter.git",
+  },
+  engines: { node: ">=20" },
+};
+
+/**
+ * Executables for `package.json` `bin`, command name → path inside the
+ * package (e.g. `{ "mcp-adapter": "./cli.js" }`). Empty until the CLI lands;
+ * its module must then be in `deno.json` `exports` so `deno pack` emits it,
+ * and the emitted `.js` must start with `#!/usr/bin/env node`.
+ */
+const BIN: Record<string, string> = {};
+
+const PACK_TIMEOUT_MS = 180_000;
+const TAR_TIMEOUT_MS = 60_000;
+const NPM_PACK_TIMEOUT_MS = 120_000;
+
+/** The `package.json` fields this script reads or writes. */
+interface Manifest {
+  name: string;
+  version: string;
+  dependencies?: Record<string, string>;
+  [field: string]: unknown;
+}
+
+/**
+ * Builds `dist/npm/` and the npm tarball.
+ *
+ * @param config The parsed `deno.json`.
+ * @returns The absolute path of the tarball.
+ * @throws {Error} When a tool fails, or the package would depend on a
+ * test-only package or expose types from an undeclared one.
+ *
+ * @example
+ * ```ts ignore
+ * import { buildNpm } from "./build_npm.ts";
+ * import { readDenoConfig } from "./_deps.ts";
+ *
+ * const tarball = await buildNpm(await readDenoConfig());
+ * ```
+ */
+export async function buildNpm(config: DenoConfig): Promise<string> {
+  const tarball = tarballPath(config);
+  await removeIfPresent(NPM_DIR);
+  await removeIfPresent(tarball);
+  await Deno.mkdir(NPM_DIR, { recursive: true });
+  await packAndUnpack();
+  const manifestPath = join(NPM_DIR, "package.json");
+  const generated: Manifest = JSON.parse(await Deno.readTextFile(manifestPath));
+  log(
+    `deno pack dependencies: ${JSON.stringify(generated.dependencies ?? {})}`,
+  );
+  assertNoTestDependencies(generated);
+  const manifest = mergeMetadata(generated);
+  await Deno.writeTextFile(
+    manifestPath,
+    JSON.stringify(manifest, null, 2) + "\n",
+  );
+  await assertTypesResolvable(NPM_DIR, manifest);
+  await mustRun("npm", ["pack", "--pack-destination", join(ROOT, "dist")], {
+    cwd: NPM_DIR,
+    timeoutMs: NPM_PACK_TIMEOUT_MS,
+  });
+  await Deno.stat(tarball);
+  return tarball;
+}
+
+/** Runs `deno pack` into a scratch tarball and unpacks it into `dist/npm/`. */
+async function packAndUnpack(): Promise<void> {
+  const packed = join(ROOT, "dist", "deno-pack.tgz");
+  try {
+    // --allow-dirty: this is a build, not a release; it must work on a work
+    // tree with uncommitted changes (and on CI's clean clone alike).
+    await mustRun(
+      Deno.execPath(),
+      ["pack", "--no-source-maps", "--allow-dirty", "--output", packed],
+      { cwd: ROOT, timeoutMs: PACK_TIMEOUT_MS },
+    );
+    const untar = ["-xzf", packed, "-C", NPM_DIR, "--strip-components=1"];
+    await mustRun("tar", untar, { timeoutMs: TAR_TIMEOUT_MS });
+  } finally {
+    await removeIfPresent(packed);
+  }
+}
+
+/**
+ * Refuses a package that depends on a test-only or build-only package.
+ *
+ * `deno pack` derives `dependencies` from the module graph of the exports
+ * (not from every `deno.json` import), so such an entry means library code
+ * imports that package at run time. Stripping it would publish a package
+ * that fails on import; the fix belongs in `src/`.
+ */
+function assertNoTestDependencies(manifest: Manifest): void {
+  const forbidden = [...TEST_PACKAGES, ...BUILD_PACKAGES];
+  const found = Object.keys(manifest.dependencies ?? {}).filter((name) =>
+    forbidden.includes(name)
+  );
+  if (found.length === 0) return;
+  throw new Error(
+    `deno pack made the npm package depend on ${
+      found.join(", ")
+    }, which only tests or build scripts may use; ` +
+      "find the import under src/ or mod.ts and remove it",
+  );
+}
+
+/** Adds the npm metadata, in the order npm users expect to read it. */
+function mergeMetadata(generated: Manifest): Manifest {
+  const { name, version, ...rest } = generated;
+  return {
+    name,
+    version,
+    description: NPM_METADATA.description,
+    keywords: NPM_METADATA.keywords,
+    repository: NPM_METADATA.repository,
+    ...rest,
+    ...(Object.keys(BIN).length > 0 ? { bin: BIN } : {}),
+    engines: NPM_METADATA.engines,
+  };
+}
+
+/**
+ * Refuses `.d.ts` files whose imports a consumer's compiler cannot resolve:
+ * a package the npm package does not depend on (`deno pack` leaves a
+ * type-only import of, say, the MCP SDK in the `.d.ts` without adding the SDK
+ * to `dependencies`), or a module of ours with no `.d.ts` (`deno pack` skips
+ * modules it "could not generate types for" and only warns).
+ */
+async function assertTypesResolvable(
+  dir: string,
+  manifest: Manifest,
+): Promise<void> {
+  const declared = new Set([
+    manifest.name,
+    ...Object.keys(manifest.dependencies ?? {}),
+  ]);
+  const problems: string[] = [];
+  for await (const file of walkFiles(dir)) {
+    if (!file.endsWith(".d.ts")) continue;
+    for (const specifier of typeImports(await Deno.readTextFile(file))) {
+      const problem = unresolvable(specifier, file, declared);
+      if (problem !== undefined) {
+        problems.push(`${relative(dir, file)}: ${problem}`);
+      }
+    }
+  }
+  if (problems.length === 0) return;
+  throw new Error(
+    `the npm package's types would not resolve for its users:\n  ${
+      problems.join("\n  ")
+    }\nkeep other packages' types out of the public API, and give every type the public API uses an explicit type annotation`,
+  );
+}
+
+/** Why one import of a `.d.ts` file would not resolve, if it would not. */
+function unresolvable(
+  specifier: string,
+  file: string,
+  declared: ReadonlySet<string>,
+): string | undefined {
+  if (specifier.startsWith(".")) {
+    const target = join(dirname(file), specifier).replace(/\.js$/, ".d.ts");
+    return existsSync(target)
+      ? undefined
+      : `imports ${specifier}, which has no .d.ts`;
+  }
+  if (/^(\/|node:|[a-z]+:)/.test(specifier)) return undefined;
+  const parts = specifier.split("/");
+  const name = specifier.startsWith("@")
+    ? parts.slice(0, 2).join("/")
+    : parts[0]!;
+  return declared.has(name)
+    ? undefined
+    : `imports ${name}, which is not a dependency`;
+}
+
+/**
+ * The specifiers a declaration file imports, ignoring comments (JSDoc
+ * examples import the package itself).
+ */
+function typeImports(source: string): string[] {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(
+    /^\s*\/\/.*$/gm,
+    "",
+  );
+  const matches = code.matchAll(
+    /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g,
+  );
+  return [...matches].map((match) => match[1]!);
+}
+
+async function* walkFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) yield* walkFiles(path);
+    else if (entry.isFile) yield path;
+  }
+}
+
+async function removeIfPresent(path: string): Promise<void> {
+  await Deno.remove(path, { recursive: true }).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
+}
+
+if (import.meta.main) {
+  try {
+    const tarball = await buildNpm(await readDenoConfig());
+    log(
+      `build_npm: wrote ${relative(ROOT, NPM_DIR)}/ and ${
+        relative(ROOT, tarball)
+      }`,
+    );
+  } catch (error) {
+    logError(`build_npm: ${error instanceof Error ? error.message : error}`);
+    Deno.exit(1);
+  }
+}

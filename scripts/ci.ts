@@ -1,0 +1,142 @@
+/**
+ * The CI pipeline: every check, in order, stopping at the first failure.
+ *
+ * Run it with `deno task ci`, or name steps to run only those:
+ * `deno task ci build-npm test-node`. Each step prints a `== step ==` header.
+ * The last step runs `node --test`, and nothing is printed after its summary
+ * when it passes, so a reader of the log's last lines sees node's counts.
+ *
+ * @module
+ */
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { readDenoConfig, ROOT } from "./_deps.ts";
+import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+
+/** One command of the pipeline. */
+export interface Step {
+  /** Short name, usable on the command line. */
+  name: string;
+  /** The executable. */
+  command: string;
+  /** Its arguments. */
+  args: string[];
+  /** Deadline in milliseconds. */
+  timeoutMs: number;
+}
+
+const MINUTE = 60_000;
+
+/** Paths `deno check` covers, when they exist. */
+const CHECKED = ["mod.ts", "src", "tests", "scripts", "examples"];
+
+/**
+ * The pipeline's steps, in order. They all run this Deno's own executable,
+ * so nothing goes through `npx` again. There is no separate cache step: the
+ * first `deno` command caches every npm package in `deno.json` `imports`
+ * (server-everything included), so no test starts a server by downloading it.
+ *
+ * @param entries The package's entry modules (`deno.json` `exports`), whose
+ * public API `deno doc --lint` checks.
+ * @returns The steps.
+ *
+ * @example
+ * ```ts
+ * import { ciSteps } from "./ci.ts";
+ *
+ * const names = ciSteps(["./mod.ts"]).map((step) => step.name);
+ * ```
+ */
+export function ciSteps(entries: readonly string[]): Step[] {
+  const checked = CHECKED.filter((path) => existsSync(join(ROOT, path)));
+  return [
+    denoStep("fmt", ["fmt", "--check"], 5),
+    denoStep("lint", ["lint"], 5),
+    denoStep("check", ["check", "--doc", ...checked], 10),
+    denoStep("doc-lint", ["doc", "--lint", ...entries], 5),
+    denoStep("test-deno", ["test", "-A", "--parallel", "tests/"], 15),
+    denoStep("publish-dry-run", ["publish", "--dry-run", "--allow-dirty"], 5),
+    denoStep("build-npm", ["run", "-A", "scripts/build_npm.ts"], 10),
+    // test_node bounds its own run at 20 minutes; this is the backstop.
+    denoStep("test-node", ["run", "-A", "scripts/test_node.ts"], 25),
+  ];
+}
+
+function denoStep(name: string, args: string[], minutes: number): Step {
+  return { name, command: Deno.execPath(), args, timeoutMs: minutes * MINUTE };
+}
+
+/**
+ * Runs steps in order from the repository root and stops at the first
+ * failure, naming it.
+ *
+ * @param steps The steps to run.
+ * @returns 0, or the failed step's exit code.
+ *
+ * @example
+ * ```ts ignore
+ * import { ciSteps, runSteps } from "./ci.ts";
+ *
+ * Deno.exit(await runSteps(ciSteps(["./mod.ts"])));
+ * ```
+ */
+export async function runSteps(steps: readonly Step[]): Promise<number> {
+  for (const [index, step] of steps.entries()) {
+    log(
+      `\n== [${index + 1}/${steps.length}] ${step.name}: ${display(step)} ==`,
+    );
+    const started = performance.now();
+    const code = await run(step.command, step.args, {
+      cwd: ROOT,
+      timeoutMs: step.timeoutMs,
+    });
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    if (code !== 0) {
+      const why = code === TIMEOUT_EXIT_CODE
+        ? `timed out after ${step.timeoutMs} ms`
+        : `exit ${code}`;
+      logError(`\nci: step "${step.name}" failed (${why}, ${seconds} s)`);
+      return code;
+    }
+    // After the last step, node's test summary must stay the final output.
+    if (index < steps.length - 1) log(`-- ${step.name} passed in ${seconds} s`);
+  }
+  return 0;
+}
+
+/** A step as a shell user would type it. */
+function display(step: Step): string {
+  const command = step.command === Deno.execPath() ? "deno" : step.command;
+  return [command, ...step.args].join(" ");
+}
+
+/** The steps named on the command line, or all of them. */
+function selectSteps(all: Step[], names: readonly string[]): Step[] {
+  const unknown = names.filter((name) =>
+    !all.some((step) => step.name === name)
+  );
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown step(s) ${unknown.join(", ")}; steps are ${
+        all.map((step) => step.name).join(", ")
+      }`,
+    );
+  }
+  return names.length === 0
+    ? all
+    : all.filter((step) => names.includes(step.name));
+}
+
+if (import.meta.main) {
+  let code: number;
+  try {
+    const { exports } = await readDenoConfig();
+    const steps = ciSteps(Object.values(exports));
+    code = await runSteps(selectSteps(steps, Deno.args));
+  } catch (error) {
+    logError(`ci: ${error instanceof Error ? error.message : error}`);
+    code = 1;
+  }
+  Deno.exit(code);
+}

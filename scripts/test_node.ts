@@ -1,0 +1,267 @@
+/**
+ * Runs the test suite on Node against the packed npm tarball.
+ *
+ * In a temporary folder it installs the tarball and the test-only packages
+ * (at the versions `deno.json` pins), transpiles `tests/**\/*.ts` to `.js`
+ * with esbuild (tree preserved, relative `.ts` imports rewritten), copies the
+ * other files under `tests/` as they are, then runs `node --test` over the
+ * `*_test.js` files with that folder as the working directory, so
+ * `@cleveragents/mcp-adapter` resolves to the installed tarball. The folder is
+ * removed afterwards, pass or fail. Node's own output is the last thing this
+ * prints, and its exit code is this script's.
+ *
+ * A test that imports a module outside `tests/` by a relative path (e.g.
+ * `../src/session.ts`) gets the same module from the installed package.
+ *
+ * Run it with `deno task test:node` (builds the tarball first). Arguments are
+ * passed on to `node --test`, e.g. `--test-name-pattern=invoke`.
+ *
+ * @module
+ */
+
+import { dirname, join, posix, relative } from "node:path";
+import { stop, transform } from "esbuild";
+import {
+  type DenoConfig,
+  npmSpec,
+  readDenoConfig,
+  ROOT,
+  tarballPath,
+  TEST_PACKAGES,
+} from "./_deps.ts";
+import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+
+/** The whole run, install included, ends after this many milliseconds. */
+const TOTAL_TIMEOUT_MS = 20 * 60_000;
+/** A single test that runs longer than this fails (node's `--test-timeout`). */
+const TEST_TIMEOUT_MS = 120_000;
+/** Test files run in parallel, one process each; CI machines have 2 cores. */
+const CONCURRENCY = 2;
+const INSTALL_TIMEOUT_MS = 5 * 60_000;
+
+/** Deno's default test-file names: `x_test.ts`, `x.test.ts`, `test.ts`. */
+const TEST_FILE = /^(?:.*[._])?test\.ts$/;
+
+/** Options for {@linkcode testNode}. */
+export interface TestNodeOptions {
+  /** The tarball to install; `dist/<scope>-<name>-<version>.tgz` by default. */
+  tarball?: string;
+  /** Extra arguments for `node --test`. */
+  nodeArgs?: string[];
+  /** Deadline for the whole run in milliseconds. */
+  timeoutMs?: number;
+}
+
+/**
+ * Installs the tarball in a temporary folder and runs the transpiled tests
+ * there with `node --test`.
+ *
+ * @param config The parsed `deno.json`.
+ * @param options Tarball, extra node arguments, deadline.
+ * @returns Node's exit code (124 when the deadline passed).
+ * @throws {Error} When the tarball is missing, a test file cannot be
+ * transpiled, or a test imports something Node cannot reach.
+ *
+ * @example
+ * ```ts ignore
+ * import { testNode } from "./test_node.ts";
+ * import { readDenoConfig } from "./_deps.ts";
+ *
+ * Deno.exit(await testNode(await readDenoConfig()));
+ * ```
+ */
+export async function testNode(
+  config: DenoConfig,
+  options: TestNodeOptions = {},
+): Promise<number> {
+  const deadline = Date.now() + (options.timeoutMs ?? TOTAL_TIMEOUT_MS);
+  const remaining = (capMs: number) =>
+    Math.max(1, Math.min(capMs, deadline - Date.now()));
+  const tarball = options.tarball ?? tarballPath(config);
+  await assertTarball(tarball);
+  const dir = await Deno.makeTempDir({ prefix: "mcp-adapter-node-test-" });
+  try {
+    const installed = await install(
+      dir,
+      tarball,
+      config,
+      remaining(INSTALL_TIMEOUT_MS),
+    );
+    if (installed !== 0) return installed;
+    const testFiles = await copyTests(dir, config.name);
+    if (testFiles.length === 0) {
+      throw new Error("found no *_test.ts files under tests/");
+    }
+    log(`test_node: node --test over ${testFiles.length} file(s) in ${dir}`);
+    const args = [...(options.nodeArgs ?? []), ...testFiles];
+    return await runNodeTests(dir, args, remaining(TOTAL_TIMEOUT_MS));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await stop();
+  }
+}
+
+/** Installs the tarball and the test-only packages into `dir`. */
+async function install(
+  dir: string,
+  tarball: string,
+  config: DenoConfig,
+  timeoutMs: number,
+): Promise<number> {
+  // type: module, so Node loads the transpiled .js tests as ES modules.
+  const manifest = { private: true, type: "module" };
+  await Deno.writeTextFile(
+    join(dir, "package.json"),
+    JSON.stringify(manifest) + "\n",
+  );
+  const specs = TEST_PACKAGES.map((name) => npmSpec(config, name));
+  log(`test_node: npm install ${relative(ROOT, tarball)} ${specs.join(" ")}`);
+  const flags = [
+    "--no-audit",
+    "--no-fund",
+    "--no-package-lock",
+    "--prefer-offline",
+  ];
+  return await run("npm", ["install", ...flags, tarball, ...specs], {
+    cwd: dir,
+    timeoutMs,
+  });
+}
+
+/** Runs `node --test` in `dir`, which holds the tests and node_modules. */
+async function runNodeTests(
+  dir: string,
+  args: readonly string[],
+  timeoutMs: number,
+): Promise<number> {
+  return await run(
+    "node",
+    [
+      "--enable-source-maps",
+      "--test",
+      `--test-concurrency=${CONCURRENCY}`,
+      `--test-timeout=${TEST_TIMEOUT_MS}`,
+      ...args,
+    ],
+    { cwd: dir, timeoutMs },
+  );
+}
+
+async function assertTarball(tarball: string): Promise<void> {
+  try {
+    await Deno.stat(tarball);
+  } catch {
+    throw new Error(
+      `${tarball} does not exist; run \`deno task build:npm\` first`,
+    );
+  }
+}
+
+/**
+ * Copies `tests/` into `dir/tests/`, transpiling `.ts` files to `.js`.
+ *
+ * @returns The test files, relative to `dir`, in a stable order.
+ */
+async function copyTests(dir: string, packageName: string): Promise<string[]> {
+  const testFiles: string[] = [];
+  for await (const file of walkFiles(join(ROOT, "tests"))) {
+    const from = posix.join("tests", file);
+    const source = join(ROOT, from);
+    if (!from.endsWith(".ts") || from.endsWith(".d.ts")) {
+      await copyInto(dir, from, () => Deno.copyFile(source, join(dir, from)));
+      continue;
+    }
+    const to = from.replace(/\.ts$/, ".js");
+    const code = await transpile(source, from, dir, packageName);
+    await copyInto(dir, to, () => Deno.writeTextFile(join(dir, to), code));
+    if (TEST_FILE.test(posix.basename(from))) testFiles.push(to);
+  }
+  return testFiles.sort();
+}
+
+async function copyInto(
+  dir: string,
+  to: string,
+  write: () => Promise<void>,
+): Promise<void> {
+  await Deno.mkdir(dirname(join(dir, to)), { recursive: true });
+  await write();
+}
+
+/** Strips types with esbuild, then points relative `.ts` imports at `.js`. */
+async function transpile(
+  source: string,
+  from: string,
+  dir: string,
+  packageName: string,
+): Promise<string> {
+  const result = await transform(await Deno.readTextFile(source), {
+    loader: "ts",
+    format: "esm",
+    target: "node20",
+    sourcefile: source,
+    sourcemap: "inline",
+  });
+  for (const warning of result.warnings) logError(`${from}: ${warning.text}`);
+  const resolve = (specifier: string) =>
+    rewriteSpecifier(specifier, from, dir, packageName);
+  return result.code.replace(
+    /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bimport\.meta\.resolve\(\s*)(["'])(\.\.?\/[^"'\n]*)\2/g,
+    (_match, lead: string, quote: string, specifier: string) =>
+      `${lead}${quote}${resolve(specifier)}${quote}`,
+  );
+}
+
+/**
+ * Maps a relative specifier of `tests/…/x.ts` for the Node run: `.ts` inside
+ * `tests/` becomes `.js`; a module outside `tests/` (`../src/session.ts`,
+ * `../mod.ts`) is taken from the installed package, where `deno pack` put its
+ * `.js`. Other specifiers (`./fixtures/server.mjs`) are kept.
+ */
+function rewriteSpecifier(
+  specifier: string,
+  from: string,
+  dir: string,
+  packageName: string,
+): string {
+  if (!specifier.endsWith(".ts")) return specifier;
+  const target = posix.join(posix.dirname(from), specifier).replace(
+    /\.ts$/,
+    ".js",
+  );
+  if (target.startsWith("tests/")) return specifier.replace(/\.ts$/, ".js");
+  const inPackage = posix.join("node_modules", packageName, target);
+  try {
+    Deno.statSync(join(dir, inPackage));
+  } catch {
+    throw new Error(
+      `${from} imports "${specifier}", which is neither under tests/ nor in the npm package ` +
+        `(no ${inPackage}); Node tests can only reach those`,
+    );
+  }
+  const path = posix.relative(posix.dirname(from), inPackage);
+  return path.startsWith(".") ? path : `./${path}`;
+}
+
+/** Files under `dir`, as `/`-separated paths relative to it. */
+async function* walkFiles(dir: string, prefix = ""): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory) yield* walkFiles(join(dir, entry.name), path);
+    else if (entry.isFile) yield path;
+  }
+}
+
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await testNode(await readDenoConfig(), { nodeArgs: Deno.args });
+  } catch (error) {
+    logError(`test_node: ${error instanceof Error ? error.message : error}`);
+    code = 1;
+  }
+  if (code === TIMEOUT_EXIT_CODE) {
+    logError(`test_node: gave up after ${TOTAL_TIMEOUT_MS} ms`);
+  }
+  Deno.exit(code);
+}
