@@ -11,7 +11,10 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 interface Note {
@@ -22,13 +25,25 @@ interface Note {
 }
 
 const notes = new Map<number, Note>([
-  [1, { id: 1, title: "Welcome", body: "This notebook lives in an MCP server.", tags: ["intro"] }],
-  [2, { id: 2, title: "Groceries", body: "Oat milk, coffee, lemons.", tags: ["home"] }],
+  [1, {
+    id: 1,
+    title: "Welcome",
+    body: "This notebook lives in an MCP server.",
+    tags: ["intro"],
+  }],
+  [2, {
+    id: 2,
+    title: "Groceries",
+    body: "Oat milk, coffee, lemons.",
+    tags: ["home"],
+  }],
 ]);
 let nextId = 3;
 
 const server = new McpServer({ name: "notes", version: "1.0.0" });
-const text = (value: unknown) => ({ content: [{ type: "text" as const, text: JSON.stringify(value) }] });
+const text = (value: unknown) => ({
+  content: [{ type: "text" as const, text: JSON.stringify(value) }],
+});
 
 server.registerTool("list_notes", {
   description: "List every note's id and title.",
@@ -42,7 +57,8 @@ server.registerTool("search_notes", {
   const needle = query.toLowerCase();
   return text(
     [...notes.values()].filter((note) =>
-      `${note.title} ${note.body} ${note.tags.join(" ")}`.toLowerCase().includes(needle)
+      `${note.title} ${note.body} ${note.tags.join(" ")}`.toLowerCase()
+        .includes(needle)
     ),
   );
 });
@@ -50,10 +66,20 @@ server.registerTool("search_notes", {
 server.registerTool("get_note", {
   description: "Read one note.",
   inputSchema: { id: z.number().int().positive() },
-  outputSchema: { id: z.number(), title: z.string(), body: z.string(), tags: z.array(z.string()) },
+  outputSchema: {
+    id: z.number(),
+    title: z.string(),
+    body: z.string(),
+    tags: z.array(z.string()),
+  },
 }, ({ id }: { id: number }) => {
   const note = notes.get(id);
-  if (!note) return { isError: true, content: [{ type: "text", text: `No note with id ${id}` }] };
+  if (!note) {
+    return {
+      isError: true,
+      content: [{ type: "text", text: `No note with id ${id}` }],
+    };
+  }
   return { ...text(note), structuredContent: { ...note } };
 });
 
@@ -76,26 +102,39 @@ server.registerTool("delete_note", {
   annotations: { destructiveHint: true },
 }, ({ id }: { id: number }) => text({ deleted: notes.delete(id) }));
 
-server.registerTool("word_count", {
-  description: "Count the words of every note, reporting progress note by note.",
-  inputSchema: {},
-  annotations: { readOnlyHint: true },
-}, async (_args: unknown, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => {
-  const token = extra._meta?.progressToken;
-  let words = 0;
-  let done = 0;
-  for (const note of notes.values()) {
-    words += note.body.split(/\s+/).filter(Boolean).length;
-    done++;
-    if (token !== undefined) {
-      await extra.sendNotification({
-        method: "notifications/progress",
-        params: { progressToken: token, progress: done, total: notes.size, message: `counted "${note.title}"` },
-      });
+server.registerTool(
+  "word_count",
+  {
+    description:
+      "Count the words of every note, reporting progress note by note.",
+    inputSchema: {},
+    annotations: { readOnlyHint: true },
+  },
+  async (
+    _args: unknown,
+    extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+  ) => {
+    const token = extra._meta?.progressToken;
+    let words = 0;
+    let done = 0;
+    for (const note of notes.values()) {
+      words += note.body.split(/\s+/).filter(Boolean).length;
+      done++;
+      if (token !== undefined) {
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: {
+            progressToken: token,
+            progress: done,
+            total: notes.size,
+            message: `counted "${note.title}"`,
+          },
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return text({ notes: notes.size, words });
-});
+    return text({ notes: notes.size, words });
+  },
+);
 
 await server.connect(new StdioServerTransport());

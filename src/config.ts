@@ -29,8 +29,21 @@ export interface MCPServerConfig {
   headers?: Record<string, string>;
 }
 
-const TRANSPORTS: readonly MCPTransportKind[] = ["stdio", "sse", "streamable-http"];
-const FIELDS = new Set(["name", "transport", "command", "args", "env", "cwd", "url", "headers"]);
+const TRANSPORTS: readonly MCPTransportKind[] = [
+  "stdio",
+  "sse",
+  "streamable-http",
+];
+const FIELDS = new Set([
+  "name",
+  "transport",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+]);
 
 /**
  * Checks an `MCPServerConfig` and returns it typed. Messages name the field
@@ -61,7 +74,9 @@ export function validateServerConfig(config: unknown): MCPServerConfig {
     if (!FIELDS.has(key)) {
       throw new MCPConfigError(
         key,
-        `MCP server config has an unknown field "${key}"; allowed fields are ${[...FIELDS].join(", ")}`,
+        `MCP server config has an unknown field "${key}"; allowed fields are ${
+          [...FIELDS].join(", ")
+        }`,
       );
     }
   }
@@ -69,14 +84,21 @@ export function validateServerConfig(config: unknown): MCPServerConfig {
   if (typeof name !== "string" || name.trim() === "") {
     throw new MCPConfigError(
       "name",
-      `MCP server config needs a non-empty string "name" (e.g. "github"), got ${describe(name)}`,
+      `MCP server config needs a non-empty string "name" (e.g. "github"), got ${
+        describe(name)
+      }`,
     );
   }
   const where = `MCP server "${name}"`;
-  if (typeof transport !== "string" || !TRANSPORTS.includes(transport as MCPTransportKind)) {
+  if (
+    typeof transport !== "string" ||
+    !TRANSPORTS.includes(transport as MCPTransportKind)
+  ) {
     throw new MCPConfigError(
       "transport",
-      `${where}: "transport" must be one of "stdio", "sse" or "streamable-http", got ${describe(transport)}`,
+      `${where}: "transport" must be one of "stdio", "sse" or "streamable-http", got ${
+        describe(transport)
+      }`,
     );
   }
   if (transport === "stdio") {
@@ -91,7 +113,12 @@ export function validateServerConfig(config: unknown): MCPServerConfig {
     checkStringArray(where, "args", config.args);
     checkStringRecord(where, "env", config.env);
     if (config.cwd !== undefined && typeof config.cwd !== "string") {
-      throw new MCPConfigError("cwd", `${where}: "cwd" must be a directory path string, got ${describe(config.cwd)}`);
+      throw new MCPConfigError(
+        "cwd",
+        `${where}: "cwd" must be a directory path string, got ${
+          describe(config.cwd)
+        }`,
+      );
     }
   } else {
     checkUrl(where, transport, config.url);
@@ -101,7 +128,8 @@ export function validateServerConfig(config: unknown): MCPServerConfig {
 }
 
 function checkUrl(where: string, transport: string, url: unknown): void {
-  const hint = `${where}: ${transport} transport requires "url", an http(s) URL such as "https://example.com/mcp"`;
+  const hint =
+    `${where}: ${transport} transport requires "url", an http(s) URL such as "https://example.com/mcp"`;
   if (typeof url !== "string" || url === "") {
     throw new MCPConfigError("url", `${hint}, got ${describe(url)}`);
   }
@@ -109,7 +137,10 @@ function checkUrl(where: string, transport: string, url: unknown): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new MCPConfigError("url", `${hint}; the value given is not a valid absolute URL`);
+    throw new MCPConfigError(
+      "url",
+      `${hint}; the value given is not a valid absolute URL`,
+    );
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new MCPConfigError("url", `${hint}; got a "${parsed.protocol}" URL`);
@@ -119,13 +150,20 @@ function checkUrl(where: string, transport: string, url: unknown): void {
 function checkStringArray(where: string, field: string, value: unknown): void {
   if (value === undefined) return;
   if (!Array.isArray(value)) {
-    throw new MCPConfigError(field, `${where}: "${field}" must be an array of strings, got ${describe(value)}`);
+    throw new MCPConfigError(
+      field,
+      `${where}: "${field}" must be an array of strings, got ${
+        describe(value)
+      }`,
+    );
   }
   const index = value.findIndex((item) => typeof item !== "string");
   if (index !== -1) {
     throw new MCPConfigError(
       `${field}[${index}]`,
-      `${where}: "${field}[${index}]" must be a string, got ${describe(value[index])}; quote numbers and flags`,
+      `${where}: "${field}[${index}]" must be a string, got ${
+        describe(value[index])
+      }; quote numbers and flags`,
     );
   }
 }
@@ -136,14 +174,18 @@ function checkStringRecord(where: string, field: string, value: unknown): void {
   if (!isRecord(value)) {
     throw new MCPConfigError(
       field,
-      `${where}: "${field}" must be an object of string values, like { "KEY": "value" }, got ${kindOf(value)}`,
+      `${where}: "${field}" must be an object of string values, like { "KEY": "value" }, got ${
+        kindOf(value)
+      }`,
     );
   }
   for (const [key, item] of Object.entries(value)) {
     if (typeof item !== "string") {
       throw new MCPConfigError(
         `${field}.${key}`,
-        `${where}: "${field}.${key}" must be a string, got ${kindOf(item)}; quote the value`,
+        `${where}: "${field}.${key}" must be a string, got ${
+          kindOf(item)
+        }; quote the value`,
       );
     }
   }
@@ -154,15 +196,24 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function kindOf(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+  return value === null
+    ? "null"
+    : Array.isArray(value)
+    ? "an array"
+    : `a ${typeof value}`;
 }
 
 /** A short, safe rendering of a non-secret value for error messages. */
 export function describe(value: unknown): string {
   if (typeof value === "string") {
-    return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+    return JSON.stringify(
+      value.length > 60 ? `${value.slice(0, 57)}...` : value,
+    );
   }
-  if (value === undefined || value === null || typeof value === "number" || typeof value === "boolean") {
+  if (
+    value === undefined || value === null || typeof value === "number" ||
+    typeof value === "boolean"
+  ) {
     return String(value);
   }
   return kindOf(value);

@@ -5,9 +5,15 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { MCPToolAdapter, type MCPToolAdapterOptions } from "@cleveragents/mcp-adapter";
+import {
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+} from "@cleveragents/mcp-adapter";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -18,7 +24,9 @@ export type CallLog = Map<string, number>;
 export function createTestServer(calls: CallLog = new Map()): McpServer {
   const server = new McpServer({ name: "test-server", version: "1.0.0" });
   const seen = (name: string) => calls.set(name, (calls.get(name) ?? 0) + 1);
-  const text = (value: string) => ({ content: [{ type: "text" as const, text: value }] });
+  const text = (value: string) => ({
+    content: [{ type: "text" as const, text: value }],
+  });
 
   server.registerTool("echo", {
     description: "Echo a message",
@@ -35,14 +43,25 @@ export function createTestServer(calls: CallLog = new Map()): McpServer {
     seen("add");
     return { ...text(String(a + b)), structuredContent: { sum: a + b } };
   });
-  server.registerTool("fail", { description: "Always fails", inputSchema: {} }, () => {
-    seen("fail");
-    return { isError: true, content: [{ type: "text" as const, text: "disk on fire" }] };
-  });
-  server.registerTool("throw_rpc", { description: "Throws", inputSchema: {} }, () => {
-    seen("throw_rpc");
-    throw new Error("kaboom");
-  });
+  server.registerTool(
+    "fail",
+    { description: "Always fails", inputSchema: {} },
+    () => {
+      seen("fail");
+      return {
+        isError: true,
+        content: [{ type: "text" as const, text: "disk on fire" }],
+      };
+    },
+  );
+  server.registerTool(
+    "throw_rpc",
+    { description: "Throws", inputSchema: {} },
+    () => {
+      seen("throw_rpc");
+      throw new Error("kaboom");
+    },
+  );
   server.registerTool("sleep", {
     description: "Sleeps until aborted or for ms",
     inputSchema: { ms: z.number() },
@@ -55,26 +74,41 @@ export function createTestServer(calls: CallLog = new Map()): McpServer {
         resolve(true);
       });
     });
-    if (aborted) calls.set("sleep:aborted", (calls.get("sleep:aborted") ?? 0) + 1);
+    if (aborted) {
+      calls.set("sleep:aborted", (calls.get("sleep:aborted") ?? 0) + 1);
+    }
     return text(aborted ? "aborted" : "slept");
   });
-  server.registerTool("progress", {
-    description: "Reports progress `steps` times, `gapMs` apart, then answers immediately after the last one",
-    inputSchema: { steps: z.number(), gapMs: z.number() },
-  }, async ({ steps, gapMs }: { steps: number; gapMs: number }, extra: Extra) => {
-    seen("progress");
-    const token = extra._meta?.progressToken;
-    for (let i = 1; i <= steps; i++) {
-      await new Promise((resolve) => setTimeout(resolve, gapMs));
-      if (token !== undefined) {
-        await extra.sendNotification({
-          method: "notifications/progress",
-          params: { progressToken: token, progress: i, total: steps, message: `step ${i}` },
-        });
+  server.registerTool(
+    "progress",
+    {
+      description:
+        "Reports progress `steps` times, `gapMs` apart, then answers immediately after the last one",
+      inputSchema: { steps: z.number(), gapMs: z.number() },
+    },
+    async (
+      { steps, gapMs }: { steps: number; gapMs: number },
+      extra: Extra,
+    ) => {
+      seen("progress");
+      const token = extra._meta?.progressToken;
+      for (let i = 1; i <= steps; i++) {
+        await new Promise((resolve) => setTimeout(resolve, gapMs));
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: {
+              progressToken: token,
+              progress: i,
+              total: steps,
+              message: `step ${i}`,
+            },
+          });
+        }
       }
-    }
-    return text(`done ${steps}`);
-  });
+      return text(`done ${steps}`);
+    },
+  );
   server.registerTool("delete_file", {
     description: "Pretends to delete",
     inputSchema: { path: z.string() },
@@ -88,7 +122,11 @@ export function linkedAdapter(
   options: Omit<MCPToolAdapterOptions, "transport"> = {},
 ): { adapter: MCPToolAdapter; servers: McpServer[] } {
   const servers: McpServer[] = [];
-  const adapter = new MCPToolAdapter({ name: "mem", transport: "stdio", command: "in-memory" }, {
+  const adapter = new MCPToolAdapter({
+    name: "mem",
+    transport: "stdio",
+    command: "in-memory",
+  }, {
     ...options,
     transport: async () => {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

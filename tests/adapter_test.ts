@@ -21,7 +21,10 @@ import { type CallLog, createTestServer, linkedAdapter } from "./_in_memory.ts";
 /** A connected adapter whose server records the calls it received. */
 async function connected(options: { requestTimeoutMs?: number } = {}) {
   const calls: CallLog = new Map();
-  const { adapter, servers } = linkedAdapter(() => createTestServer(calls), options);
+  const { adapter, servers } = linkedAdapter(
+    () => createTestServer(calls),
+    options,
+  );
   await adapter.connect();
   return { adapter, calls, servers };
 }
@@ -71,7 +74,10 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
 
   it("discoverTools() applies include/exclude filters with globs, exclude winning", async () => {
     const { adapter } = await use();
-    const tools = await adapter.discoverTools({ include: ["e*", "add", "sleep"], exclude: ["sleep"] });
+    const tools = await adapter.discoverTools({
+      include: ["e*", "add", "sleep"],
+      exclude: ["sleep"],
+    });
     assert.deepEqual(tools.map((tool) => tool.name).sort(), ["add", "echo"]);
   });
 
@@ -92,14 +98,21 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     assert.equal(result.success, false);
     assert.equal(result.errorKind, "validation");
     assert.match(result.error!, /validation/);
-    assert.match(result.error!, /\/a: /, "names the JSON pointer of the bad value");
+    assert.match(
+      result.error!,
+      /\/a: /,
+      "names the JSON pointer of the bad value",
+    );
     assert.match(result.error!, /\/: .*"b"/, "names the missing property");
     assert.equal(calls.get("add"), undefined);
   });
 
   it("invoke() rejects non-object arguments as a validation error", async () => {
     const { adapter, calls } = await use();
-    const result = await adapter.invoke("echo", ["hi"] as unknown as Record<string, unknown>);
+    const result = await adapter.invoke(
+      "echo",
+      ["hi"] as unknown as Record<string, unknown>,
+    );
     assert.equal(result.errorKind, "validation");
     assert.match(result.error!, /must be an object/);
     assert.equal(calls.get("echo"), undefined);
@@ -127,7 +140,10 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     assert.equal(result.success, false);
     assert.equal(result.errorKind, "server_error");
     assert.match(result.error!, /server error: disk on fire/);
-    assert.deepEqual(result.data.content, [{ type: "text", text: "disk on fire" }]);
+    assert.deepEqual(result.data.content, [{
+      type: "text",
+      text: "disk on fire",
+    }]);
   });
 
   it("invoke() reports a thrown handler as a server error", async () => {
@@ -140,17 +156,24 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
 
   it("invoke() times out, says so, and tells the server to cancel", async () => {
     const { adapter, calls } = await use();
-    const result = await adapter.invoke("sleep", { ms: 5000 }, { timeoutMs: 100 });
+    const result = await adapter.invoke("sleep", { ms: 5000 }, {
+      timeoutMs: 100,
+    });
     assert.equal(result.errorKind, "timeout");
     assert.match(result.error!, /timeout/);
-    assert.ok(result.durationMs >= 95 && result.durationMs < 2000, `durationMs ${result.durationMs}`);
+    assert.ok(
+      result.durationMs >= 95 && result.durationMs < 2000,
+      `durationMs ${result.durationMs}`,
+    );
     await waitFor(() => calls.get("sleep:aborted") === 1);
   });
 
   it("invoke() honours an AbortSignal and cancels on the server", async () => {
     const { adapter, calls } = await use();
     const controller = new AbortController();
-    const pending = adapter.invoke("sleep", { ms: 5000 }, { signal: controller.signal });
+    const pending = adapter.invoke("sleep", { ms: 5000 }, {
+      signal: controller.signal,
+    });
     await waitFor(() => calls.get("sleep") === 1);
     controller.abort(new Error("user pressed stop"));
     const result = await pending;
@@ -162,7 +185,9 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
   it("invoke() delivers every progress report, including one right before the result", async () => {
     const { adapter } = await use();
     const seen: MCPProgress[] = [];
-    const result = await adapter.invoke("progress", { steps: 5, gapMs: 1 }, { onProgress: (p) => seen.push(p) });
+    const result = await adapter.invoke("progress", { steps: 5, gapMs: 1 }, {
+      onProgress: (p) => seen.push(p),
+    });
     assert.equal(result.success, true);
     assert.deepEqual(seen.map((p) => p.progress), [1, 2, 3, 4, 5]);
     assert.deepEqual(seen[4], { progress: 5, total: 5, message: "step 5" });
@@ -172,12 +197,18 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     const { adapter } = await use({ requestTimeoutMs: 150 });
     const result = await adapter.invoke("progress", { steps: 8, gapMs: 60 });
     assert.equal(result.success, true, result.error ?? "");
-    assert.ok(result.durationMs > 150 * 2, `ran ${result.durationMs} ms, longer than two timeouts`);
+    assert.ok(
+      result.durationMs > 150 * 2,
+      `ran ${result.durationMs} ms, longer than two timeouts`,
+    );
   });
 
   it("totalTimeoutMs bounds a call even while progress keeps arriving", async () => {
     const { adapter } = await use();
-    const result = await adapter.invoke("progress", { steps: 50, gapMs: 20 }, { timeoutMs: 200, totalTimeoutMs: 150 });
+    const result = await adapter.invoke("progress", { steps: 50, gapMs: 20 }, {
+      timeoutMs: 200,
+      totalTimeoutMs: 150,
+    });
     assert.equal(result.errorKind, "timeout");
     assert.match(result.error!, /total deadline of 150 ms/);
   });
@@ -185,16 +216,25 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
   it("hundreds of concurrent invokes multiplex over one connection with matched results", async () => {
     const { adapter, calls } = await use();
     const results = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => adapter.invoke("add", { a: i, b: 1000 })),
+      Array.from(
+        { length: 300 },
+        (_, i) => adapter.invoke("add", { a: i, b: 1000 }),
+      ),
     );
-    results.forEach((result, i) => assert.deepEqual(result.data.structuredContent, { sum: i + 1000 }));
+    results.forEach((result, i) =>
+      assert.deepEqual(result.data.structuredContent, { sum: i + 1000 })
+    );
     assert.equal(calls.get("add"), 300);
   });
 
   it("concurrent connect() calls share one connection attempt", async () => {
     const { adapter, servers } = linkedAdapter();
     open.push(adapter);
-    await Promise.all([adapter.connect(), adapter.connect(), adapter.connect()]);
+    await Promise.all([
+      adapter.connect(),
+      adapter.connect(),
+      adapter.connect(),
+    ]);
     assert.equal(servers.length, 1);
   });
 
@@ -209,7 +249,10 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
 
   it("invoke() before connect() throws MCPNotConnectedError", async () => {
     const { adapter } = linkedAdapter();
-    await assert.rejects(adapter.invoke("echo", { message: "x" }), MCPNotConnectedError);
+    await assert.rejects(
+      adapter.invoke("echo", { message: "x" }),
+      MCPNotConnectedError,
+    );
     await assert.rejects(adapter.discoverTools(), (error: Error) => {
       assert.ok(error instanceof MCPNotConnectedError);
       assert.match(error.message, /call connect\(\) first/);
@@ -219,7 +262,10 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
 
   it("disconnect() settles every in-flight call and is idempotent", async () => {
     const { adapter } = await use();
-    const inFlight = Array.from({ length: 10 }, () => adapter.invoke("sleep", { ms: 10_000 }));
+    const inFlight = Array.from(
+      { length: 10 },
+      () => adapter.invoke("sleep", { ms: 10_000 }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
     await adapter.disconnect();
     const settled = await Promise.allSettled(inFlight);
@@ -229,7 +275,10 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     }
     await adapter.disconnect();
     assert.equal(adapter.connected, false);
-    await assert.rejects(adapter.invoke("echo", { message: "x" }), MCPNotConnectedError);
+    await assert.rejects(
+      adapter.invoke("echo", { message: "x" }),
+      MCPNotConnectedError,
+    );
   });
 
   it("a dropped connection rejects in-flight calls promptly and later calls throw", async () => {
@@ -245,28 +294,49 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     });
     assert.ok(performance.now() - started < 1000);
     assert.equal(adapter.connected, false);
-    await assert.rejects(adapter.invoke("echo", { message: "x" }), /lost; call reconnect\(\)/);
+    await assert.rejects(
+      adapter.invoke("echo", { message: "x" }),
+      /lost; call reconnect\(\)/,
+    );
   });
 
   it("reconnect() restores a dropped connection with a fresh tool list", async () => {
     let generation = 0;
     const { adapter, servers } = linkedAdapter(() => {
       const server = createTestServer();
-      if (++generation === 2) server.registerTool("added_later", { inputSchema: {} }, () => ({ content: [] }));
+      if (++generation === 2) {
+        server.registerTool(
+          "added_later",
+          { inputSchema: {} },
+          () => ({ content: [] }),
+        );
+      }
       return server;
     });
     open.push(adapter);
     await adapter.connect();
-    assert.ok(!(await adapter.discoverTools()).some((tool) => tool.name === "added_later"));
+    assert.ok(
+      !(await adapter.discoverTools()).some((tool) =>
+        tool.name === "added_later"
+      ),
+    );
     await servers[0]!.close();
     await adapter.reconnect();
-    assert.ok((await adapter.discoverTools()).some((tool) => tool.name === "added_later"));
+    assert.ok(
+      (await adapter.discoverTools()).some((tool) =>
+        tool.name === "added_later"
+      ),
+    );
     assert.equal((await adapter.invoke("added_later")).success, true);
   });
 
   it("reconnect() failing raises MCPConnectionError", async () => {
     let attempts = 0;
-    const adapter = new MCPToolAdapter({ name: "flaky", transport: "stdio", command: "x" }, {
+    const adapter = new MCPToolAdapter({
+      name: "flaky",
+      transport: "stdio",
+      command: "x",
+    }, {
       transport: async () => {
         if (++attempts > 1) throw new Error("server is down");
         const [client, server] = InMemoryTransport.createLinkedPair();
@@ -285,13 +355,20 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
 
   it("connect() times out against a server that never answers initialize", async () => {
     const [client] = InMemoryTransport.createLinkedPair(); // nobody on the other side
-    const adapter = new MCPToolAdapter({ name: "mute", transport: "stdio", command: "x" }, { transport: client });
+    const adapter = new MCPToolAdapter({
+      name: "mute",
+      transport: "stdio",
+      command: "x",
+    }, { transport: client });
     const started = performance.now();
-    await assert.rejects(adapter.connect({ timeoutMs: 150 }), (error: Error) => {
-      assert.ok(error instanceof MCPConnectionError);
-      assert.match(error.message, /timed out after 150 ms/);
-      return true;
-    });
+    await assert.rejects(
+      adapter.connect({ timeoutMs: 150 }),
+      (error: Error) => {
+        assert.ok(error instanceof MCPConnectionError);
+        assert.match(error.message, /timed out after 150 ms/);
+        return true;
+      },
+    );
     assert.ok(performance.now() - started < 2000);
   });
 
@@ -311,7 +388,9 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     registry.register(stranger("memory/old"));
     registry.register(stranger("memx/keep"));
     registry.register(stranger("mem/stale"));
-    const registered = await adapter.registerTools(registry, "mem", { overrides: { "echo": { writes: true } } });
+    const registered = await adapter.registerTools(registry, "mem", {
+      overrides: { "echo": { writes: true } },
+    });
     assert.equal(registered.length, 7);
     assert.equal(registry.has("mem/stale"), false);
     assert.equal(registry.has("memory/old"), true);
@@ -321,7 +400,10 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     assert.equal(del.source, "mcp");
     assert.deepEqual(del.sourceMetadata, { server: "mem" });
     assert.equal(del.checkpointable, false);
-    assert.deepEqual(registry.get("mem/echo")!.capability, { readOnly: false, writes: true });
+    assert.deepEqual(registry.get("mem/echo")!.capability, {
+      readOnly: false,
+      writes: true,
+    });
     const result = await registry.get("mem/add")!.invoke({ a: 1, b: 2 });
     assert.deepEqual(result.data.structuredContent, { sum: 3 });
   });
@@ -335,39 +417,64 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
 
 describe("MCPToolAdapter with a low-level SDK Server", () => {
   function pagedServer(pages: string[][], cursors: (string | undefined)[]) {
-    const server = new Server({ name: "paged", version: "1" }, { capabilities: { tools: { listChanged: true } } });
-    let lists = 0;
-    server.setRequestHandler(ListToolsRequestSchema, (request: ListToolsRequest) => {
-      lists++;
-      const index = request.params?.cursor === undefined ? 0 : Number(request.params.cursor);
-      const result: { tools: object[]; nextCursor?: string } = {
-        tools: pages[index]!.map((name) => ({ name, inputSchema: { type: "object" } })),
-      };
-      const next = cursors[index];
-      if (next !== undefined) result.nextCursor = next;
-      return result;
+    const server = new Server({ name: "paged", version: "1" }, {
+      capabilities: { tools: { listChanged: true } },
     });
-    server.setRequestHandler(CallToolRequestSchema, (request: CallToolRequest) => ({
-      content: [{ type: "text", text: `called ${request.params.name}` }],
-    }));
+    let lists = 0;
+    server.setRequestHandler(
+      ListToolsRequestSchema,
+      (request: ListToolsRequest) => {
+        lists++;
+        const index = request.params?.cursor === undefined
+          ? 0
+          : Number(request.params.cursor);
+        const result: { tools: object[]; nextCursor?: string } = {
+          tools: pages[index]!.map((name) => ({
+            name,
+            inputSchema: { type: "object" },
+          })),
+        };
+        const next = cursors[index];
+        if (next !== undefined) result.nextCursor = next;
+        return result;
+      },
+    );
+    server.setRequestHandler(
+      CallToolRequestSchema,
+      (request: CallToolRequest) => ({
+        content: [{ type: "text", text: `called ${request.params.name}` }],
+      }),
+    );
     return { server, lists: () => lists };
   }
 
   async function adapterFor(server: Server) {
     const [client, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
-    const adapter = new MCPToolAdapter({ name: "paged", transport: "stdio", command: "x" }, { transport: client });
+    const adapter = new MCPToolAdapter({
+      name: "paged",
+      transport: "stdio",
+      command: "x",
+    }, { transport: client });
     await adapter.connect();
     return adapter;
   }
 
   it("discoverTools() follows nextCursor through every page", async () => {
-    const { server } = pagedServer([["a", "b"], ["c"], ["d", "e"]], ["1", "2", undefined]);
+    const { server } = pagedServer([["a", "b"], ["c"], ["d", "e"]], [
+      "1",
+      "2",
+      undefined,
+    ]);
     const adapter = await adapterFor(server);
     try {
       const names = (await adapter.discoverTools()).map((tool) => tool.name);
       assert.deepEqual(names, ["a", "b", "c", "d", "e"]);
-      assert.equal((await adapter.invoke("e")).success, true, "a tool on the last page is callable");
+      assert.equal(
+        (await adapter.invoke("e")).success,
+        true,
+        "a tool on the last page is callable",
+      );
     } finally {
       await adapter.disconnect();
     }
@@ -377,7 +484,10 @@ describe("MCPToolAdapter with a low-level SDK Server", () => {
     const { server } = pagedServer([["a"], ["b"]], ["1", "1"]);
     const adapter = await adapterFor(server);
     try {
-      await assert.rejects(adapter.discoverTools(), /repeated the tools\/list cursor "1"/);
+      await assert.rejects(
+        adapter.discoverTools(),
+        /repeated the tools\/list cursor "1"/,
+      );
     } finally {
       await adapter.disconnect();
     }
@@ -414,7 +524,9 @@ describe("MCPToolAdapter with a low-level SDK Server", () => {
   });
 
   it("validates draft-07 schemas with $ref and definitions, and 2020-12 $defs", async () => {
-    const server = new Server({ name: "schemas", version: "1" }, { capabilities: { tools: {} } });
+    const server = new Server({ name: "schemas", version: "1" }, {
+      capabilities: { tools: {} },
+    });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [
         {
@@ -424,14 +536,21 @@ describe("MCPToolAdapter with a low-level SDK Server", () => {
             type: "object",
             properties: { user: { $ref: "#/definitions/user" } },
             required: ["user"],
-            definitions: { user: { type: "object", properties: { age: { type: "integer", minimum: 0 } } } },
+            definitions: {
+              user: {
+                type: "object",
+                properties: { age: { type: "integer", minimum: 0 } },
+              },
+            },
           },
         },
         {
           name: "modern",
           inputSchema: {
             type: "object",
-            properties: { tags: { type: "array", items: { $ref: "#/$defs/tag" } } },
+            properties: {
+              tags: { type: "array", items: { $ref: "#/$defs/tag" } },
+            },
             $defs: { tag: { type: "string", pattern: "^[a-z]+$" } },
           },
         },
@@ -443,20 +562,33 @@ describe("MCPToolAdapter with a low-level SDK Server", () => {
       const bad7 = await adapter.invoke("draft7", { user: { age: -1 } });
       assert.equal(bad7.errorKind, "validation");
       assert.match(bad7.error!, /\/user\/age: /);
-      assert.equal((await adapter.invoke("draft7", { user: { age: 3 } })).success, true);
-      const badModern = await adapter.invoke("modern", { tags: ["ok", "NOT OK"] });
+      assert.equal(
+        (await adapter.invoke("draft7", { user: { age: 3 } })).success,
+        true,
+      );
+      const badModern = await adapter.invoke("modern", {
+        tags: ["ok", "NOT OK"],
+      });
       assert.match(badModern.error!, /\/tags\/1: /);
-      assert.equal((await adapter.invoke("modern", { tags: ["ok"] })).success, true);
+      assert.equal(
+        (await adapter.invoke("modern", { tags: ["ok"] })).success,
+        true,
+      );
     } finally {
       await adapter.disconnect();
     }
   });
 });
 
-async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
+async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 2000,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    if (performance.now() > deadline) {
+      throw new Error(`condition not met within ${timeoutMs} ms`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

@@ -1,10 +1,17 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { MCPConfigError, MCPToolAdapter, validateServerConfig } from "@cleveragents/mcp-adapter";
+import {
+  MCPConfigError,
+  MCPToolAdapter,
+  validateServerConfig,
+} from "@cleveragents/mcp-adapter";
 
 function configError(config: unknown, field: string, pattern: RegExp): void {
   assert.throws(() => validateServerConfig(config), (error: Error) => {
-    assert.ok(error instanceof MCPConfigError, `expected MCPConfigError, got ${error}`);
+    assert.ok(
+      error instanceof MCPConfigError,
+      `expected MCPConfigError, got ${error}`,
+    );
     assert.equal(error.field, field);
     assert.equal(error.code, "invalid_config");
     assert.match(error.message, pattern);
@@ -14,37 +21,88 @@ function configError(config: unknown, field: string, pattern: RegExp): void {
 
 describe("validateServerConfig()", () => {
   it("accepts a minimal stdio config and a remote one", () => {
-    assert.equal(validateServerConfig({ name: "a", transport: "stdio", command: "srv" }).command, "srv");
     assert.equal(
-      validateServerConfig({ name: "b", transport: "streamable-http", url: "https://example.com/mcp" }).url,
+      validateServerConfig({ name: "a", transport: "stdio", command: "srv" })
+        .command,
+      "srv",
+    );
+    assert.equal(
+      validateServerConfig({
+        name: "b",
+        transport: "streamable-http",
+        url: "https://example.com/mcp",
+      }).url,
       "https://example.com/mcp",
     );
-    assert.equal(validateServerConfig({ name: "c", transport: "sse", url: "http://127.0.0.1:3001/sse" }).name, "c");
+    assert.equal(
+      validateServerConfig({
+        name: "c",
+        transport: "sse",
+        url: "http://127.0.0.1:3001/sse",
+      }).name,
+      "c",
+    );
   });
 
   it("requires a name", () => {
-    configError({ transport: "stdio", command: "x" }, "name", /non-empty string "name"/);
-    configError({ name: " ", transport: "stdio", command: "x" }, "name", /got " "/);
+    configError(
+      { transport: "stdio", command: "x" },
+      "name",
+      /non-empty string "name"/,
+    );
+    configError(
+      { name: " ", transport: "stdio", command: "x" },
+      "name",
+      /got " "/,
+    );
   });
 
   it("requires one of the three transports", () => {
-    configError({ name: "a", transport: "websocket" }, "transport", /"stdio", "sse" or "streamable-http", got "websocket"/);
+    configError(
+      { name: "a", transport: "websocket" },
+      "transport",
+      /"stdio", "sse" or "streamable-http", got "websocket"/,
+    );
     configError({ name: "a" }, "transport", /got undefined/);
   });
 
   it("requires a command for stdio", () => {
-    configError({ name: "a", transport: "stdio" }, "command", /stdio transport requires "command"/);
+    configError(
+      { name: "a", transport: "stdio" },
+      "command",
+      /stdio transport requires "command"/,
+    );
   });
 
   it("requires a valid http(s) url for sse and streamable-http", () => {
-    configError({ name: "a", transport: "sse" }, "url", /sse transport requires "url"/);
-    configError({ name: "a", transport: "streamable-http", url: "not a url" }, "url", /not a valid absolute URL/);
-    configError({ name: "a", transport: "streamable-http", url: "ftp://x.org" }, "url", /"ftp:" URL/);
+    configError(
+      { name: "a", transport: "sse" },
+      "url",
+      /sse transport requires "url"/,
+    );
+    configError(
+      { name: "a", transport: "streamable-http", url: "not a url" },
+      "url",
+      /not a valid absolute URL/,
+    );
+    configError(
+      { name: "a", transport: "streamable-http", url: "ftp://x.org" },
+      "url",
+      /"ftp:" URL/,
+    );
   });
 
   it("checks args, env and headers types without echoing secret values", () => {
-    configError({ name: "a", transport: "stdio", command: "x", args: ["ok", 3] }, "args[1]", /must be a string, got 3/);
-    configError({ name: "a", transport: "stdio", command: "x", env: "TOKEN=1" }, "env", /got a string/);
+    configError(
+      { name: "a", transport: "stdio", command: "x", args: ["ok", 3] },
+      "args[1]",
+      /must be a string, got 3/,
+    );
+    configError(
+      { name: "a", transport: "stdio", command: "x", env: "TOKEN=1" },
+      "env",
+      /got a string/,
+    );
     assert.throws(
       () =>
         validateServerConfig({
@@ -60,13 +118,23 @@ describe("validateServerConfig()", () => {
       },
     );
     assert.throws(
-      () => validateServerConfig({ name: "a", transport: "stdio", command: "x", env: "SECRET=hunter2" }),
+      () =>
+        validateServerConfig({
+          name: "a",
+          transport: "stdio",
+          command: "x",
+          env: "SECRET=hunter2",
+        }),
       (error: Error) => !error.message.includes("hunter2"),
     );
   });
 
   it("rejects unknown fields, naming them", () => {
-    configError({ name: "a", transport: "stdio", comand: "x" }, "comand", /unknown field "comand"/);
+    configError(
+      { name: "a", transport: "stdio", comand: "x" },
+      "comand",
+      /unknown field "comand"/,
+    );
   });
 
   it("the MCPToolAdapter constructor validates its config", () => {
@@ -75,7 +143,10 @@ describe("validateServerConfig()", () => {
       MCPConfigError,
     );
     assert.throws(
-      () => new MCPToolAdapter({ name: "a", transport: "stdio", command: "x" }, { requestTimeoutMs: -5 }),
+      () =>
+        new MCPToolAdapter({ name: "a", transport: "stdio", command: "x" }, {
+          requestTimeoutMs: -5,
+        }),
       /requestTimeoutMs must be a positive number of milliseconds/,
     );
   });
