@@ -33,10 +33,20 @@ export { MCPToolAdapter } from "./src/adapter.ts";
 export type {
   ConnectOptions,
   InvokeOptions,
+  MCPServerInfo,
   MCPToolAdapterOptions,
   RegisterToolsOptions,
   TransportFactory,
 } from "./src/adapter.ts";
+export type { OAuthClientProviderLike } from "./src/oauth.ts";
+export type {
+  ClientHandlers,
+  ElicitationRequest,
+  ElicitationResult,
+  Root,
+  SamplingRequest,
+  SamplingResult,
+} from "./src/handlers.ts";
 export { validateServerConfig } from "./src/config.ts";
 export type { MCPServerConfig, MCPTransportKind } from "./src/config.ts";
 export {
@@ -61,6 +71,13 @@ export { ToolRegistry } from "./src/registry.ts";
 export type { RegisteredTool } from "./src/registry.ts";
 export { StdioTransport } from "./src/transports/stdio.ts";
 export type { StdioTransportOptions } from "./src/transports/stdio.ts";
+export { StreamableHTTPTransport } from "./src/transports/streamable_http.ts";
+export type {
+  StreamableHTTPReconnectionOptions,
+  StreamableHTTPTransportOptions,
+} from "./src/transports/streamable_http.ts";
+export { SSEClientTransport } from "./src/transports/sse.ts";
+export type { SSEClientTransportOptions } from "./src/transports/sse.ts";
 export type {
   JSONRPCErrorResponse,
   JSONRPCMessage,

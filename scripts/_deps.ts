@@ -20,10 +20,30 @@ export const TEST_PACKAGES: readonly string[] = [
   "@modelcontextprotocol/sdk",
   "@modelcontextprotocol/server-everything",
   "zod",
+  // tests/bundle_test.ts bundles the installed package.
+  "esbuild",
 ];
+
+/**
+ * Packages the library loads lazily for an optional feature, published as
+ * optional peer dependencies so installs without the feature stay small:
+ * the MCP SDK is imported only when `authProvider` (OAuth) is used.
+ */
+export const OPTIONAL_PEERS: readonly string[] = ["@modelcontextprotocol/sdk"];
 
 /** Packages that only the build scripts import. */
 export const BUILD_PACKAGES: readonly string[] = ["esbuild"];
+
+/**
+ * Runtimes that only the smoke scripts (`smoke_bun.ts`, `smoke_workerd.ts`)
+ * install, name → exact version. Pinned here, not in `deno.json` `imports`:
+ * Deno caches every npm package of the import map on its first command,
+ * imported or not, and these ship ~350 MB of binaries.
+ */
+export const SMOKE_PACKAGES: Readonly<Record<string, string>> = {
+  bun: "1.4.5",
+  workerd: "1.20261117.1",
+};
 
 /** The parts of `deno.json` the scripts read. */
 export interface DenoConfig {

@@ -14,6 +14,7 @@ import { dirname, join, relative } from "node:path";
 import {
   BUILD_PACKAGES,
   type DenoConfig,
+  OPTIONAL_PEERS,
   readDenoConfig,
   ROOT,
   tarballPath,
@@ -90,8 +91,8 @@ export async function buildNpm(config: DenoConfig): Promise<string> {
   log(
     `deno pack dependencies: ${JSON.stringify(generated.dependencies ?? {})}`,
   );
-  assertNoTestDependencies(generated);
-  const manifest = mergeMetadata(generated);
+  const manifest = mergeMetadata(asOptionalPeers(generated));
+  assertNoTestDependencies(manifest);
   await Deno.writeTextFile(
     manifestPath,
     JSON.stringify(manifest, null, 2) + "\n",
@@ -121,6 +122,26 @@ async function packAndUnpack(): Promise<void> {
   } finally {
     await removeIfPresent(packed);
   }
+}
+
+/** Moves the lazily loaded packages of optional features to optional peer dependencies. */
+function asOptionalPeers(manifest: Manifest): Manifest {
+  const dependencies = { ...manifest.dependencies };
+  const peers: Record<string, string> = {};
+  for (const name of OPTIONAL_PEERS) {
+    if (dependencies[name] === undefined) continue;
+    peers[name] = dependencies[name];
+    delete dependencies[name];
+  }
+  if (Object.keys(peers).length === 0) return manifest;
+  return {
+    ...manifest,
+    dependencies,
+    peerDependencies: peers,
+    peerDependenciesMeta: Object.fromEntries(
+      Object.keys(peers).map((name) => [name, { optional: true }]),
+    ),
+  };
 }
 
 /**

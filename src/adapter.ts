@@ -14,13 +14,20 @@ import {
   MCPConnectionError,
   MCPNotConnectedError,
   MCPProtocolError,
+  MCPSessionExpiredError,
   MCPTimeoutError,
 } from "./errors.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
-import { type Result, Session } from "./session.ts";
+import { type RequestOptions, type Result, Session } from "./session.ts";
 import { compileToolFilter } from "./tool_filter.ts";
 import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
-import { StdioTransport } from "./transports/stdio.ts";
+import { createTransport, type RemoteOptions } from "./_create_transport.ts";
+import type { OAuthClientProviderLike } from "./oauth.ts";
+import {
+  clientCapabilities,
+  type ClientHandlers,
+  handleServerRequest,
+} from "./handlers.ts";
 import type {
   JsonSchema,
   MCPErrorKind,
@@ -57,6 +64,18 @@ export interface MCPToolAdapterOptions {
   requestTimeoutMs?: number;
   /** Default deadline of `connect()` in ms (start + handshake). Default 30 000. */
   connectTimeoutMs?: number;
+  /** The `fetch` the remote transports use (edge runtimes, proxies, tests). Default: `globalThis.fetch`. */
+  fetch?: typeof fetch;
+  /**
+   * OAuth for remote servers: the MCP SDK's `OAuthClientProvider` (e.g. its
+   * `ClientCredentialsProvider`). On 401, or 403 `insufficient_scope`, the
+   * SDK's `auth()` flow runs (loaded lazily) and the request is retried once.
+   */
+  authProvider?: OAuthClientProviderLike;
+  /** Answers to server-initiated requests; each one given is declared as a client capability. */
+  handlers?: ClientHandlers;
+  /** Receives non-fatal problems (a malformed message, a stream that could not be reopened). */
+  onError?: (error: Error) => void;
 }
 
 /** Options of `connect()` and `reconnect()`. */
@@ -90,10 +109,15 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 const MAX_PAGES = 1000;
 
-interface ServerInfo {
+/** What a server said about itself in `initialize`. */
+export interface MCPServerInfo {
+  /** The negotiated protocol version. */
   protocolVersion: string;
+  /** The server's name and version. */
   serverInfo: { name: string; version: string };
+  /** The server's capabilities. */
   capabilities: Record<string, unknown>;
+  /** Usage hints for the model, when the server sent some. */
   instructions?: string;
 }
 
@@ -137,13 +161,18 @@ export class MCPToolAdapter {
   readonly #clientInfo: { name: string; version: string };
   readonly #requestTimeoutMs: number;
   readonly #connectTimeoutMs: number;
+  readonly #remote: RemoteOptions;
+  readonly #handlers: ClientHandlers | undefined;
+  readonly #onError: ((error: Error) => void) | undefined;
 
   #session: Session | undefined;
-  #server: ServerInfo | undefined;
+  #server: MCPServerInfo | undefined;
   #lostError: MCPNotConnectedError | undefined;
   /** The in-progress connect, reconnect or disconnect; invoke() waits for it. */
   #transition: Promise<void> | undefined;
   #connectAbort: AbortController | undefined;
+  /** A re-initialization after the remote session expired. */
+  #renewing: Promise<void> | undefined;
 
   /** The server's whole tool list, by name; `undefined` when stale. */
   #tools: Map<string, MCPToolDescriptor> | undefined;
@@ -168,6 +197,9 @@ export class MCPToolAdapter {
     this.#connectTimeoutMs =
       checkMs("connectTimeoutMs", options.connectTimeoutMs) ??
         DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#remote = { fetch: options.fetch, authProvider: options.authProvider };
+    this.#handlers = options.handlers;
+    this.#onError = options.onError;
   }
 
   /** Whether a connection is established and alive. */
@@ -176,7 +208,7 @@ export class MCPToolAdapter {
   }
 
   /** What the server said in `initialize`; `undefined` before connecting. */
-  get serverInfo(): Readonly<ServerInfo> | undefined {
+  get serverInfo(): Readonly<MCPServerInfo> | undefined {
     return this.#server;
   }
 
@@ -304,7 +336,10 @@ export class MCPToolAdapter {
     }
     let result: Result;
     try {
-      result = await session.request("tools/call", { name, arguments: args }, {
+      result = await this.#request(session, "tools/call", {
+        name,
+        arguments: args,
+      }, {
         timeoutMs: checkMs("timeoutMs", options.timeoutMs) ??
           this.#requestTimeoutMs,
         totalTimeoutMs: checkMs("totalTimeoutMs", options.totalTimeoutMs),
@@ -444,7 +479,9 @@ export class MCPToolAdapter {
       const transport = await this.#createTransport();
       session = new Session(transport, name, {
         onNotification: (notification) => this.#onNotification(notification),
+        onRequest: (request) => handleServerRequest(this.#handlers, request),
         onClose: (error) => this.#onClose(session!, error),
+        onError: this.#onError,
       });
       const handshake = this.#handshake(session, timeoutMs);
       handshake.catch(() => {}); // its failure is reported through the race below
@@ -464,11 +501,22 @@ export class MCPToolAdapter {
     }
   }
 
-  async #handshake(session: Session, timeoutMs: number): Promise<ServerInfo> {
+  async #handshake(
+    session: Session,
+    timeoutMs: number,
+  ): Promise<MCPServerInfo> {
     await session.start();
+    return await this.#initialize(session, timeoutMs);
+  }
+
+  /** The `initialize` exchange; also re-run over a live transport when a remote session expired. */
+  async #initialize(
+    session: Session,
+    timeoutMs: number,
+  ): Promise<MCPServerInfo> {
     const result = await session.request("initialize", {
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS[0],
-      capabilities: {},
+      capabilities: clientCapabilities(this.#handlers),
       clientInfo: this.#clientInfo,
     }, { timeoutMs });
     const version = result.protocolVersion;
@@ -486,9 +534,9 @@ export class MCPToolAdapter {
     }
     session.transport.setProtocolVersion?.(version);
     await session.notify("notifications/initialized");
-    const info: ServerInfo = {
+    const info: MCPServerInfo = {
       protocolVersion: version,
-      serverInfo: (result.serverInfo as ServerInfo["serverInfo"]) ??
+      serverInfo: (result.serverInfo as MCPServerInfo["serverInfo"]) ??
         { name: "unknown", version: "unknown" },
       capabilities: (result.capabilities as Record<string, unknown>) ?? {},
     };
@@ -502,19 +550,7 @@ export class MCPToolAdapter {
     const option = this.#transportOption;
     if (typeof option === "function") return await option();
     if (option) return option;
-    const config = this.config;
-    if (config.transport === "stdio") {
-      const stdio: ConstructorParameters<typeof StdioTransport>[0] = {
-        command: config.command!,
-      };
-      if (config.args) stdio.args = config.args;
-      if (config.env) stdio.env = config.env;
-      if (config.cwd) stdio.cwd = config.cwd;
-      return new StdioTransport(stdio);
-    }
-    throw new MCPConnectionError(
-      `MCP server "${config.name}": the ${config.transport} transport is not available in this version; pass options.transport`,
-    );
+    return createTransport(this.config, this.#remote);
   }
 
   #connectionError(
@@ -538,6 +574,39 @@ export class MCPToolAdapter {
       new MCPConnectionError(message, { cause: error }),
       session,
     );
+  }
+
+  /** Sends a request; when the remote session expired, re-initializes once and sends it again. */
+  async #request(
+    session: Session,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<Result> {
+    try {
+      return await session.request(method, params, options);
+    } catch (error) {
+      if (!(error instanceof MCPSessionExpiredError) || session.closed) {
+        throw error;
+      }
+      await this.#renew(session);
+      return await session.request(method, params, options);
+    }
+  }
+
+  /**
+   * Re-runs `initialize` over the live transport after the server dropped our
+   * session (it processed nothing). Concurrent callers share one attempt. The
+   * tool list is invalidated: a restarted server may offer other tools.
+   */
+  #renew(session: Session): Promise<void> {
+    this.#renewing ??= (async () => {
+      this.#tools = undefined;
+      this.#validators.clear();
+      const info = await this.#initialize(session, this.#connectTimeoutMs);
+      if (this.#session === session) this.#server = info;
+    })().finally(() => this.#renewing = undefined);
+    return this.#renewing;
   }
 
   async #close(): Promise<void> {
@@ -588,7 +657,8 @@ export class MCPToolAdapter {
     const seen = new Set<string>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await session.request(
+      const result = await this.#request(
+        session,
         "tools/list",
         cursor === undefined ? undefined : { cursor },
         {

@@ -1,0 +1,46 @@
+/**
+ * Builds the transport an `MCPServerConfig` names. Internal.
+ *
+ * @module
+ */
+
+import type { MCPServerConfig } from "./config.ts";
+import { type OAuthClientProviderLike, oauthHooks } from "./oauth.ts";
+import type { MCPTransport } from "./transport.ts";
+import { SSEClientTransport } from "./transports/sse.ts";
+import {
+  StdioTransport,
+  type StdioTransportOptions,
+} from "./transports/stdio.ts";
+import { StreamableHTTPTransport } from "./transports/streamable_http.ts";
+
+/** What the remote transports need beyond the config. */
+export interface RemoteOptions {
+  fetch?: typeof fetch | undefined;
+  authProvider?: OAuthClientProviderLike | undefined;
+}
+
+/** A new transport for `config`. Throws `MCPConfigError` for malformed headers. */
+export function createTransport(
+  config: MCPServerConfig,
+  remote: RemoteOptions,
+): MCPTransport {
+  if (config.transport === "stdio") {
+    const options: StdioTransportOptions = { command: config.command! };
+    if (config.args) options.args = config.args;
+    if (config.env) options.env = config.env;
+    if (config.cwd) options.cwd = config.cwd;
+    return new StdioTransport(options);
+  }
+  const options = {
+    url: config.url!,
+    headers: config.headers,
+    fetch: remote.fetch,
+    ...(remote.authProvider
+      ? oauthHooks(remote.authProvider, config.url!, remote.fetch)
+      : {}),
+  };
+  return config.transport === "sse"
+    ? new SSEClientTransport(options)
+    : new StreamableHTTPTransport(options);
+}

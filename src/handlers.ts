@@ -1,0 +1,148 @@
+/**
+ * Callbacks for requests the server sends to the client: elicitation
+ * (ask the user), sampling (ask the model) and roots (which directories the
+ * server may use). A capability is declared in `initialize` only when its
+ * handler is given; otherwise the server gets "method not found".
+ *
+ * @module
+ */
+
+import type { Result } from "./session.ts";
+import type { JSONRPCRequest } from "./transport.ts";
+import type { JsonSchema } from "./types.ts";
+
+/** The server asks the user for input (`elicitation/create`). */
+export interface ElicitationRequest {
+  /** What to ask the user. */
+  message: string;
+  /** A flat JSON Schema object describing the fields to collect. */
+  requestedSchema?: JsonSchema;
+  /** Other fields of newer protocol revisions (e.g. `mode`, `url`). */
+  [key: string]: unknown;
+}
+
+/** The user's answer to an elicitation. */
+export interface ElicitationResult {
+  /** What the user did. */
+  action: "accept" | "decline" | "cancel";
+  /** The fields the user filled in, when accepted. Missing fields get the schema's defaults. */
+  content?: Record<string, unknown>;
+}
+
+/** The server asks the client's model for a completion (`sampling/createMessage`). */
+export interface SamplingRequest {
+  /** The conversation so far. */
+  messages: unknown[];
+  /** Upper bound on generated tokens. */
+  maxTokens: number;
+  /** Other fields: systemPrompt, modelPreferences, temperature, … */
+  [key: string]: unknown;
+}
+
+/** The model's answer to a sampling request. */
+export interface SamplingResult {
+  /** Always "assistant". */
+  role: "assistant";
+  /** The generated content, e.g. `{ type: "text", text: "…" }`. */
+  content: unknown;
+  /** Which model answered. */
+  model: string;
+  /** Why generation stopped, e.g. "endTurn". */
+  stopReason?: string;
+  /** Other fields. */
+  [key: string]: unknown;
+}
+
+/** A directory or file the server may work in. */
+export interface Root {
+  /** A `file://` URI. */
+  uri: string;
+  /** A display name. */
+  name?: string;
+}
+
+/** Answers to server-initiated requests. Each one given declares its capability. */
+export interface ClientHandlers {
+  /** Answers `elicitation/create`. */
+  elicitation?: (
+    request: ElicitationRequest,
+  ) => ElicitationResult | Promise<ElicitationResult>;
+  /** Answers `sampling/createMessage`. */
+  sampling?: (
+    request: SamplingRequest,
+  ) => SamplingResult | Promise<SamplingResult>;
+  /** Answers `roots/list`. */
+  roots?: () => Root[] | Promise<Root[]>;
+}
+
+/** The client capabilities to declare in `initialize` for these handlers. */
+export function clientCapabilities(
+  handlers: ClientHandlers | undefined,
+): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = {};
+  if (handlers?.elicitation) capabilities.elicitation = { form: {} };
+  if (handlers?.sampling) capabilities.sampling = {};
+  if (handlers?.roots) capabilities.roots = { listChanged: false };
+  return capabilities;
+}
+
+/** Routes a server request to its handler; `undefined` means "method not found". */
+export function handleServerRequest(
+  handlers: ClientHandlers | undefined,
+  request: JSONRPCRequest,
+): Promise<Result> | undefined {
+  const params = request.params ?? {};
+  switch (request.method) {
+    case "elicitation/create": {
+      const elicit = handlers?.elicitation;
+      if (!elicit) return undefined;
+      return (async () => {
+        const answer = await elicit(params as ElicitationRequest);
+        return withDefaults(
+          answer,
+          (params as ElicitationRequest).requestedSchema,
+        ) as unknown as Result;
+      })();
+    }
+    case "sampling/createMessage": {
+      const sample = handlers?.sampling;
+      if (!sample) return undefined;
+      return (async () =>
+        (await sample(params as SamplingRequest)) as unknown as Result)();
+    }
+    case "roots/list": {
+      const roots = handlers?.roots;
+      if (!roots) return undefined;
+      return (async () => ({ roots: await roots() }))();
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Fills the fields the user left out of an accepted answer from the schema's `default`s. */
+function withDefaults(
+  answer: ElicitationResult,
+  schema: JsonSchema | undefined,
+): ElicitationResult {
+  const properties = schema?.properties;
+  if (
+    answer.action !== "accept" || typeof properties !== "object" ||
+    properties === null
+  ) return answer;
+  const content = { ...answer.content };
+  for (
+    const [field, property] of Object.entries(
+      properties as Record<string, unknown>,
+    )
+  ) {
+    if (
+      content[field] !== undefined || typeof property !== "object" ||
+      property === null
+    ) continue;
+    if ("default" in property) {
+      content[field] = (property as { default: unknown }).default;
+    }
+  }
+  return { ...answer, content };
+}

@@ -1,0 +1,387 @@
+/**
+ * HTTP plumbing shared by the remote transports: header checks, the
+ * authorization retry, same-origin redirects, SSE parsing and error text.
+ * Web standards only. Internal.
+ *
+ * @module
+ */
+
+import { EventSourceParserStream } from "eventsource-parser/stream";
+import type { EventSourceMessage } from "eventsource-parser/stream";
+import {
+  MCPAdapterError,
+  MCPConfigError,
+  MCPConnectionError,
+} from "../errors.ts";
+
+export type { EventSourceMessage };
+
+/**
+ * Called when the server answers 401, or 403 with `insufficient_scope`.
+ * Resolves `true` once new credentials are in place: the transport then
+ * fetches headers again through `getHeaders` and retries the request once.
+ */
+export type AuthorizeHook = (response: Response) => Promise<boolean>;
+
+/** Supplies extra headers (e.g. `Authorization`) at start and after each successful authorization. */
+export type HeadersHook = () => Promise<Record<string, string>>;
+
+/** The options both remote transports share. */
+export interface HttpOptions {
+  url: string | URL;
+  headers?: Record<string, string> | undefined;
+  fetch?: typeof fetch | undefined;
+  authorize?: AuthorizeHook | undefined;
+  getHeaders?: HeadersHook | undefined;
+}
+
+/** Longest quoted body excerpt in an error message. */
+const EXCERPT_CHARS = 200;
+/** How much of an error body is read for its excerpt. */
+const EXCERPT_READ_BYTES = 4096;
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** An SSE event may carry this many characters (a large tool result, e.g. an image). */
+const MAX_EVENT_CHARS = 32 * 1024 * 1024;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const BAD_HEADER_VALUE = /[\0\r\n]/;
+
+/** The `type/subtype` of a Content-Type header, lower-cased, without parameters. */
+export function mediaType(header: string | null): string | undefined {
+  if (header === null) return undefined;
+  const semicolon = header.indexOf(";");
+  const type = (semicolon === -1 ? header : header.slice(0, semicolon)).trim()
+    .toLowerCase();
+  return type === "" ? undefined : type;
+}
+
+/** The URL for messages: origin and path, without credentials, query or fragment. */
+export function displayUrl(url: URL): string {
+  return JSON.stringify(url.origin + url.pathname);
+}
+
+/** Parses and checks the configured server URL. */
+export function serverUrl(url: unknown, transport: string): URL {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url as string | URL);
+  } catch {
+    parsed = undefined;
+  }
+  if (
+    parsed === undefined ||
+    (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+  ) {
+    throw new MCPConfigError(
+      "url",
+      `${transport} needs an absolute http(s) "url" such as "https://example.com/mcp", got ${
+        typeof url === "string" ? JSON.stringify(url) : typeof url
+      }.`,
+    );
+  }
+  return parsed;
+}
+
+/**
+ * Checks the configured headers and returns them with lower-cased names.
+ * Messages name the header, never its value.
+ */
+export function checkHeaders(
+  headers: Record<string, string> | undefined,
+  reserved: readonly string[],
+  transport: string,
+): Record<string, string> {
+  const checked: Record<string, string> = {};
+  if (headers === undefined) return checked;
+  if (headers === null || typeof headers !== "object") {
+    throw new MCPConfigError(
+      "headers",
+      `${transport}: "headers" must be an object of header names to string values.`,
+    );
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      throw new MCPConfigError(
+        "headers",
+        `${transport}: ${
+          JSON.stringify(name)
+        } is not a valid HTTP header name; use letters, digits and dashes.`,
+      );
+    }
+    const key = name.toLowerCase();
+    if (typeof value !== "string" || BAD_HEADER_VALUE.test(value)) {
+      throw new MCPConfigError(
+        "headers",
+        `${transport}: the value of header "${name}" must be a string without line breaks or NUL characters.`,
+      );
+    }
+    if (reserved.includes(key)) {
+      throw new MCPConfigError(
+        "headers",
+        `${transport}: header "${name}" is managed by the transport; remove it from "headers".`,
+      );
+    }
+    checked[key] = value;
+  }
+  return checked;
+}
+
+/** `text` shortened to at most 200 characters and quoted, with every secret replaced. */
+export function excerpt(text: string, secrets: readonly string[]): string {
+  let clean = text;
+  for (const secret of secrets) {
+    if (secret !== "" && clean.includes(secret)) {
+      clean = clean.split(secret).join("[redacted]");
+    }
+  }
+  clean = clean.trim();
+  if (clean === "") return "(empty body)";
+  return JSON.stringify(
+    clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean,
+  );
+}
+
+/** The first few KiB of a body as text; the rest is discarded. Never throws. */
+export async function readBodyStart(response: Response): Promise<string> {
+  const body = response.body;
+  if (body === null || body.locked) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    while (bytes < EXCERPT_READ_BYTES) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // A broken body still leaves what was read.
+  }
+  reader.cancel().catch(() => {});
+  return text;
+}
+
+/** Releases a body we do not read. */
+export function discardBody(response: Response): void {
+  const body = response.body;
+  if (body !== null && !body.locked) body.cancel().catch(() => {});
+}
+
+/** The message of any thrown value. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Parses an SSE body into events. `onRetry` receives each `retry:` field,
+ * `onComment` each comment line (keep-alives).
+ */
+export function eventStream(
+  body: ReadableStream<Uint8Array>,
+  onRetry?: (ms: number) => void,
+  onComment?: () => void,
+): ReadableStream<EventSourceMessage> {
+  return body.pipeThrough(new TextDecoderStream()).pipeThrough(
+    new EventSourceParserStream({
+      onRetry,
+      onComment,
+      maxBufferSize: MAX_EVENT_CHARS,
+    }),
+  );
+}
+
+/** Header values worth redacting (very short values would mangle every excerpt). */
+function secretValues(headers: Record<string, string>): string[] {
+  return Object.values(headers).filter((value) => value.length >= 4);
+}
+
+/** Whether a response asks for (more) authorization. */
+function wantsAuthorization(response: Response): boolean {
+  if (response.status === 401) return true;
+  return response.status === 403 &&
+    (response.headers.get("www-authenticate") ?? "").includes(
+      "insufficient_scope",
+    );
+}
+
+/**
+ * One transport's HTTP client: the fetch to use, the close signal, the
+ * merged base headers, and the authorization retry.
+ */
+export class HttpClient {
+  /** Aborted by the transport's `close()`; every fetch carries it. */
+  readonly controller: AbortController = new AbortController();
+  /** Configured headers plus authorization headers, lower-cased. Replaced, never mutated. */
+  base: Record<string, string>;
+  /** Called after `base` changed, so the transport rebuilds its derived header objects. */
+  onBaseChange: () => void = () => {};
+
+  readonly #fetch: typeof fetch;
+  readonly #configured: Record<string, string>;
+  readonly #authorize: AuthorizeHook | undefined;
+  readonly #getHeaders: HeadersHook | undefined;
+  readonly #transport: string;
+  #secrets: string[];
+  #authorizing: Promise<boolean> | undefined;
+
+  constructor(
+    options: HttpOptions,
+    reserved: readonly string[],
+    transport: string,
+  ) {
+    this.#transport = transport;
+    this.#configured = checkHeaders(options.headers, reserved, transport);
+    this.base = this.#configured;
+    this.#secrets = secretValues(this.#configured);
+    const injected = options.fetch;
+    if (injected !== undefined && typeof injected !== "function") {
+      throw new MCPConfigError(
+        "fetch",
+        `${transport}: "fetch" must be a function like globalThis.fetch.`,
+      );
+    }
+    // Resolved per call, and never called as a method: some runtimes reject a
+    // fetch whose `this` is not the global object.
+    this.#fetch = injected ??
+      ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    this.#authorize = options.authorize;
+    this.#getHeaders = options.getHeaders;
+  }
+
+  /** Header values that must never appear in an error message. */
+  get secrets(): readonly string[] {
+    return this.#secrets;
+  }
+
+  /** Loads the authorization headers, if there is a hook for them. */
+  async loadHeaders(): Promise<void> {
+    const getHeaders = this.#getHeaders;
+    if (getHeaders === undefined) return;
+    let extra: Record<string, string>;
+    try {
+      extra = checkHeaders(await getHeaders(), [], this.#transport);
+    } catch (error) {
+      if (error instanceof MCPAdapterError) throw error;
+      throw new MCPConnectionError(
+        `${this.#transport}: getHeaders() failed: ${errorMessage(error)}`,
+        { cause: error },
+      );
+    }
+    this.base = { ...this.#configured, ...extra };
+    this.#secrets = secretValues(this.base);
+    this.onBaseChange();
+  }
+
+  /**
+   * Fetches `url`, following redirects only within its origin. On 401 (or
+   * 403 `insufficient_scope`) runs the authorize hook once and retries with
+   * fresh headers. Fetch failures are thrown as they are.
+   *
+   * @param headers Called for each attempt, so a retry sees the new headers.
+   */
+  async request(
+    method: "GET" | "POST" | "DELETE",
+    url: URL,
+    headers: () => Record<string, string>,
+    body?: string,
+    signal: AbortSignal = this.controller.signal,
+  ): Promise<Response> {
+    let response = await this.#fetchWithinOrigin(method, url, {
+      method,
+      headers: headers(),
+      body: body ?? null,
+      signal,
+    });
+    if (this.#authorize === undefined || !wantsAuthorization(response)) {
+      return response;
+    }
+    if (!await this.#authorizeOnce(response)) return response;
+    discardBody(response);
+    response = await this.#fetchWithinOrigin(method, url, {
+      method,
+      headers: headers(),
+      body: body ?? null,
+      signal,
+    });
+    return response;
+  }
+
+  /** Runs the authorize hook; concurrent 401s share one run. */
+  #authorizeOnce(response: Response): Promise<boolean> {
+    this.#authorizing ??= (async () => {
+      try {
+        const authorized = await this.#authorize!(response);
+        if (authorized) await this.loadHeaders();
+        return authorized === true;
+      } catch (error) {
+        if (error instanceof MCPAdapterError) throw error;
+        throw new MCPConnectionError(
+          `${this.#transport}: authorization failed: ${errorMessage(error)}`,
+          { cause: error },
+        );
+      }
+    })().finally(() => this.#authorizing = undefined);
+    return this.#authorizing;
+  }
+
+  async #fetchWithinOrigin(
+    method: string,
+    url: URL,
+    init: RequestInit,
+  ): Promise<Response> {
+    const fetchFn = this.#fetch;
+    init.redirect = "manual";
+    let target = url;
+    for (let hop = 0;; hop++) {
+      const response = await fetchFn(target, init);
+      if (response.type === "opaqueredirect") {
+        throw new MCPConnectionError(
+          `MCP server at ${
+            displayUrl(url)
+          } answered ${method} with a redirect this runtime does not expose; set "url" to the final address.`,
+        );
+      }
+      if (!REDIRECT_STATUSES.has(response.status)) return response;
+      const location = response.headers.get("location");
+      let next: URL | undefined;
+      try {
+        next = location === null ? undefined : new URL(location, target);
+      } catch {
+        next = undefined;
+      }
+      if (next === undefined) return response;
+      discardBody(response);
+      const keepsMethod = response.status === 307 ||
+        response.status === 308 || method !== "POST";
+      if (
+        next.origin !== url.origin || next.username !== url.username ||
+        next.password !== url.password
+      ) {
+        throw new MCPConnectionError(
+          `MCP server at ${displayUrl(url)} redirected ${method} to ${
+            displayUrl(next)
+          }, another origin; the configured headers are never sent there. Set "url" to that address if you trust it.`,
+        );
+      }
+      if (hop >= MAX_REDIRECTS) {
+        throw new MCPConnectionError(
+          `MCP server at ${
+            displayUrl(url)
+          } redirected ${method} more than ${MAX_REDIRECTS} times; set "url" to the final address.`,
+        );
+      }
+      if (!keepsMethod) {
+        throw new MCPConnectionError(
+          `MCP server at ${
+            displayUrl(url)
+          } answered POST with HTTP ${response.status}, a redirect that would drop the request body; set "url" to ${
+            displayUrl(next)
+          }.`,
+        );
+      }
+      target = next;
+    }
+  }
+}

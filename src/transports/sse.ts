@@ -1,0 +1,462 @@
+/**
+ * The legacy HTTP+SSE transport of MCP 2024-11-05: one long GET stream
+ * carries the server's messages; the first event names the endpoint that
+ * the client POSTs its messages to. Web standards only.
+ *
+ * @module
+ */
+
+import { MCPConfigError, MCPConnectionError } from "../errors.ts";
+import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
+import {
+  discardBody,
+  displayUrl,
+  errorMessage,
+  type EventSourceMessage,
+  eventStream,
+  excerpt,
+  HttpClient,
+  mediaType,
+  readBodyStart,
+  serverUrl,
+} from "./_http.ts";
+
+// Re-exported so this module's documentation is complete on its own; mod.ts
+// exports the same types.
+export type {
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResultResponse,
+  MCPTransport,
+  RequestId,
+  TransportSendOptions,
+} from "../transport.ts";
+
+/** Options of {@linkcode SSEClientTransport}. */
+export interface SSEClientTransportOptions {
+  /** The server's SSE URL, e.g. `"https://example.com/sse"`. */
+  url: string | URL;
+  /**
+   * Headers sent with the GET and every POST, e.g. `Authorization`. Their
+   * values never appear in error messages.
+   */
+  headers?: Record<string, string>;
+  /** The fetch to use (proxies, tests, edge runtimes); `globalThis.fetch` by default. */
+  fetch?: typeof fetch;
+  /** How long `start()` waits for the `endpoint` event, in milliseconds. Default 10000. */
+  endpointTimeoutMs?: number;
+  /**
+   * Called when the server answers 401, or 403 with `insufficient_scope`.
+   * Resolve `true` once new credentials are in place: `getHeaders` is
+   * called again and the request is retried once.
+   */
+  authorize?: (response: Response) => Promise<boolean>;
+  /** Supplies extra headers (e.g. `Authorization`): called by `start()` and after each successful `authorize`. */
+  getHeaders?: () => Promise<Record<string, string>>;
+  /** Not supported: use `headers`, `fetch` and `authorize` instead. */
+  requestInit?: never;
+}
+
+const DEFAULT_ENDPOINT_TIMEOUT_MS = 10_000;
+const RESERVED_HEADERS = [
+  "accept",
+  "content-type",
+  "mcp-protocol-version",
+  "last-event-id",
+] as const;
+
+/**
+ * An {@linkcode MCPTransport} for the legacy HTTP+SSE transport
+ * (protocol 2024-11-05).
+ *
+ * `start()` opens the GET stream and waits for the `endpoint` event; the
+ * endpoint must be on the same origin as `url` (a server cannot send our
+ * messages and headers elsewhere). Messages are POSTed there; the server's
+ * messages arrive as `message` events. When the stream ends, `onclose` is
+ * called: this transport does not reconnect (a new stream would be a new
+ * session), so connect again.
+ *
+ * @example
+ * ```ts
+ * import { SSEClientTransport } from "@cleveragents/mcp-adapter";
+ *
+ * const transport = new SSEClientTransport({
+ *   url: "http://127.0.0.1:3001/sse",
+ *   headers: { Authorization: "Bearer <token>" },
+ * });
+ * transport.onmessage = (message) => console.log(message);
+ * transport.onclose = () => console.log("stream ended");
+ *
+ * async function ping(): Promise<void> {
+ *   await transport.start(); // resolves once the endpoint is known
+ *   await transport.send({ jsonrpc: "2.0", id: 1, method: "ping" });
+ *   await transport.close();
+ * }
+ * console.log(typeof ping); // call ping() with a server listening
+ * ```
+ */
+export class SSEClientTransport implements MCPTransport {
+  /** Receives each `message` event. */
+  onmessage?: ((message: JSONRPCMessage) => void) | undefined;
+  /** Receives non-fatal errors, e.g. an event that is not JSON. */
+  onerror?: ((error: Error) => void) | undefined;
+  /** Called once when the stream ends, by either side. */
+  onclose?: (() => void) | undefined;
+
+  readonly #url: URL;
+  readonly #http: HttpClient;
+  readonly #endpointTimeoutMs: number;
+  #state: "new" | "starting" | "open" | "closed" = "new";
+  #endpoint: URL | undefined;
+  #protocolVersion: string | undefined;
+  #getHeaders: Record<string, string> = {};
+  #postHeaders: Record<string, string> = {};
+  #reader: ReadableStreamDefaultReader<EventSourceMessage> | undefined;
+
+  /**
+   * Creates a transport; nothing is sent until `start()`.
+   *
+   * @param options The server URL, headers and tuning.
+   * @throws {MCPConfigError} If `url` is not an absolute http(s) URL, a
+   * header is malformed or managed by the transport, or
+   * `endpointTimeoutMs` is not a positive number.
+   */
+  constructor(options: SSEClientTransportOptions) {
+    const name = "SSEClientTransport";
+    this.#url = serverUrl(options.url, name);
+    this.#http = new HttpClient(options, RESERVED_HEADERS, name);
+    this.#http.onBaseChange = () => this.#rebuildHeaders();
+    const timeout = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
+    if (typeof timeout !== "number" || !(timeout > 0)) {
+      throw new MCPConfigError(
+        "endpointTimeoutMs",
+        `${name}: "endpointTimeoutMs" must be a positive number of milliseconds, got ${
+          String(options.endpointTimeoutMs)
+        }.`,
+      );
+    }
+    this.#endpointTimeoutMs = timeout;
+    this.#rebuildHeaders();
+  }
+
+  /** The URL messages are POSTed to, once the server named it. */
+  get endpoint(): URL | undefined {
+    return this.#endpoint === undefined ? undefined : new URL(this.#endpoint);
+  }
+
+  /**
+   * Opens the event stream and waits for the `endpoint` event.
+   *
+   * @returns Resolves once messages can be sent.
+   * @throws {MCPConnectionError} If the server cannot be reached, answers
+   * with a non-2xx status or no event stream, sends no endpoint within
+   * `endpointTimeoutMs`, or names an endpoint on another origin; or if the
+   * transport was already started or closed.
+   */
+  start(): Promise<void> {
+    if (this.#state !== "new") {
+      return Promise.reject(
+        new MCPConnectionError(
+          `The SSE transport to ${
+            displayUrl(this.#url)
+          } was already started or closed; create a new one to connect again.`,
+        ),
+      );
+    }
+    this.#state = "starting";
+    return this.#start().catch((error) => {
+      this.#shutdown();
+      throw error;
+    });
+  }
+
+  async #start(): Promise<void> {
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.#http.controller.abort();
+    }, this.#endpointTimeoutMs);
+    try {
+      await this.#http.loadHeaders();
+      const response = await this.#http.request(
+        "GET",
+        this.#url,
+        () => this.#getHeaders,
+      );
+      const type = mediaType(response.headers.get("content-type"));
+      if (!response.ok || type !== "text/event-stream" || !response.body) {
+        const text = await readBodyStart(response);
+        throw new MCPConnectionError(
+          `MCP server at ${
+            displayUrl(this.#url)
+          } answered the SSE GET with HTTP ${response.status} and content type ${
+            JSON.stringify(response.headers.get("content-type") ?? "(none)")
+          }: ${excerpt(text, this.#http.secrets)}. ${
+            response.ok
+              ? 'Check that "url" is an MCP SSE endpoint, or use the streamable-http transport.'
+              : 'Check "url" and the credentials in "headers".'
+          }`,
+        );
+      }
+      const reader = eventStream(response.body).getReader();
+      this.#reader = reader;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) {
+          throw new MCPConnectionError(
+            `MCP server at ${
+              displayUrl(this.#url)
+            } closed its event stream before sending the "endpoint" event.`,
+          );
+        }
+        if (value.event === "endpoint") {
+          this.#endpoint = this.#checkEndpoint(value.data);
+          break;
+        }
+        this.#event(value);
+      }
+    } catch (error) {
+      if (timedOut) {
+        throw new MCPConnectionError(
+          `MCP server at ${
+            displayUrl(this.#url)
+          } sent no "endpoint" event within ${this.#endpointTimeoutMs} ms; check that "url" is an MCP SSE endpoint, or use the streamable-http transport.`,
+          { cause: error },
+        );
+      }
+      if (error instanceof MCPConnectionError) throw error;
+      throw new MCPConnectionError(
+        `Cannot reach MCP server at ${displayUrl(this.#url)}: ${
+          errorMessage(error)
+        }. Check that the server runs and "url" is right.`,
+        { cause: error },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.#closed()) throw this.#closedError();
+    this.#state = "open";
+    void this.#pump(this.#reader!);
+  }
+
+  /** Resolves the endpoint against `url`; refuses another origin. */
+  #checkEndpoint(data: string): URL {
+    let endpoint: URL;
+    try {
+      endpoint = new URL(data.trim(), this.#url);
+    } catch {
+      throw new MCPConnectionError(
+        `MCP server at ${
+          displayUrl(this.#url)
+        } sent an "endpoint" event that is not a URL: ${
+          excerpt(data, this.#http.secrets)
+        }.`,
+      );
+    }
+    if (
+      endpoint.origin !== this.#url.origin ||
+      endpoint.username !== this.#url.username ||
+      endpoint.password !== this.#url.password
+    ) {
+      throw new MCPConnectionError(
+        `MCP server at ${displayUrl(this.#url)} named ${
+          displayUrl(endpoint)
+        } as its message endpoint, which is not on the origin ${
+          JSON.stringify(this.#url.origin)
+        }; refused, so that messages and headers go only to the configured server.`,
+      );
+    }
+    return endpoint;
+  }
+
+  /** Reads events until the stream ends, then closes. */
+  async #pump(
+    reader: ReadableStreamDefaultReader<EventSourceMessage>,
+  ): Promise<void> {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        this.#event(value);
+      }
+    } catch (error) {
+      if (!this.#closed()) {
+        this.#report(
+          new MCPConnectionError(
+            `The event stream from MCP server at ${
+              displayUrl(this.#url)
+            } broke: ${errorMessage(error)}`,
+            { cause: error },
+          ),
+        );
+      }
+    }
+    this.#shutdown();
+  }
+
+  #event(event: EventSourceMessage): void {
+    if (event.event !== undefined && event.event !== "message") return;
+    if (event.data === "") return;
+    let message: unknown;
+    try {
+      message = JSON.parse(event.data);
+    } catch {
+      this.#report(
+        new Error(
+          `MCP server at ${
+            displayUrl(this.#url)
+          } sent a message event that is not JSON: ${
+            excerpt(event.data, this.#http.secrets)
+          }`,
+        ),
+      );
+      return;
+    }
+    if (
+      message === null || typeof message !== "object" || Array.isArray(message)
+    ) {
+      this.#report(
+        new Error(
+          `MCP server at ${
+            displayUrl(this.#url)
+          } sent a message event that is not a JSON-RPC message object: ${
+            excerpt(event.data, this.#http.secrets)
+          }`,
+        ),
+      );
+      return;
+    }
+    try {
+      this.onmessage?.(message as JSONRPCMessage);
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  /**
+   * Records the negotiated protocol version; it is sent as
+   * `MCP-Protocol-Version` on every later POST.
+   *
+   * @param version The version from the `initialize` result.
+   */
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+    this.#rebuildHeaders();
+  }
+
+  /**
+   * POSTs one message to the endpoint. Answers arrive on the event stream.
+   *
+   * @param message The JSON-RPC message.
+   * @returns Resolves once the server accepted the message.
+   * @throws {MCPConnectionError} If the transport is not open, the server
+   * cannot be reached, or it answers with a non-2xx status.
+   */
+  async send(message: JSONRPCMessage): Promise<void> {
+    const endpoint = this.#endpoint;
+    if (this.#state !== "open" || endpoint === undefined) {
+      throw this.#state === "closed"
+        ? this.#closedError()
+        : new MCPConnectionError(
+          `The SSE transport to ${
+            displayUrl(this.#url)
+          } is not started; call start() first.`,
+        );
+    }
+    const body = JSON.stringify(message);
+    let response: Response;
+    try {
+      response = await this.#http.request(
+        "POST",
+        endpoint,
+        () => this.#postHeaders,
+        body,
+      );
+    } catch (error) {
+      if (this.#closed()) throw this.#closedError();
+      if (error instanceof MCPConnectionError) throw error;
+      throw new MCPConnectionError(
+        `Cannot reach MCP server at ${displayUrl(endpoint)}: ${
+          errorMessage(error)
+        }.`,
+        { cause: error },
+      );
+    }
+    if (response.ok) {
+      discardBody(response);
+      return;
+    }
+    const text = await readBodyStart(response);
+    const method = "method" in message
+      ? JSON.stringify(message.method)
+      : "a response";
+    throw new MCPConnectionError(
+      `MCP server at ${
+        displayUrl(endpoint)
+      } answered POST ${method} with HTTP ${response.status}${
+        response.statusText ? ` ${response.statusText}` : ""
+      }: ${excerpt(text, this.#http.secrets)}.`,
+    );
+  }
+
+  /**
+   * Aborts the stream and any POST in flight and calls `onclose` once (if
+   * `start()` had succeeded). Safe to call more than once.
+   *
+   * @returns Resolves at once; nothing is left to wait for.
+   */
+  close(): Promise<void> {
+    this.#shutdown();
+    return Promise.resolve();
+  }
+
+  /** Releases everything; calls `onclose` if the transport was open. */
+  #shutdown(): void {
+    const wasOpen = this.#state === "open";
+    this.#state = "closed";
+    this.#http.controller.abort(this.#closedError());
+    this.#reader?.cancel().catch(() => {});
+    this.#reader = undefined;
+    if (!wasOpen) return;
+    try {
+      this.onclose?.();
+    } catch (error) {
+      this.#report(error);
+    }
+  }
+
+  #rebuildHeaders(): void {
+    const base = this.#http.base;
+    this.#getHeaders = { ...base, accept: "text/event-stream" };
+    this.#postHeaders = this.#protocolVersion === undefined
+      ? { ...base, "content-type": "application/json" }
+      : {
+        ...base,
+        "content-type": "application/json",
+        "mcp-protocol-version": this.#protocolVersion,
+      };
+  }
+
+  /** A method, not a comparison, so TypeScript does not narrow across awaits. */
+  #closed(): boolean {
+    return this.#state === "closed";
+  }
+
+  #closedError(): MCPConnectionError {
+    return new MCPConnectionError(
+      `The SSE transport to ${
+        displayUrl(this.#url)
+      } is closed; create a new one to connect again.`,
+    );
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+    } catch {
+      // A throwing onerror must not stop the stream reader.
+    }
+  }
+}

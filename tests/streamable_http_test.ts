@@ -1,0 +1,639 @@
+import assert from "node:assert/strict";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { after, afterEach, before, describe, it } from "node:test";
+import { z } from "zod";
+import {
+  MCPConnectionError,
+  type MCPProgress,
+  MCPRequestLostError,
+  MCPSessionExpiredError,
+  MCPToolAdapter,
+  type MCPToolResult,
+  StreamableHTTPTransport,
+  type StreamableHTTPTransportOptions,
+} from "@cleveragents/mcp-adapter";
+import type { Extra } from "./_in_memory.ts";
+import {
+  type EverythingServer,
+  freePort,
+  listen,
+  recordingFetch,
+  Rpc,
+  type SdkStreamableOptions,
+  type SdkStreamableServer,
+  sdkStreamableServer,
+  type SeenRequest,
+  startEverything,
+  type TestHttpServer,
+} from "./_remote.ts";
+import { waitFor } from "./_helpers.ts";
+
+/** Sent on every request; must never show up in an error message. */
+const SECRET = "sk-test-0123456789abcdef";
+const HEADERS = { "X-Api-Key": SECRET };
+const WAIT_MS = 10_000;
+
+/** Everything the current test started; afterEach releases it. */
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup().catch(() => {});
+  }
+});
+
+async function sdkServer(
+  options: SdkStreamableOptions = {},
+): Promise<SdkStreamableServer> {
+  const server = await sdkStreamableServer(options);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+async function rawServer(
+  handler: (req: IncomingMessage, res: ServerResponse, body: unknown) => void,
+): Promise<TestHttpServer> {
+  const server = await listen(handler);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+/**
+ * A hand-written server: answers initialize (with session id "raw-session")
+ * and notifications itself, and hands every other request to `other`.
+ */
+function miniServer(
+  other: (req: IncomingMessage, res: ServerResponse, body: unknown) => void,
+): Promise<TestHttpServer> {
+  return rawServer((req, res, body) => {
+    const message = body as { id?: number; method?: string } | undefined;
+    if (message?.method === "initialize") {
+      res.writeHead(200, {
+        "content-type": "application/json",
+        "mcp-session-id": "raw-session",
+      }).end(JSON.stringify({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: {} },
+          serverInfo: { name: "raw", version: "1" },
+        },
+      }));
+    } else if (message?.method !== undefined && message.id === undefined) {
+      res.writeHead(202).end();
+    } else other(req, res, body);
+  });
+}
+
+function transport(
+  url: string,
+  options: Partial<StreamableHTTPTransportOptions> = {},
+): StreamableHTTPTransport {
+  const created = new StreamableHTTPTransport({
+    url,
+    headers: HEADERS,
+    ...options,
+  });
+  cleanups.push(() => created.close());
+  return created;
+}
+
+function adapterFor(
+  url: string,
+  options: Partial<StreamableHTTPTransportOptions> = {},
+): MCPToolAdapter {
+  const adapter = new MCPToolAdapter({
+    name: "remote",
+    transport: "streamable-http",
+    url,
+  }, { transport: () => transport(url, options) });
+  cleanups.push(() => adapter.disconnect());
+  return adapter;
+}
+
+async function started(
+  url: string,
+  options: Partial<StreamableHTTPTransportOptions> = {},
+): Promise<Rpc> {
+  const rpc = new Rpc(transport(url, options));
+  await rpc.transport.start();
+  return rpc;
+}
+
+function text(result: MCPToolResult): string {
+  return (result.data.content as { text?: string }[] | undefined ?? [])
+    .map((item) => item.text ?? "").join("");
+}
+
+/** Asserts `error` is an instance of `type` whose message leaks no header value. */
+function assertClean(error: unknown, type: new (...args: never[]) => Error) {
+  assert.ok(error instanceof type, `expected ${type.name}, got ${error}`);
+  assert.ok(
+    !error.message.includes(SECRET),
+    `the message leaks a header value: ${error.message}`,
+  );
+  return true;
+}
+
+/** Every request carried the configured header. */
+function assertHeaderEverywhere(requests: SeenRequest[]): void {
+  assert.ok(requests.length > 0);
+  for (const request of requests) {
+    assert.equal(
+      request.headers["x-api-key"],
+      SECRET,
+      `${request.method} ${request.rpcMethod ?? ""} lacks the header`,
+    );
+  }
+}
+
+/** A tool that drops its own SSE response stream, then answers `afterMs` later. */
+function interruptingTool(closedAt: number[]) {
+  return (
+    server: import("@modelcontextprotocol/sdk/server/mcp.js").McpServer,
+  ) =>
+    server.registerTool("interrupt", {
+      description: "Drops its response stream mid-call",
+      inputSchema: { afterMs: z.number() },
+    }, async ({ afterMs }: { afterMs: number }, extra: Extra) => {
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) {
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: 1, total: 2 },
+        });
+      }
+      closedAt.push(performance.now());
+      extra.closeSSEStream?.();
+      await new Promise((resolve) => setTimeout(resolve, afterMs));
+      return {
+        content: [{ type: "text" as const, text: `resumed ${afterMs}` }],
+      };
+    });
+}
+
+describe("streamable HTTP against the SDK server, stateful, SSE answers", () => {
+  it("round-trips tools/list and tools/call with progress, sending the header, session id and protocol version on every request", async () => {
+    const server = await sdkServer();
+    const adapter = adapterFor(server.url);
+    await adapter.connect();
+    const names = (await adapter.discoverTools()).map((tool) => tool.name);
+    assert.ok(names.includes("echo") && names.includes("progress"));
+    const echoed = await adapter.invoke("echo", { message: "over http" });
+    assert.equal(text(echoed), "over http");
+    const seen: MCPProgress[] = [];
+    const progressed = await adapter.invoke("progress", {
+      steps: 3,
+      gapMs: 5,
+    }, { onProgress: (progress) => seen.push(progress) });
+    assert.equal(progressed.success, true);
+    assert.deepEqual(seen.map((progress) => progress.progress), [1, 2, 3]);
+    // The GET stream for server-initiated messages opened after initialized.
+    assert.ok(
+      await waitFor(
+        () => server.requests.some((r) => r.method === "GET"),
+        WAIT_MS,
+      ),
+    );
+    await adapter.disconnect();
+
+    const requests = server.requests;
+    assertHeaderEverywhere(requests);
+    const [initialize, ...later] = requests;
+    assert.equal(initialize!.rpcMethod, "initialize");
+    assert.equal(initialize!.headers["mcp-session-id"], undefined);
+    const sessionId = [
+      ...new Set(later.map((r) => r.headers["mcp-session-id"])),
+    ];
+    assert.equal(sessionId.length, 1);
+    assert.match(String(sessionId[0]), /^[0-9a-f-]{36}$/);
+    for (const request of later) {
+      assert.equal(request.headers["mcp-protocol-version"], "2025-11-25");
+    }
+    assert.equal(later[0]!.rpcMethod, "notifications/initialized");
+    const get = requests.find((r) => r.method === "GET")!;
+    assert.equal(get.headers.accept, "text/event-stream");
+    for (const post of requests.filter((r) => r.method === "POST")) {
+      assert.equal(post.headers.accept, "application/json, text/event-stream");
+      assert.equal(post.headers["content-type"], "application/json");
+    }
+    assert.equal(requests.at(-1)!.method, "DELETE");
+    assert.equal(server.sessions.size, 0, "DELETE ended the session");
+  });
+
+  it("answers a notification POST with 202 and keeps no body", async () => {
+    const server = await sdkServer();
+    const recorder = recordingFetch();
+    const rpc = await started(server.url, { fetch: recorder.fetch });
+    await rpc.initialize();
+    await rpc.notify("notifications/roots/list_changed");
+    const posts = recorder.log.filter((entry) => entry.method === "POST");
+    assert.deepEqual(posts.map((entry) => entry.status), [200, 202, 202]);
+    assert.deepEqual(rpc.errors, []);
+  });
+
+  it("resumes a dropped response stream with Last-Event-ID after the server's retry delay", async () => {
+    const closedAt: number[] = [];
+    const server = await sdkServer({
+      eventStore: true,
+      retryInterval: 300,
+      extend: interruptingTool(closedAt),
+    });
+    // The default backoff would wait 5 s: finishing sooner proves `retry:` was used.
+    const adapter = adapterFor(server.url, {
+      reconnection: { initialDelayMs: 5000, maxRetries: 2 },
+    });
+    await adapter.connect();
+    for (const afterMs of [20, 600]) {
+      const startedAt = performance.now();
+      const seen: MCPProgress[] = [];
+      const result = await adapter.invoke("interrupt", { afterMs }, {
+        onProgress: (progress) => seen.push(progress),
+      });
+      assert.equal(result.success, true, result.error ?? "");
+      assert.equal(text(result), `resumed ${afterMs}`);
+      assert.deepEqual(seen.map((progress) => progress.progress), [1]);
+      assert.ok(performance.now() - startedAt < 3000, "resumed too late");
+    }
+    const resumes = server.requests.filter((r) =>
+      r.method === "GET" && r.headers["last-event-id"] !== undefined
+    );
+    assert.equal(resumes.length, 2);
+    for (const [i, resume] of resumes.entries()) {
+      const waited = resume.at - closedAt[i]!;
+      assert.ok(waited >= 295, `reconnected after ${waited} ms, not 300`);
+      assert.equal(resume.headers["x-api-key"], SECRET);
+    }
+  });
+
+  it("reports the call lost, saying it may or may not have run, when the stream cannot be resumed", async () => {
+    const closedAt: number[] = [];
+    const server = await sdkServer({
+      eventStore: true,
+      extend: interruptingTool(closedAt),
+      intercept: (req, res) => {
+        if (req.method !== "GET" || !req.headers["last-event-id"]) return false;
+        res.writeHead(503, { "content-type": "text/plain" }).end(
+          `overloaded; you sent ${req.headers["x-api-key"]}`,
+        );
+        return true;
+      },
+    });
+    const adapter = adapterFor(server.url, {
+      reconnection: { initialDelayMs: 20, maxRetries: 2 },
+    });
+    await adapter.connect();
+    const result = await adapter.invoke("interrupt", { afterMs: 10 });
+    assert.equal(result.success, false);
+    assert.equal(result.errorKind, "connection");
+    assert.match(result.error!, /may or may not have run/);
+    assert.match(result.error!, /2 attempt/);
+    assert.ok(!result.error!.includes(SECRET), result.error!);
+    const resumes = server.requests.filter((r) => r.headers["last-event-id"]);
+    assert.equal(resumes.length, 2);
+    // The session still works.
+    assert.equal(text(await adapter.invoke("echo", { message: "ok" })), "ok");
+  });
+
+  it("stops reading the response stream of a call it cancelled", async () => {
+    const server = await sdkServer();
+    const adapter = adapterFor(server.url);
+    await adapter.connect();
+    const result = await adapter.invoke("sleep", { ms: 30_000 }, {
+      timeoutMs: 100,
+    });
+    assert.equal(result.errorKind, "timeout");
+    const call = server.requests.find((r) => r.rpcMethod === "tools/call")!;
+    // The SDK server never answers a cancelled call: only the client can
+    // release the stream.
+    assert.ok(
+      await waitFor(() => call.closed, WAIT_MS),
+      "the stream was left open",
+    );
+    assert.ok(
+      await waitFor(
+        () =>
+          server.requests.some((r) =>
+            r.rpcMethod === "notifications/cancelled"
+          ),
+        WAIT_MS,
+      ),
+    );
+  });
+
+  it("expires the session on 404: send() rejects, sessionId is cleared, and a new initialize works on the same transport", async () => {
+    const server = await sdkServer();
+    const rpc = await started(server.url);
+    await rpc.initialize();
+    const first = rpc.transport.sessionId;
+    assert.ok(first);
+    await server.dropSessions();
+    await assert.rejects(
+      rpc.request("tools/list"),
+      (error) => assertClean(error, MCPSessionExpiredError),
+    );
+    assert.equal(rpc.transport.sessionId, undefined);
+    await rpc.initialize();
+    const second = rpc.transport.sessionId;
+    assert.ok(second && second !== first);
+    const list = await rpc.request("tools/list");
+    assert.ok(list.tools.length > 0);
+    const reinit = server.requests.filter((r) => r.rpcMethod === "initialize");
+    assert.equal(reinit.length, 2);
+    assert.equal(reinit[1]!.headers["mcp-session-id"], undefined);
+    assert.equal(reinit[1]!.headers["mcp-protocol-version"], undefined);
+  });
+
+  it("close() sends DELETE with the session id, aborts the GET stream and calls onclose once", async () => {
+    const server = await sdkServer();
+    const rpc = await started(server.url);
+    await rpc.initialize();
+    const sessionId = rpc.transport.sessionId;
+    assert.ok(
+      await waitFor(
+        () => server.requests.some((r) => r.method === "GET"),
+        WAIT_MS,
+      ),
+    );
+    const get = server.requests.find((r) => r.method === "GET")!;
+    await rpc.transport.close();
+    await rpc.transport.close();
+    assert.equal(rpc.closes, 1);
+    assert.ok(
+      await waitFor(() => get.closed, WAIT_MS),
+      "GET stream still open",
+    );
+    const deleted = server.requests.filter((r) => r.method === "DELETE");
+    assert.equal(deleted.length, 1);
+    assert.equal(deleted[0]!.headers["mcp-session-id"], sessionId);
+    assert.equal(deleted[0]!.headers["x-api-key"], SECRET);
+    await assert.rejects(
+      rpc.notify("notifications/initialized"),
+      (error) => assertClean(error, MCPConnectionError),
+    );
+  });
+});
+
+describe("streamable HTTP against the SDK server in its other modes", () => {
+  it("stateful with JSON answers round-trips through the adapter", async () => {
+    const server = await sdkServer({ json: true });
+    const adapter = adapterFor(server.url);
+    await adapter.connect();
+    const sum = await adapter.invoke("add", { a: 2, b: 40 });
+    assert.deepEqual(sum.data.structuredContent, { sum: 42 });
+    const tools = await adapter.discoverTools();
+    assert.ok(tools.some((tool) => tool.name === "echo"));
+    assertHeaderEverywhere(server.requests);
+  });
+
+  it("stateless with JSON answers: no session id, GET 405 tolerated, no DELETE", async () => {
+    const server = await sdkServer({ stateless: true, json: true });
+    const rpc = await started(server.url);
+    await rpc.initialize();
+    assert.equal(rpc.transport.sessionId, undefined);
+    assert.ok(
+      await waitFor(
+        () => server.requests.some((r) => r.method === "GET"),
+        WAIT_MS,
+      ),
+    );
+    const call = await rpc.request("tools/call", {
+      name: "echo",
+      arguments: { message: "stateless" },
+    });
+    assert.equal(call.content[0].text, "stateless");
+    await rpc.transport.close();
+    assert.deepEqual(rpc.errors, [], "405 on GET is not an error");
+    assert.ok(
+      server.requests.every((r) => r.headers["mcp-session-id"] === undefined),
+    );
+    assert.ok(!server.requests.some((r) => r.method === "DELETE"));
+    assertHeaderEverywhere(server.requests);
+  });
+
+  it("stateless with SSE answers round-trips with progress through the adapter", async () => {
+    const server = await sdkServer({ stateless: true });
+    const adapter = adapterFor(server.url);
+    await adapter.connect();
+    const seen: MCPProgress[] = [];
+    const result = await adapter.invoke("progress", { steps: 2, gapMs: 5 }, {
+      onProgress: (progress) => seen.push(progress),
+    });
+    assert.equal(text(result), "done 2");
+    assert.deepEqual(seen.map((progress) => progress.progress), [1, 2]);
+    assert.equal(text(await adapter.invoke("echo", { message: "sse" })), "sse");
+  });
+});
+
+describe("streamable HTTP against server-everything", () => {
+  let everything: EverythingServer;
+  before(async () => {
+    everything = await startEverything("streamableHttp");
+  });
+  after(async () => {
+    await everything?.stop();
+  });
+
+  it("lists and calls tools, with progress", async () => {
+    const adapter = adapterFor(`${everything.origin}/mcp`);
+    await adapter.connect();
+    const names = (await adapter.discoverTools()).map((tool) => tool.name);
+    assert.ok(names.includes("echo") && names.includes("get-sum"));
+    assert.match(text(await adapter.invoke("echo", { message: "hi" })), /hi/);
+    assert.match(text(await adapter.invoke("get-sum", { a: 1, b: 2 })), /3/);
+    const seen: MCPProgress[] = [];
+    const long = await adapter.invoke("trigger-long-running-operation", {
+      duration: 0.3,
+      steps: 3,
+    }, { onProgress: (progress) => seen.push(progress) });
+    assert.equal(long.success, true, long.error ?? "");
+    assert.deepEqual(seen.map((progress) => progress.progress), [1, 2, 3]);
+  });
+
+  it('treats its 400 "No valid session ID provided" after a restart as an expired session', async () => {
+    const rpc = await started(`${everything.origin}/mcp`);
+    await rpc.initialize();
+    assert.ok(rpc.transport.sessionId);
+    await everything.restart();
+    await assert.rejects(rpc.request("tools/list"), (error) => {
+      assertClean(error, MCPSessionExpiredError);
+      assert.match((error as Error).message, /HTTP 400/);
+      return true;
+    });
+    assert.equal(rpc.transport.sessionId, undefined);
+    await rpc.initialize();
+    assert.ok(rpc.transport.sessionId);
+    const list = await rpc.request("tools/list");
+    assert.ok(
+      list.tools.some((tool: { name: string }) => tool.name === "echo"),
+    );
+  });
+});
+
+describe("streamable HTTP failures", () => {
+  it("connection refused rejects with MCPConnectionError", async () => {
+    const url = `http://127.0.0.1:${await freePort()}/mcp`;
+    const rpc = await started(url);
+    await assert.rejects(rpc.initialize(), (error) => {
+      assertClean(error, MCPConnectionError);
+      assert.match((error as Error).message, /Cannot reach MCP server/);
+      return true;
+    });
+    const adapter = adapterFor(url);
+    await assert.rejects(
+      adapter.connect(),
+      (error) => assertClean(error, MCPConnectionError),
+    );
+  });
+
+  it("an HTML page answered with 200 rejects with MCPConnectionError naming the content type", async () => {
+    const server = await rawServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end("<!doctype html><title>Login</title><p>Please sign in</p>");
+    });
+    const rpc = await started(`${server.origin}/mcp`);
+    await assert.rejects(rpc.initialize(), (error) => {
+      assertClean(error, MCPConnectionError);
+      const message = (error as Error).message;
+      assert.match(message, /text\/html/);
+      assert.match(message, /HTTP 200/);
+      assert.match(message, /Please sign in/);
+      return true;
+    });
+  });
+
+  it("a non-2xx answer to initialize names the status and a short, redacted body excerpt", async () => {
+    const server = await rawServer((req, res) => {
+      res.writeHead(500, { "content-type": "text/plain" }).end(
+        `boom: got key ${req.headers["x-api-key"]} ${"x".repeat(1000)}`,
+      );
+    });
+    const rpc = await started(`${server.origin}/mcp`);
+    await assert.rejects(rpc.initialize(), (error) => {
+      assertClean(error, MCPConnectionError);
+      const message = (error as Error).message;
+      assert.match(message, /HTTP 500/);
+      assert.match(message, /boom: got key \[redacted\]/);
+      assert.ok(message.length < 500, `excerpt too long: ${message.length}`);
+      return true;
+    });
+  });
+
+  it("a response stream that ends without an event id loses the call at once", async () => {
+    const server = await miniServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(
+        `event: message\ndata: ${
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "notifications/message",
+            params: { level: "info", data: "working" },
+          })
+        }\n\n`,
+      );
+    });
+    const rpc = await started(`${server.origin}/mcp`);
+    await rpc.initialize();
+    await assert.rejects(rpc.request("tools/call", { name: "x" }), (error) => {
+      assertClean(error, MCPRequestLostError);
+      assert.equal((error as MCPRequestLostError).requestId, 2);
+      assert.match((error as Error).message, /may or may not have run/);
+      return true;
+    });
+    assert.ok(
+      rpc.messages.some((m) =>
+        "method" in m && m.method === "notifications/message"
+      ),
+    );
+  });
+
+  it("close() ignores a DELETE answered with 405, and stops waiting for one that hangs", async () => {
+    for (const hang of [false, true]) {
+      const server = await miniServer((req, res) => {
+        if (req.method !== "DELETE") res.writeHead(405).end();
+        else if (!hang) res.writeHead(405).end();
+      });
+      const rpc = await started(`${server.origin}/mcp`, {
+        closeTimeoutMs: 200,
+      });
+      await rpc.initialize();
+      assert.equal(rpc.transport.sessionId, "raw-session");
+      const closing = performance.now();
+      await rpc.transport.close();
+      assert.ok(performance.now() - closing < 2000, "close() waited too long");
+      assert.equal(rpc.closes, 1);
+      assert.deepEqual(
+        server.requests.map((r) => r.method),
+        ["POST", "POST", "GET", "DELETE"],
+      );
+      assert.deepEqual(rpc.errors, []);
+    }
+  });
+
+  it("authorize() on 401 refreshes the headers and retries once", async () => {
+    const server = await sdkServer({
+      intercept: (req, res) => {
+        if (req.headers.authorization === "Bearer fresh") return false;
+        res.writeHead(401, {
+          "www-authenticate": 'Bearer resource_metadata="http://x/.well-known"',
+        }).end("unauthorized");
+        return true;
+      },
+    });
+    let token = "stale";
+    const statuses: number[] = [];
+    const adapter = adapterFor(server.url, {
+      getHeaders: () => Promise.resolve({ Authorization: `Bearer ${token}` }),
+      authorize: (response) => {
+        statuses.push(response.status);
+        token = "fresh";
+        return Promise.resolve(true);
+      },
+    });
+    await adapter.connect();
+    assert.equal(
+      text(await adapter.invoke("echo", { message: "authed" })),
+      "authed",
+    );
+    assert.deepEqual(statuses, [401]);
+
+    const refused = adapterFor(server.url, {
+      getHeaders: () => Promise.resolve({ Authorization: "Bearer nope-nope" }),
+      authorize: () => Promise.resolve(false),
+    });
+    await assert.rejects(refused.connect(), (error) => {
+      assertClean(error, MCPConnectionError);
+      assert.match((error as Error).message, /HTTP 401/);
+      assert.ok(!(error as Error).message.includes("nope-nope"));
+      return true;
+    });
+  });
+
+  it("follows a redirect within the origin and refuses one to another origin", async () => {
+    const other = await rawServer((_req, res) => void res.writeHead(500).end());
+    const server = await sdkServer({
+      intercept: (req, res) => {
+        if (req.url === "/old") {
+          res.writeHead(307, { location: "/mcp" }).end();
+        } else if (req.url === "/away") {
+          // "localhost" is another origin than "127.0.0.1", same machine.
+          res.writeHead(307, {
+            location: `${other.origin.replace("127.0.0.1", "localhost")}/mcp`,
+          }).end();
+        } else return false;
+        return true;
+      },
+    });
+    const moved = await started(`${server.origin}/old`);
+    await moved.initialize();
+    assert.ok((await moved.request("tools/list")).tools.length > 0);
+
+    const away = await started(`${server.origin}/away`);
+    await assert.rejects(away.initialize(), (error) => {
+      assertClean(error, MCPConnectionError);
+      assert.match((error as Error).message, /another origin/);
+      return true;
+    });
+    assert.equal(other.requests.length, 0, "nothing went to the other origin");
+  });
+});
