@@ -69,6 +69,13 @@ export type { CapabilityOverrides } from "./src/capabilities.ts";
 export { applyToolFilter, compileToolFilter } from "./src/tool_filter.ts";
 export { ToolRegistry } from "./src/registry.ts";
 export type { RegisteredTool } from "./src/registry.ts";
+export { TOOL_ALIAS_PATTERN, toolAlias } from "./src/alias.ts";
+export { MCPToolHub } from "./src/hub.ts";
+export type {
+  HubServerStatus,
+  MCPToolHubOptions,
+  ServerEntry,
+} from "./src/hub.ts";
 export { StdioTransport } from "./src/transports/stdio.ts";
 export type { StdioTransportOptions } from "./src/transports/stdio.ts";
 export { StreamableHTTPTransport } from "./src/transports/streamable_http.ts";

@@ -1,7 +1,9 @@
 /**
  * The demo: start the example notes server over stdio, discover its tools,
  * show inferred capabilities, call tools, show a validation failure caught
- * before the call, and register everything into a ToolRegistry.
+ * before the call, and register everything into a ToolRegistry. Then do it
+ * the everyday way: load examples/mcp.yaml and let an MCPToolHub connect its
+ * servers and register their tools, with aliases for model APIs.
  *
  * Run it: `deno task demo`.
  *
@@ -11,13 +13,16 @@
 import { fileURLToPath } from "node:url";
 import {
   MCPToolAdapter,
+  MCPToolHub,
   type MCPToolResult,
   ToolRegistry,
 } from "@cleveragents/mcp-adapter";
+import { loadConfig } from "@cleveragents/mcp-adapter/config";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const bold = (text: string) => Deno.noColor ? text : `\x1b[1m${text}\x1b[0m`;
 const dim = (text: string) => Deno.noColor ? text : `\x1b[2m${text}\x1b[0m`;
+// deno-lint-ignore no-console -- a demo prints
 const say = (text = "") => console.log(text);
 const heading = (text: string) => say(`\n${bold(`▸ ${text}`)}`);
 const show = (result: MCPToolResult) => {
@@ -122,4 +127,48 @@ try {
   heading("disconnect()");
   await adapter.disconnect();
   say(`  connected: ${adapter.connected}; the server process has exited`);
+}
+
+heading("MCPToolHub — the servers of examples/mcp.yaml in one registry");
+const { servers } = await loadConfig(
+  fileURLToPath(new URL("./mcp.yaml", import.meta.url)),
+);
+// The example config runs `deno`, which need not be on PATH (npx deno): use
+// this Deno, started in the repository wherever the demo is run from.
+const hub = new MCPToolHub(servers.map((entry) => ({
+  ...entry,
+  config: {
+    ...entry.config,
+    ...(entry.config.command === "deno" ? { command: Deno.execPath() } : {}),
+    cwd: entry.config.cwd ?? root,
+  },
+})));
+try {
+  for (const status of await hub.start()) {
+    say(
+      status.state === "connected"
+        ? `  ${status.name}: connected, protocol ${status.protocolVersion}, ${status.toolCount} tools under "${status.namespace}/", ${status.connectMs} ms`
+        : `  ${status.name}: ${status.state}${
+          status.error ? ` — ${status.error}` : ""
+        }`,
+    );
+  }
+  const tools = hub.registry.list();
+  const nameWidth = Math.max(...tools.map((tool) => tool.name.length));
+  for (const tool of tools) {
+    say(
+      `  ${tool.name.padEnd(nameWidth)}  ${dim("alias")} ${
+        hub.registry.aliasOf(tool.name)
+      }`,
+    );
+  }
+  heading(
+    'hub.registry.resolve("notes__search_notes").invoke({ query: "oat" })',
+  );
+  show(
+    await hub.registry.resolve("notes__search_notes")!.invoke({ query: "oat" }),
+  );
+} finally {
+  await hub.close();
+  say(`  hub closed: ${hub.registry.size} tools registered, servers stopped`);
 }

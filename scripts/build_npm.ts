@@ -46,11 +46,10 @@ const NPM_METADATA = {
 
 /**
  * Executables for `package.json` `bin`, command name → path inside the
- * package (e.g. `{ "mcp-adapter": "./cli.js" }`). Empty until the CLI lands;
- * its module must then be in `deno.json` `exports` so `deno pack` emits it,
- * and the emitted `.js` must start with `#!/usr/bin/env node`.
+ * package. The module must be in `deno.json` `exports` so `deno pack` emits
+ * it, and the emitted `.js` must start with `#!/usr/bin/env node`.
  */
-const BIN: Record<string, string> = {};
+const BIN: Record<string, string> = { "mcp-adapter": "./cli.js" };
 
 const PACK_TIMEOUT_MS = 180_000;
 const TAR_TIMEOUT_MS = 60_000;

@@ -9,7 +9,6 @@ import { inferCapabilities, resolveCapability } from "./capabilities.ts";
 import type { CapabilityOverrides } from "./capabilities.ts";
 import { type MCPServerConfig, validateServerConfig } from "./config.ts";
 import {
-  MCPAdapterError,
   MCPConfigError,
   MCPConnectionError,
   MCPNotConnectedError,
@@ -19,6 +18,7 @@ import {
 } from "./errors.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
+import { listAllTools } from "./_tool_list.ts";
 import { compileToolFilter } from "./tool_filter.ts";
 import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
 import { createTransport, type RemoteOptions } from "./_create_transport.ts";
@@ -29,7 +29,6 @@ import {
   handleServerRequest,
 } from "./handlers.ts";
 import type {
-  JsonSchema,
   MCPErrorKind,
   MCPProgress,
   MCPToolDescriptor,
@@ -107,7 +106,6 @@ export interface RegisterToolsOptions {
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: "0.1.0" };
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-const MAX_PAGES = 1000;
 
 /** What a server said about itself in `initialize`. */
 export interface MCPServerInfo {
@@ -653,45 +651,23 @@ export class MCPToolAdapter {
   }
 
   async #fetchTools(session: Session): Promise<Map<string, MCPToolDescriptor>> {
-    const tools = new Map<string, MCPToolDescriptor>();
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await this.#request(
-        session,
-        "tools/list",
-        cursor === undefined ? undefined : { cursor },
-        {
-          timeoutMs: this.#requestTimeoutMs,
-        },
-      );
-      for (const raw of Array.isArray(result.tools) ? result.tools : []) {
-        const tool = toDescriptor(raw);
-        if (tool) tools.set(tool.name, tool);
-      }
-      const next = result.nextCursor;
-      if (typeof next !== "string") {
-        if (this.#session === session) {
-          this.#tools = tools;
-          this.#validators.clear();
-        }
-        return tools;
-      }
-      if (seen.has(next)) {
-        throw new MCPAdapterError(
-          "invalid_response",
-          `MCP server "${this.config.name}" repeated the tools/list cursor ${
-            JSON.stringify(next.slice(0, 40))
-          }; its pagination loops, so the tool list is incomplete. Report this to the server's maintainers.`,
-        );
-      }
-      seen.add(next);
-      cursor = next;
-    }
-    throw new MCPAdapterError(
-      "invalid_response",
-      `MCP server "${this.config.name}" sent more than ${MAX_PAGES} pages of tools; stopping`,
+    const tools = await listAllTools(
+      (cursor) =>
+        this.#request(
+          session,
+          "tools/list",
+          cursor === undefined ? undefined : { cursor },
+          {
+            timeoutMs: this.#requestTimeoutMs,
+          },
+        ),
+      this.config.name,
     );
+    if (this.#session === session) {
+      this.#tools = tools;
+      this.#validators.clear();
+    }
+    return tools;
   }
 
   /** Finds an exposed tool, refreshing a stale or missing list once. */
@@ -726,29 +702,6 @@ export class MCPToolAdapter {
     this.#validators.set(tool.name, validator);
     return validator;
   }
-}
-
-function toDescriptor(raw: unknown): MCPToolDescriptor | undefined {
-  if (typeof raw !== "object" || raw === null) return undefined;
-  const tool = raw as Record<string, unknown>;
-  if (typeof tool.name !== "string" || tool.name === "") return undefined;
-  const descriptor: MCPToolDescriptor = {
-    name: tool.name,
-    description: typeof tool.description === "string" ? tool.description : "",
-    inputSchema: isObject(tool.inputSchema)
-      ? tool.inputSchema
-      : { type: "object" },
-  };
-  if (typeof tool.title === "string") descriptor.title = tool.title;
-  if (isObject(tool.outputSchema)) descriptor.outputSchema = tool.outputSchema;
-  if (isObject(tool.annotations)) {
-    descriptor.annotations = tool.annotations as ToolAnnotations;
-  }
-  return descriptor;
-}
-
-function isObject(value: unknown): value is JsonSchema {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function checkMs(field: string, value: number | undefined): number | undefined {

@@ -7,6 +7,7 @@
  */
 
 import { describeValue } from "./_glob.ts";
+import { toolAlias } from "./alias.ts";
 import { MCPConfigError } from "./errors.ts";
 import type { JsonSchema, MCPToolResult, ToolCapability } from "./types.ts";
 
@@ -62,7 +63,9 @@ export interface RegisteredTool {
 
 /**
  * Tools keyed by their `{namespace}/{tool}` name, listed in registration
- * order.
+ * order. Each tool also gets an alias for model APIs that only accept
+ * `^[a-zA-Z0-9_-]{1,64}$` (see {@linkcode toolAlias}); {@linkcode ToolRegistry.resolve}
+ * takes either.
  *
  * @example Register, look up, replace a namespace
  * ```ts
@@ -90,6 +93,8 @@ export interface RegisteredTool {
  */
 export class ToolRegistry {
   #tools = new Map<string, RegisteredTool>();
+  /** alias → name, for every registered tool. */
+  #aliases = new Map<string, string>();
 
   /**
    * The number of registered tools.
@@ -114,7 +119,9 @@ export class ToolRegistry {
    * @param tool The tool; its `name` must be `{namespace}/{tool}`.
    * @throws {MCPConfigError} If `tool` is not an object with a `name` made of
    * a non-empty namespace, `/` and a non-empty tool name (`field` is
-   * `"name"`), or has no `invoke` function (`field` is `"invoke"`).
+   * `"name"`), has no `invoke` function (`field` is `"invoke"`), or its alias
+   * is taken by another registered tool (`field` is `"name"`; only for names
+   * crafted to collide on the alias hash).
    *
    * @example
    * ```ts
@@ -137,7 +144,10 @@ export class ToolRegistry {
    */
   register(tool: RegisteredTool): void {
     checkTool(tool);
+    const alias = toolAlias(tool.name);
+    this.#checkAlias(tool.name, alias, () => false);
     this.#tools.set(tool.name, tool);
+    this.#aliases.set(alias, tool.name);
   }
 
   /**
@@ -155,7 +165,9 @@ export class ToolRegistry {
    * ```
    */
   unregister(name: string): boolean {
-    return this.#tools.delete(name);
+    if (!this.#tools.delete(name)) return false;
+    this.#aliases.delete(toolAlias(name));
+    return true;
   }
 
   /**
@@ -192,6 +204,59 @@ export class ToolRegistry {
    */
   has(name: string): boolean {
     return this.#tools.has(name);
+  }
+
+  /**
+   * Looks a tool up by its name or its alias: what a model API sends back as
+   * the function name resolves to the tool.
+   *
+   * @param nameOrAlias A `{namespace}/{tool}` name, or an alias as returned
+   * by {@linkcode ToolRegistry.aliasOf}.
+   * @returns The tool, or `undefined` if neither a name nor an alias matches.
+   *
+   * @example
+   * ```ts
+   * import { type RegisteredTool, ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * const registry = new ToolRegistry();
+   * registry.register({
+   *   name: "github/get_issue",
+   *   description: "",
+   *   inputSchema: { type: "object" },
+   *   capability: { readOnly: true, writes: false },
+   *   checkpointable: false,
+   *   source: "mcp",
+   *   sourceMetadata: { server: "github" },
+   *   invoke: () => Promise.resolve({ success: true, data: {}, error: null, durationMs: 0 }),
+   * } satisfies RegisteredTool);
+   * console.log(registry.resolve("github__get_issue")?.name); // "github/get_issue"
+   * console.log(registry.resolve("github/get_issue")?.name); // "github/get_issue"
+   * ```
+   */
+  resolve(nameOrAlias: string): RegisteredTool | undefined {
+    const tool = this.#tools.get(nameOrAlias);
+    if (tool) return tool;
+    const name = this.#aliases.get(nameOrAlias);
+    return name === undefined ? undefined : this.#tools.get(name);
+  }
+
+  /**
+   * The alias of a registered tool: its name in the alphabet of model APIs,
+   * `^[a-zA-Z0-9_-]{1,64}$` (see {@linkcode toolAlias}).
+   *
+   * @param name The tool's `{namespace}/{tool}` name.
+   * @returns The alias, or `undefined` if no tool has that name.
+   *
+   * @example
+   * ```ts
+   * import { ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * const registry = new ToolRegistry();
+   * console.log(registry.aliasOf("github/get_issue")); // undefined: not registered
+   * ```
+   */
+  aliasOf(name: string): string | undefined {
+    return this.#tools.has(name) ? toolAlias(name) : undefined;
   }
 
   /**
@@ -245,7 +310,7 @@ export class ToolRegistry {
    * `${namespace}/`.
    * @throws {MCPConfigError} If `namespace` is empty or contains `/`, or a
    * tool's name is not in the namespace (`field` is `"namespace"`), or a tool
-   * is invalid (see {@linkcode ToolRegistry.register}).
+   * is invalid or its alias is taken (see {@linkcode ToolRegistry.register}).
    *
    * @example After the server's tool list changed
    * ```ts
@@ -285,6 +350,7 @@ export class ToolRegistry {
       );
     }
     const prefix = `${namespace}/`;
+    const incoming = new Map<string, string>(); // alias → name
     for (const tool of tools) {
       checkTool(tool);
       if (!tool.name.startsWith(prefix)) {
@@ -295,12 +361,51 @@ export class ToolRegistry {
           }; name it ${describeValue(prefix + toolPart(tool.name))}`,
         );
       }
+      const alias = toolAlias(tool.name);
+      const other = incoming.get(alias);
+      if (other !== undefined && other !== tool.name) {
+        throw aliasTaken(tool.name, alias, other);
+      }
+      incoming.set(alias, tool.name);
+      // Entries of this namespace are about to go, so they do not conflict.
+      this.#checkAlias(tool.name, alias, (name) => name.startsWith(prefix));
     }
     for (const name of this.#tools.keys()) {
-      if (name.startsWith(prefix)) this.#tools.delete(name);
+      if (name.startsWith(prefix)) {
+        this.#tools.delete(name);
+        this.#aliases.delete(toolAlias(name));
+      }
     }
     for (const tool of tools) this.#tools.set(tool.name, tool);
+    for (const [alias, name] of incoming) this.#aliases.set(alias, name);
   }
+
+  /** Throws when `alias` belongs to another registered tool that `leaving` does not remove. */
+  #checkAlias(
+    name: string,
+    alias: string,
+    leaving: (name: string) => boolean,
+  ): void {
+    const other = this.#aliases.get(alias);
+    if (other !== undefined && other !== name && !leaving(other)) {
+      throw aliasTaken(name, alias, other);
+    }
+  }
+}
+
+function aliasTaken(
+  name: string,
+  alias: string,
+  other: string,
+): MCPConfigError {
+  return new MCPConfigError(
+    "name",
+    `Tool ${describeValue(name)} would have the alias ${
+      describeValue(alias)
+    }, which tool ${
+      describeValue(other)
+    } already has; rename one of them or register it under another namespace`,
+  );
 }
 
 function checkTool(tool: RegisteredTool): void {

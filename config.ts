@@ -1,0 +1,54 @@
+/**
+ * Config files and skills for `@cleveragents/mcp-adapter`: load MCP servers
+ * from YAML or JSON (this library's format, Claude Desktop / Cursor / Claude
+ * Code `mcpServers` files, VS Code `servers` files) with `${VAR}`
+ * interpolation, and skill files that select registry tools.
+ *
+ * A separate entry so that the root entry stays free of the YAML parser.
+ * Files are read with `node:fs/promises`, imported on first use.
+ *
+ * @example Load a config file and a skill
+ * ```ts ignore
+ * import { loadConfig, loadSkill } from "@cleveragents/mcp-adapter/config";
+ *
+ * const config = await loadConfig("mcp.yaml");
+ * for (const server of config.servers) {
+ *   console.log(server.namespace, server.config.transport, server.enabled);
+ * }
+ * const skill = await loadSkill("skill.yaml");
+ * console.log(skill.name, skill.tools);
+ * ```
+ *
+ * @module
+ */
+
+export {
+  CONFIG_SCHEMA,
+  loadConfig,
+  MCPConfigFileError,
+  parseConfig,
+} from "./src/config_file.ts";
+export type {
+  ConfigFormat,
+  ConfigText,
+  LoadConfigOptions,
+  LoadedConfig,
+  MCPConfigFileErrorOptions,
+  ParseConfigOptions,
+  ServerEntry,
+} from "./src/config_file.ts";
+export { loadSkill, parseSkill } from "./src/skill.ts";
+export type { ParseSkillOptions, Skill } from "./src/skill.ts";
+// Types the API above refers to, also exported by the root entry; listed
+// here so this entry documents on its own (`deno doc --lint`).
+export type { CapabilityOverrides } from "./src/capabilities.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./src/config.ts";
+export type { MCPAdapterError, MCPConfigError } from "./src/errors.ts";
+export type { RegisteredTool, ToolRegistry } from "./src/registry.ts";
+export type {
+  JsonSchema,
+  MCPErrorKind,
+  MCPToolFilter,
+  MCPToolResult,
+  ToolCapability,
+} from "./src/types.ts";

@@ -1,0 +1,228 @@
+/**
+ * Internal: config and skill text into values. YAML through js-yaml (core
+ * schema: no dates, no YAML 1.1 `yes`/`no` booleans; `<<` merge keys), JSON through
+ * `parseJsonc()` (comments and trailing commas allowed). Syntax errors carry
+ * a line and column and never quote the text: it may hold secrets.
+ *
+ * Positions of values are found only when a problem needs one, from
+ * js-yaml's event stream (JSON is YAML, so one walk serves both).
+ *
+ * @module
+ */
+
+import {
+  CORE_SCHEMA,
+  type Event,
+  EVENT_ID,
+  getScalarValue,
+  load,
+  mergeTag,
+  parseEvents,
+  SCALAR_STYLE,
+  YAMLException,
+} from "js-yaml";
+import { JsonSyntaxError, parseJsonc } from "./_jsonc.ts";
+import { ConfigProblem, type Path } from "./_problem.ts";
+
+/** The two text formats. */
+export type TextFormat = "yaml" | "json";
+
+/** A 1-based line and column. */
+export interface Position {
+  /** 1-based line. */
+  line: number;
+  /** 1-based column. */
+  column: number;
+}
+
+/** A parsed document. */
+export interface ParsedDocument {
+  /** `true` when the text holds nothing but whitespace and comments. */
+  empty: boolean;
+  /** The parsed value; `undefined` when `empty`. */
+  value: unknown;
+  /**
+   * The position of the value at `path` (of its key, inside a mapping), or of
+   * the nearest enclosing value whose position is known.
+   */
+  locate(path: Path): Position | undefined;
+}
+
+// YAML 1.2 core types plus `<<` merge keys, for entries that share fields.
+const YAML_SCHEMA = CORE_SCHEMA.withTags(mergeTag);
+const BLANK_YAML = /^(?:[ \t\r\uFEFF]*(?:#[^\n]*)?\n)*[ \t\r\uFEFF]*(?:#.*)?$/;
+
+/**
+ * Parses YAML or JSON text.
+ *
+ * @param text The text.
+ * @param format Its format.
+ * @returns The value and a locator.
+ * @throws {ConfigProblem} On a syntax error, with path `[]` and the line and
+ * column when known.
+ */
+export function parseDocument(
+  text: string,
+  format: TextFormat,
+): ParsedDocument {
+  if (format === "json") return parseJson(text);
+  if (BLANK_YAML.test(text)) return emptyDocument();
+  let value: unknown;
+  try {
+    value = load(text, { schema: YAML_SCHEMA });
+  } catch (error) {
+    if (error instanceof YAMLException) {
+      const mark = error.mark;
+      throw new ConfigProblem(
+        [],
+        error.reason,
+        mark ? { line: mark.line + 1, column: mark.column + 1 } : {},
+      );
+    }
+    throw new ConfigProblem(
+      [],
+      `could not be parsed as YAML (${
+        error instanceof Error ? error.name : "unknown error"
+      })`,
+    );
+  }
+  return { empty: false, value, locate: lazyLocator(text) };
+}
+
+/**
+ * Converts an offset into a 1-based line and column.
+ *
+ * @param text The text.
+ * @param offset A UTF-16 offset into it.
+ * @returns The position.
+ */
+export function positionAt(text: string, offset: number): Position {
+  let line = 1;
+  let lineStart = 0;
+  for (let index = text.indexOf("\n"); index !== -1 && index < offset;) {
+    line++;
+    lineStart = index + 1;
+    index = text.indexOf("\n", lineStart);
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+function emptyDocument(): ParsedDocument {
+  return { empty: true, value: undefined, locate: () => undefined };
+}
+
+function parseJson(text: string): ParsedDocument {
+  let parsed: { value: unknown; plain: string } | undefined;
+  try {
+    parsed = parseJsonc(text);
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    throw new ConfigProblem([], error.message, positionAt(text, error.offset));
+  }
+  if (parsed === undefined) return emptyDocument();
+  return {
+    empty: false,
+    value: parsed.value,
+    locate: lazyLocator(parsed.plain),
+  };
+}
+
+function lazyLocator(text: string): (path: Path) => Position | undefined {
+  let offsets: Map<string, number> | undefined;
+  return (path) => {
+    offsets ??= indexOffsets(text);
+    for (let length = path.length; length >= 0; length--) {
+      const offset = offsets.get(JSON.stringify(path.slice(0, length)));
+      if (offset !== undefined) return positionAt(text, offset);
+    }
+    return undefined;
+  };
+}
+
+interface Frame {
+  mapping: boolean;
+  /** `null` inside a complex key or under one, whose contents have no path. */
+  path: (string | number)[] | null;
+  index: number;
+  expectKey: boolean;
+  key: string | undefined;
+  keyOffset: number;
+}
+
+/**
+ * Maps each value's path (JSON-encoded) to the offset of its key, or of the
+ * value itself for list items. Empty when the text cannot be walked.
+ */
+function indexOffsets(text: string): Map<string, number> {
+  const offsets = new Map<string, number>();
+  let events: Event[];
+  try {
+    events = parseEvents(text, {});
+  } catch {
+    return offsets;
+  }
+  const stack: Frame[] = [];
+  let documents = 0;
+  for (const event of events) {
+    if (event.type === EVENT_ID.DOCUMENT) {
+      if (++documents > 1) break;
+      continue;
+    }
+    if (event.type === EVENT_ID.POP) {
+      stack.pop();
+      continue;
+    }
+    const offset = nodeOffset(event);
+    const top = stack.at(-1);
+    let path: (string | number)[] | null;
+    let at = offset;
+    if (top === undefined) path = [];
+    else if (top.mapping && top.expectKey) {
+      top.expectKey = false;
+      top.key = event.type === EVENT_ID.SCALAR
+        ? getScalarValue(text, event)
+        : undefined;
+      top.keyOffset = offset;
+      path = null;
+    } else if (top.mapping) {
+      top.expectKey = true;
+      path = top.path === null || top.key === undefined
+        ? null
+        : [...top.path, top.key];
+      at = top.keyOffset;
+    } else {
+      path = top.path === null ? null : [...top.path, top.index];
+      top.index++;
+    }
+    if (path !== null && at >= 0) offsets.set(JSON.stringify(path), at);
+    if (event.type === EVENT_ID.MAPPING || event.type === EVENT_ID.SEQUENCE) {
+      stack.push({
+        mapping: event.type === EVENT_ID.MAPPING,
+        path,
+        index: 0,
+        expectKey: true,
+        key: undefined,
+        keyOffset: -1,
+      });
+    }
+  }
+  return offsets;
+}
+
+function nodeOffset(event: Event): number {
+  switch (event.type) {
+    case EVENT_ID.MAPPING:
+    case EVENT_ID.SEQUENCE:
+      return event.start;
+    case EVENT_ID.SCALAR:
+      // Point at the opening quote of a quoted scalar, not inside it.
+      return event.style === SCALAR_STYLE.SINGLE_QUOTED ||
+          event.style === SCALAR_STYLE.DOUBLE_QUOTED
+        ? event.valueStart - 1
+        : event.valueStart;
+    case EVENT_ID.ALIAS:
+      return event.anchorStart > 0 ? event.anchorStart - 1 : -1;
+    default:
+      return -1;
+  }
+}

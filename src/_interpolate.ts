@@ -1,0 +1,201 @@
+/**
+ * Internal: `${VAR}` / `${VAR:-default}` interpolation in config strings,
+ * and the lazy default environment.
+ *
+ * Grammar: `${NAME}` is the variable's value and an error when it is unset;
+ * `${NAME:-default}` is the default when the variable is unset or empty (the
+ * default runs to the first `}` and is not interpolated again); `${env:NAME}`
+ * (VS Code's spelling) is `${NAME}`; `$${` is a literal `${`. NAME is letters,
+ * digits and `_`, not starting with a digit. A `$` not followed by `{` is
+ * literal. Messages name variables, never their values.
+ *
+ * @module
+ */
+
+import { ConfigProblem, type Path, setOwn } from "./_problem.ts";
+
+/** Looks up one environment variable; `undefined` when it is unset. */
+export type EnvLookup = (name: string) => string | undefined;
+
+/** Thrown by an {@linkcode EnvLookup} that may not read the environment. */
+export class EnvAccessDenied extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param hint How to grant access, e.g. `run deno with --allow-env`.
+   */
+  constructor(hint: string) {
+    super(hint);
+    this.name = "EnvAccessDenied";
+  }
+}
+
+const REFERENCE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^]*))?$/;
+
+/**
+ * Builds the lookup for `options.env`, or for the process environment when
+ * none is given. The process environment is read one variable at a time, on
+ * first use, so a file without variables needs no env permission (and Deno's
+ * `--allow-env=NAME` is enough for the variables a file uses).
+ *
+ * @param env Variables to use instead of the process environment.
+ * @returns The lookup.
+ */
+export function envLookup(env?: Record<string, string | undefined>): EnvLookup {
+  if (env !== undefined) {
+    return (name) => Object.hasOwn(env, name) ? env[name] : undefined;
+  }
+  return processEnvLookup;
+}
+
+interface DenoEnv {
+  env: { get(name: string): string | undefined };
+}
+
+function processEnvLookup(name: string): string | undefined {
+  const deno = (globalThis as { Deno?: DenoEnv }).Deno;
+  if (deno !== undefined) {
+    try {
+      return deno.env.get(name);
+    } catch {
+      throw new EnvAccessDenied(
+        `Deno may not read it; run deno with --allow-env or --allow-env=${name}`,
+      );
+    }
+  }
+  const process = (globalThis as {
+    process?: { env?: Record<string, string | undefined> };
+  }).process;
+  const env = process?.env;
+  return env !== undefined && Object.hasOwn(env, name) ? env[name] : undefined;
+}
+
+/**
+ * Whether a string needs {@linkcode interpolate} at all.
+ *
+ * @param value A config string.
+ * @returns `true` when it contains `${`.
+ */
+export function hasReference(value: string): boolean {
+  return value.includes("${");
+}
+
+/**
+ * Replaces the variable references in one config string.
+ *
+ * @param value The string as written in the file.
+ * @param lookup Where variables come from.
+ * @param path Where the string is, for messages.
+ * @returns The string with every reference replaced.
+ * @throws {ConfigProblem} When a variable is unset and has no default, a
+ * reference is malformed or unclosed, or the environment may not be read.
+ */
+export function interpolate(
+  value: string,
+  lookup: EnvLookup,
+  path: Path,
+): string {
+  if (!hasReference(value)) return value;
+  let result = "";
+  let index = 0;
+  while (index < value.length) {
+    const dollar = value.indexOf("$", index);
+    if (dollar === -1) break;
+    result += value.slice(index, dollar);
+    if (value.startsWith("$${", dollar)) {
+      result += "${";
+      index = dollar + 3;
+      continue;
+    }
+    if (value[dollar + 1] !== "{") {
+      result += "$";
+      index = dollar + 1;
+      continue;
+    }
+    const close = value.indexOf("}", dollar + 2);
+    if (close === -1) {
+      throw new ConfigProblem(
+        path,
+        'has a "${" without a closing "}"; close it, or write "$${" for a literal "${"',
+      );
+    }
+    const reference = value.slice(dollar + 2, close);
+    result += resolve(reference, lookup, path);
+    index = close + 1;
+  }
+  return result + value.slice(index);
+}
+
+function resolve(reference: string, lookup: EnvLookup, path: Path): string {
+  const match = REFERENCE.exec(reference);
+  if (match === null) {
+    throw new ConfigProblem(
+      path,
+      `uses \${${reference}}, which is not a variable reference this loader understands; write \${NAME} or \${NAME:-default} (NAME made of letters, digits and _), or "$\${" for a literal "\${"`,
+      { continuesPath: true },
+    );
+  }
+  const name = match[1]!;
+  const fallback = match[2];
+  let found: string | undefined;
+  try {
+    found = lookup(name);
+  } catch (error) {
+    if (!(error instanceof EnvAccessDenied)) throw error;
+    if (fallback !== undefined) return fallback;
+    throw new ConfigProblem(
+      path,
+      `uses \${${name}}, which cannot be read: ${error.message}`,
+      { continuesPath: true },
+    );
+  }
+  if (fallback !== undefined) {
+    return found === undefined || found === "" ? fallback : found;
+  }
+  if (found === undefined) {
+    throw new ConfigProblem(
+      path,
+      `uses \${${name}}, which is not set; export it or write \${${name}:-default}`,
+      { continuesPath: true },
+    );
+  }
+  return found;
+}
+
+/**
+ * Interpolates a string, or every string of a list or a string map.
+ *
+ * @param value A string, a list of strings or an object of strings.
+ * @param lookup Where variables come from.
+ * @param path Where `value` is.
+ * @returns A copy with every string interpolated; other values unchanged.
+ * @throws {ConfigProblem} As {@linkcode interpolate}.
+ */
+export function interpolateValue(
+  value: unknown,
+  lookup: EnvLookup,
+  path: Path,
+): unknown {
+  if (typeof value === "string") return interpolate(value, lookup, path);
+  if (Array.isArray(value)) {
+    return value.map((item, index) =>
+      typeof item === "string"
+        ? interpolate(item, lookup, [...path, index])
+        : item
+    );
+  }
+  if (typeof value === "object" && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      setOwn(
+        copy,
+        key,
+        typeof item === "string"
+          ? interpolate(item, lookup, [...path, key])
+          : item,
+      );
+    }
+    return copy;
+  }
+  return value;
+}

@@ -1,0 +1,123 @@
+/**
+ * Internal: a problem found in a config or skill document, before it is
+ * turned into a public `MCPConfigFileError` that names the file.
+ *
+ * @module
+ */
+
+/** Where a value sits in a document: keys and list indexes from the root. */
+export type Path = readonly (string | number)[];
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+
+/** A problem at a path of a document, with its position when known. */
+export class ConfigProblem extends Error {
+  /** Where the problem is; `[]` for the whole document. */
+  readonly path: Path;
+  /** What is wrong and what to write, without the file or the path. */
+  readonly detail: string;
+  /** Whether `detail` continues a sentence that starts with the path (`x uses ${Y}`). */
+  readonly continuesPath: boolean;
+  /** `missing` and `unknown` field problems: a typo causes one of each. */
+  readonly kind?: "missing" | "unknown";
+  /** 1-based line, when known. */
+  line?: number;
+  /** 1-based column, when known. */
+  column?: number;
+
+  /**
+   * Creates a problem.
+   *
+   * @param path Where the problem is.
+   * @param detail What is wrong and what to write.
+   * @param options Position, whether `detail` continues the path, the cause.
+   */
+  constructor(
+    path: Path,
+    detail: string,
+    options: {
+      line?: number;
+      column?: number;
+      continuesPath?: boolean;
+      cause?: unknown;
+      kind?: "missing" | "unknown";
+    } = {},
+  ) {
+    super(
+      detail,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.name = "ConfigProblem";
+    this.path = path;
+    this.detail = detail;
+    this.continuesPath = options.continuesPath ?? false;
+    if (options.kind !== undefined) this.kind = options.kind;
+    if (options.line !== undefined) this.line = options.line;
+    if (options.column !== undefined) this.column = options.column;
+  }
+}
+
+/**
+ * Renders a path the way people write it in code: `servers[2].url`,
+ * `mcpServers.github.headers.Authorization`, `overrides["notes/*"]`.
+ *
+ * @param path The path.
+ * @returns The rendering; `""` for the root.
+ */
+export function formatPath(path: Path): string {
+  let text = "";
+  for (const segment of path) {
+    if (typeof segment === "number") text += `[${segment}]`;
+    else if (IDENTIFIER.test(segment)) {
+      text += text === "" ? segment : `.${segment}`;
+    } else text += `[${JSON.stringify(segment)}]`;
+  }
+  return text;
+}
+
+/**
+ * Describes a value's kind for a message without showing the value: values
+ * may be secrets.
+ *
+ * @param value Any parsed value.
+ * @returns `a string`, `a number`, `a boolean`, `a list`, `an object`, `null` or `nothing`.
+ */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  switch (typeof value) {
+    case "boolean":
+      return "a boolean";
+    case "object":
+      return "an object";
+    case "undefined":
+      return "nothing";
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/** Whether a value is a plain object (a mapping), not a list or null. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Sets an own, enumerable property, even one named `__proto__`.
+ *
+ * @param target The object.
+ * @param key The property name, as written in a file.
+ * @param value Its value.
+ */
+export function setOwn(
+  target: Record<string, unknown>,
+  key: string,
+  value: unknown,
+): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}

@@ -1,0 +1,443 @@
+/**
+ * Config files: describe MCP servers in YAML or JSON and load them all at
+ * once as validated {@linkcode MCPServerConfig}s with their namespace, tool
+ * filter, capability overrides, deadlines and on/off switch.
+ *
+ * Three formats are accepted: this library's `{ servers: [...] }` list; the
+ * `{ mcpServers: { name: {...} } }` files of Claude Desktop, Cursor and
+ * Claude Code; and VS Code's `{ servers: { name: {...} } }` (JSON files may
+ * have comments and trailing commas, as VS Code writes them). Strings in
+ * `command`, `args`, `env`, `url` and `headers` may use `${VAR}` and
+ * `${VAR:-default}`; `$${` is a literal `${`.
+ *
+ * @module
+ */
+
+import { type MCPServerConfig, validateServerConfig } from "./config.ts";
+import { MCPConfigError } from "./errors.ts";
+import type { CapabilityOverrides } from "./capabilities.ts";
+import type { MCPToolFilter } from "./types.ts";
+import { CONFIG_SCHEMA } from "./config_schema.ts";
+import { MCPConfigFileError } from "./config_file_error.ts";
+import {
+  checkSchema,
+  fileError,
+  overridesOf,
+  readDocument,
+  readTextFile,
+} from "./_document.ts";
+import { parseDocument } from "./_config_text.ts";
+import { type EnvLookup, envLookup, interpolateValue } from "./_interpolate.ts";
+import {
+  ConfigProblem,
+  formatPath,
+  isRecord,
+  kindOf,
+  type Path,
+} from "./_problem.ts";
+
+export { CONFIG_SCHEMA } from "./config_schema.ts";
+export {
+  MCPConfigFileError,
+  type MCPConfigFileErrorOptions,
+} from "./config_file_error.ts";
+// Re-exported so this module documents on its own (`deno doc --lint`).
+export type { MCPServerConfig, MCPTransportKind } from "./config.ts";
+export type { CapabilityOverrides } from "./capabilities.ts";
+export type { JsonSchema, MCPToolFilter, ToolCapability } from "./types.ts";
+
+/** One server of a config file, ready to build an adapter from. */
+export interface ServerEntry {
+  /** How to reach the server, validated by `validateServerConfig`, variables replaced. */
+  config: MCPServerConfig;
+  /** Registry namespace of its tools (`<namespace>/<tool>`). Default: `config.name`. */
+  namespace: string;
+  /** Which of its tools to register. */
+  filter?: MCPToolFilter;
+  /** Capability overrides keyed by the server's tool name or a `*` glob. */
+  overrides?: CapabilityOverrides;
+  /** Deadline for starting the server and the handshake, in milliseconds. */
+  connectTimeoutMs?: number;
+  /** Default deadline of a tool call, in milliseconds. */
+  requestTimeoutMs?: number;
+  /** `false` when the file switches the server off. Default `true`. */
+  enabled: boolean;
+}
+
+/** The servers of a config file. */
+export interface LoadedConfig {
+  /** Every server, disabled ones included, in file order. */
+  servers: ServerEntry[];
+  /** The file's path as given, or `"<inline>"`. */
+  source: string;
+}
+
+/** Options of {@linkcode loadConfig}. */
+export interface LoadConfigOptions {
+  /**
+   * Variables for `${VAR}`. Default: the process environment, read one
+   * variable at a time when a reference needs it (`Deno.env` under Deno,
+   * `process.env` under Node).
+   */
+  env?: Record<string, string | undefined>;
+}
+
+/** Options of {@linkcode parseConfig}. */
+export interface ParseConfigOptions extends LoadConfigOptions {
+  /** The file name used in messages and `LoadedConfig.source`. Default `"<inline>"`. */
+  source?: string;
+}
+
+/** The formats of a config text. */
+export type ConfigFormat = "yaml" | "json";
+
+/** Config text given directly to {@linkcode loadConfig}. */
+export interface ConfigText {
+  /** The text. */
+  text: string;
+  /** Its format. */
+  format: ConfigFormat;
+  /** The file name used in messages. Default `"<inline>"`. */
+  source?: string;
+}
+
+const INLINE = "<inline>";
+const EXAMPLE =
+  'servers: [{ name: "files", transport: "stdio", command: "mcp-files" }]';
+const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
+const REMOTE_FIELDS = ["url", "headers"] as const;
+const INTERPOLATED: ReadonlySet<string> = new Set([
+  "command",
+  "args",
+  "env",
+  "url",
+  "headers",
+]);
+const SERVER_PREFIX = /^MCP server "[^"]*": /;
+
+/** A server as read from the file, before validation of its config. */
+interface Draft {
+  path: Path;
+  raw: Record<string, unknown>;
+  name: string;
+  namespace: string;
+  /** Where the namespace is written: the namespace field, the name, or the key. */
+  namespacePath: Path;
+  transport: MCPServerConfig["transport"];
+  /** Our own format: strict about fields of the other transport, and has extras. */
+  ours: boolean;
+  enabled: boolean;
+}
+
+/**
+ * Parses config text into validated server entries.
+ *
+ * @param text The YAML or JSON text.
+ * @param format `"yaml"` or `"json"`.
+ * @param options Variables for `${VAR}`, and the file name for messages.
+ * @returns The servers, in file order, and the source.
+ * @throws {MCPConfigFileError} On a syntax error (with line and column), an
+ * invalid field (with its path and what to write), an unset variable without
+ * default, or a duplicate server name or namespace.
+ *
+ * @example Our format, with a variable
+ * ```ts
+ * import { parseConfig } from "@cleveragents/mcp-adapter/config";
+ *
+ * const { servers } = parseConfig(
+ *   `servers:
+ *   - name: github
+ *     transport: streamable-http
+ *     url: https://api.githubcopilot.com/mcp/
+ *     headers: { Authorization: "Bearer \${GITHUB_TOKEN}" }
+ *     filter: { exclude: ["delete_*"] }
+ *     overrides: { merge_pull_request: { writes: true } }
+ * `,
+ *   "yaml",
+ *   { env: { GITHUB_TOKEN: "example-token" } },
+ * );
+ * console.log(servers[0]?.namespace); // "github"
+ * console.log(servers[0]?.overrides); // { merge_pull_request: { writes: true } }
+ * ```
+ *
+ * @example A Claude Desktop file, unchanged
+ * ```ts
+ * import { parseConfig } from "@cleveragents/mcp-adapter/config";
+ *
+ * const { servers } = parseConfig(
+ *   '{ "mcpServers": { "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."] } } }',
+ *   "json",
+ * );
+ * console.log(servers[0]?.config.transport); // "stdio"
+ * ```
+ */
+export function parseConfig(
+  text: string,
+  format: ConfigFormat,
+  options: ParseConfigOptions = {},
+): LoadedConfig {
+  const file = options.source ?? INLINE;
+  if (format !== "yaml" && format !== "json") {
+    throw new MCPConfigFileError(
+      `${file}: unknown format ${
+        JSON.stringify(String(format))
+      }; pass "yaml" or "json"`,
+      { file, path: "" },
+    );
+  }
+  const document = readDocument(text, format, file, EXAMPLE);
+  try {
+    const root = checkRoot(document.value);
+    checkSchema(document, CONFIG_SCHEMA, file);
+    const drafts = draftsOf(root);
+    checkUnique(drafts);
+    const lookup = envLookup(options.env);
+    return {
+      servers: drafts.map((draft) => entryOf(draft, lookup)),
+      source: file,
+    };
+  } catch (error) {
+    if (error instanceof ConfigProblem) {
+      throw fileError(file, error, document);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Loads a config file, or config text.
+ *
+ * A path's format comes from its extension: `.yaml`/`.yml` is YAML, `.json`
+ * is JSON (comments and trailing commas allowed), anything else is tried as
+ * JSON, then as YAML. The file is read with `node:fs/promises`, imported on
+ * first use. Relative paths inside the file (`cwd`, `args`) are not rewritten:
+ * they resolve against the working directory of the process.
+ *
+ * @param source A file path, or `{ text, format, source? }`.
+ * @param options Variables for `${VAR}`.
+ * @returns The servers, in file order, and the source.
+ * @throws {MCPConfigFileError} When the file cannot be read, or as
+ * {@linkcode parseConfig}.
+ *
+ * @example Load a file, skip the disabled servers
+ * ```ts ignore
+ * import { loadConfig } from "@cleveragents/mcp-adapter/config";
+ *
+ * const config = await loadConfig("mcp.yaml");
+ * for (const server of config.servers.filter((entry) => entry.enabled)) {
+ *   console.log(server.namespace, server.config.transport);
+ * }
+ * ```
+ *
+ * @example Text with explicit variables
+ * ```ts
+ * import { loadConfig } from "@cleveragents/mcp-adapter/config";
+ *
+ * const config = await loadConfig(
+ *   { text: '{ "servers": { "api": { "type": "http", "url": "${API_URL}" } } }', format: "json" },
+ *   { env: { API_URL: "https://example.com/mcp" } },
+ * );
+ * console.log(config.servers[0]?.config.url); // "https://example.com/mcp"
+ * ```
+ */
+export async function loadConfig(
+  source: string | ConfigText,
+  options: LoadConfigOptions = {},
+): Promise<LoadedConfig> {
+  if (typeof source !== "string") {
+    return parseConfig(source.text, source.format, {
+      ...options,
+      ...(source.source === undefined ? {} : { source: source.source }),
+    });
+  }
+  const text = await readTextFile(source);
+  return parseConfig(text, formatOf(source, text), { ...options, source });
+}
+
+function formatOf(path: string, text: string): ConfigFormat {
+  const lower = path.toLowerCase();
+  if (lower.endsWith(".yaml") || lower.endsWith(".yml")) return "yaml";
+  if (lower.endsWith(".json")) return "json";
+  try {
+    parseDocument(text, "json");
+    return "json";
+  } catch {
+    return "yaml";
+  }
+}
+
+/** Refuses what the schema's messages would explain badly. */
+function checkRoot(root: unknown): Record<string, unknown> {
+  if (!isRecord(root)) {
+    throw new ConfigProblem(
+      [],
+      `expected an object with a "servers" list, got ${
+        kindOf(root)
+      }; write e.g. ${EXAMPLE}`,
+    );
+  }
+  if (Object.hasOwn(root, "servers") && Object.hasOwn(root, "mcpServers")) {
+    throw new ConfigProblem(
+      ["mcpServers"],
+      'the file has both "servers" and "mcpServers"; keep one of them',
+    );
+  }
+  return root;
+}
+
+function draftsOf(root: Record<string, unknown>): Draft[] {
+  if (Array.isArray(root.servers)) {
+    return root.servers.map((raw: Record<string, unknown>, index) => {
+      const name = raw.name as string;
+      const explicit = typeof raw.namespace === "string";
+      return {
+        path: ["servers", index],
+        raw,
+        name,
+        namespace: explicit ? raw.namespace as string : name,
+        namespacePath: ["servers", index, explicit ? "namespace" : "name"],
+        transport: raw.transport as MCPServerConfig["transport"],
+        ours: true,
+        enabled: raw.enabled !== false,
+      };
+    });
+  }
+  const key = Object.hasOwn(root, "mcpServers") ? "mcpServers" : "servers";
+  const servers = root[key] as Record<string, Record<string, unknown>>;
+  return Object.entries(servers).map(([name, raw]) => {
+    const path = [key, name];
+    return {
+      path,
+      raw,
+      name,
+      namespace: name,
+      namespacePath: path,
+      transport: transportOf(raw, path),
+      ours: false,
+      enabled: raw.disabled !== true && raw.enabled !== false,
+    };
+  });
+}
+
+/** The transport of a Claude Desktop / Cursor / Claude Code / VS Code entry. */
+function transportOf(
+  raw: Record<string, unknown>,
+  path: Path,
+): MCPServerConfig["transport"] {
+  switch (raw.type) {
+    case "stdio":
+      return "stdio";
+    case "sse":
+      return "sse";
+    case "http":
+    case "streamable-http":
+      return "streamable-http";
+  }
+  if (raw.command !== undefined && raw.url !== undefined) {
+    throw new ConfigProblem(
+      path,
+      'has both "command" and "url"; keep one, or set "type" to "stdio", "sse" or "http"',
+    );
+  }
+  return raw.command !== undefined ? "stdio" : "streamable-http";
+}
+
+function checkUnique(drafts: readonly Draft[]): void {
+  const names = new Map<string, Draft>();
+  const namespaces = new Map<string, Draft>();
+  for (const draft of drafts) {
+    const named = names.get(draft.name);
+    if (named !== undefined) {
+      throw new ConfigProblem(
+        [...draft.path, "name"],
+        `"${draft.name}" is also the name of ${
+          formatPath(named.path)
+        }; give each server its own name`,
+      );
+    }
+    names.set(draft.name, draft);
+    const other = namespaces.get(draft.namespace);
+    if (other !== undefined) {
+      throw new ConfigProblem(
+        draft.namespacePath,
+        `namespace "${draft.namespace}" is also used by ${
+          formatPath(other.path)
+        }; give each server its own namespace (it defaults to the name)`,
+      );
+    }
+    namespaces.set(draft.namespace, draft);
+  }
+}
+
+function entryOf(draft: Draft, lookup: EnvLookup): ServerEntry {
+  const { raw, path, transport } = draft;
+  const fields = transport === "stdio" ? STDIO_FIELDS : REMOTE_FIELDS;
+  if (draft.ours) {
+    const other = transport === "stdio" ? REMOTE_FIELDS : STDIO_FIELDS;
+    for (const field of other) {
+      if (raw[field] !== undefined) {
+        throw new ConfigProblem(
+          [...path, field],
+          `is not used by the "${transport}" transport; remove it, or set transport to ${
+            transport === "stdio" ? '"streamable-http" or "sse"' : '"stdio"'
+          }`,
+        );
+      }
+    }
+  }
+  const candidate: Record<string, unknown> = { name: draft.name, transport };
+  for (const field of fields) {
+    const value = raw[field];
+    if (value === undefined) continue;
+    candidate[field] = INTERPOLATED.has(field)
+      ? interpolateValue(value, lookup, [...path, field])
+      : value;
+  }
+  let config: MCPServerConfig;
+  try {
+    config = validateServerConfig(candidate);
+  } catch (error) {
+    if (!(error instanceof MCPConfigError)) throw error;
+    throw new ConfigProblem(
+      [...path, ...fieldPath(error.field, draft)],
+      error.message.replace(SERVER_PREFIX, ""),
+      { cause: error },
+    );
+  }
+  const entry: ServerEntry = {
+    config,
+    namespace: draft.namespace,
+    enabled: draft.enabled,
+  };
+  if (!draft.ours) return entry;
+  if (isRecord(raw.filter)) entry.filter = filterOf(raw.filter);
+  if (isRecord(raw.overrides)) entry.overrides = overridesOf(raw.overrides);
+  if (typeof raw.connectTimeoutMs === "number") {
+    entry.connectTimeoutMs = raw.connectTimeoutMs;
+  }
+  if (typeof raw.requestTimeoutMs === "number") {
+    entry.requestTimeoutMs = raw.requestTimeoutMs;
+  }
+  return entry;
+}
+
+/** `args[2]` → `["args", 2]`, `env.KEY` → `["env", "KEY"]`, in the file's words. */
+function fieldPath(field: string, draft: Draft): Path {
+  const match = /^([A-Za-z]+)(?:\[(\d+)\]|\.([^]*))?$/.exec(field);
+  if (match === null) return [];
+  const [, head, index, key] = match;
+  if (head === "name" && !draft.ours) return [];
+  if (head === "transport" && !draft.ours) {
+    return Object.hasOwn(draft.raw, "type") ? ["type"] : [];
+  }
+  if (head === "config" || head === undefined) return [];
+  if (index !== undefined) return [head, Number(index)];
+  return key === undefined ? [head] : [head, key];
+}
+
+function filterOf(raw: Record<string, unknown>): MCPToolFilter {
+  const filter: MCPToolFilter = {};
+  if (Array.isArray(raw.include)) filter.include = [...raw.include];
+  if (Array.isArray(raw.exclude)) filter.exclude = [...raw.exclude];
+  return filter;
+}

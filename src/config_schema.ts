@@ -1,0 +1,369 @@
+/**
+ * The config file format as JSON Schema: the one description of the format
+ * that the loader validates against and `schema/mcp-config.schema.json`
+ * (written by `deno task schema`) ships for editors.
+ *
+ * Besides the standard keywords, nodes carry `errorMessage` and
+ * `patternErrorMessage`, which VS Code and the YAML language server show in
+ * place of their own messages and which the loader uses the same way.
+ *
+ * @module
+ */
+
+import type { JsonSchema } from "./types.ts";
+
+// Re-exported so this module documents on its own (`deno doc --lint`).
+export type { JsonSchema } from "./types.ts";
+
+const NAME_PATTERN = "^[^/]+$";
+const NAME_MESSAGE =
+  'expected a name without "/" (it becomes the tool namespace); write e.g. "github"';
+const VARIABLES =
+  "${VAR} and ${VAR:-default} are replaced from the environment; $${ is a literal ${.";
+
+/** `{ read_only?, writes? }`: shared by config files and skill files. */
+const OVERRIDE: JsonSchema = {
+  type: "object",
+  description:
+    "Capability override: what the tool may do to the world. read_only: true also sets writes: false; writes: true also sets read_only: false.",
+  additionalProperties: false,
+  properties: {
+    read_only: {
+      type: "boolean",
+      description: "The tool only reads.",
+      examples: [true],
+    },
+    writes: {
+      type: "boolean",
+      description: "The tool changes state.",
+      examples: [true],
+    },
+  },
+  allOf: [{
+    not: {
+      required: ["read_only", "writes"],
+      properties: { read_only: { const: true }, writes: { const: true } },
+    },
+    errorMessage:
+      "sets both read_only and writes to true, but a tool that writes is not read-only; keep one of them",
+  }],
+  examples: [{ read_only: true }],
+};
+
+/**
+ * The config file format as JSON Schema (draft-07): our own
+ * `{ servers: [...] }` list, the `mcpServers` files of Claude Desktop, Cursor
+ * and Claude Code, and VS Code's `{ servers: { name: {...} } }`.
+ * `loadConfig()` validates every file against it; the same document ships as
+ * `schema/mcp-config.schema.json` for editors. Treat it as read-only.
+ *
+ * @example Point an editor at it, or validate a parsed file yourself
+ * ```ts
+ * import { CONFIG_SCHEMA } from "@cleveragents/mcp-adapter/config";
+ *
+ * console.log(CONFIG_SCHEMA.title); // "MCP adapter configuration"
+ * ```
+ */
+export const CONFIG_SCHEMA: JsonSchema = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  title: "MCP adapter configuration",
+  description:
+    'MCP servers for @cleveragents/mcp-adapter: a "servers" list, or a "mcpServers" object (Claude Desktop, Cursor, Claude Code), or a VS Code "servers" object.',
+  type: "object",
+  properties: {
+    $schema: { type: "string", description: "The schema of this file." },
+    servers: {
+      description:
+        "A list of servers (this library's format), or an object of servers keyed by name (VS Code's \"mcp.json\").",
+      if: { type: "array" },
+      then: { type: "array", items: { $ref: "#/definitions/server" } },
+      else: { $ref: "#/definitions/namedServers" },
+    },
+    mcpServers: {
+      $ref: "#/definitions/namedServers",
+      description:
+        "Servers keyed by name, as Claude Desktop, Cursor and Claude Code write them.",
+    },
+    inputs: {
+      type: "array",
+      description: "VS Code's input prompts; ignored by this loader.",
+    },
+  },
+  allOf: [{
+    anyOf: [{ required: ["servers"] }, { required: ["mcpServers"] }],
+    errorMessage:
+      'expected a "servers" list; write e.g. servers: [{ name: "files", transport: "stdio", command: "mcp-files" }]',
+  }],
+  definitions: {
+    server: {
+      type: "object",
+      description: "One MCP server.",
+      additionalProperties: false,
+      required: ["name", "transport"],
+      properties: {
+        name: {
+          type: "string",
+          description:
+            "Server identifier; also the default tool namespace, so tools appear as <name>/<tool>.",
+          minLength: 1,
+          pattern: NAME_PATTERN,
+          patternErrorMessage: NAME_MESSAGE,
+          examples: ["github"],
+        },
+        transport: {
+          type: "string",
+          description: "How to reach the server.",
+          enum: ["stdio", "sse", "streamable-http"],
+          examples: ["stdio"],
+        },
+        command: { $ref: "#/definitions/command" },
+        args: { $ref: "#/definitions/args" },
+        env: { $ref: "#/definitions/env" },
+        cwd: { $ref: "#/definitions/cwd" },
+        url: { $ref: "#/definitions/url" },
+        headers: { $ref: "#/definitions/headers" },
+        namespace: {
+          type: "string",
+          description:
+            "Registry namespace of the server's tools (<namespace>/<tool>). Default: name.",
+          minLength: 1,
+          pattern: NAME_PATTERN,
+          patternErrorMessage: NAME_MESSAGE,
+          examples: ["gh"],
+        },
+        filter: { $ref: "#/definitions/filter" },
+        overrides: {
+          type: "object",
+          description:
+            "Capability overrides keyed by the server's tool name or a * glob. Globs apply first, the exact name last.",
+          propertyNames: { minLength: 1 },
+          additionalProperties: { $ref: "#/definitions/override" },
+          examples: [{ "delete_*": { writes: true } }],
+        },
+        connectTimeoutMs: {
+          $ref: "#/definitions/timeoutMs",
+          description:
+            "Deadline for starting the server and the handshake, in milliseconds.",
+        },
+        requestTimeoutMs: {
+          $ref: "#/definitions/timeoutMs",
+          description:
+            "Default deadline of a tool call without a response or progress, in milliseconds.",
+        },
+        enabled: {
+          type: "boolean",
+          description: "false keeps the server in the file but unused.",
+          default: true,
+          examples: [false],
+        },
+      },
+      allOf: [
+        {
+          if: {
+            required: ["transport"],
+            properties: { transport: { const: "stdio" } },
+          },
+          then: {
+            required: ["command"],
+            errorMessage:
+              'stdio transport needs "command", the program that starts the server; write e.g. command: "npx"',
+          },
+        },
+        {
+          if: {
+            required: ["transport"],
+            properties: { transport: { enum: ["sse", "streamable-http"] } },
+          },
+          then: {
+            required: ["url"],
+            errorMessage:
+              'sse and streamable-http transports need "url"; write e.g. url: "https://example.com/mcp"',
+          },
+        },
+      ],
+    },
+    namedServers: {
+      type: "object",
+      description:
+        "Servers keyed by name; the name is also the tool namespace.",
+      propertyNames: {
+        minLength: 1,
+        pattern: NAME_PATTERN,
+        patternErrorMessage: NAME_MESSAGE,
+      },
+      additionalProperties: { $ref: "#/definitions/namedServer" },
+    },
+    namedServer: {
+      type: "object",
+      description:
+        'A server as Claude Desktop, Cursor, Claude Code and VS Code write it: "command" (and "args", "env") for a local server, "url" (and "headers") for a remote one. Other keys are ignored; "disabled": true turns the server off.',
+      properties: {
+        type: {
+          type: "string",
+          description:
+            'stdio, sse, or http (streamable HTTP). Default: stdio with "command", http with "url".',
+          enum: ["stdio", "sse", "http", "streamable-http"],
+          examples: ["http"],
+        },
+        command: { $ref: "#/definitions/command" },
+        args: { $ref: "#/definitions/args" },
+        env: { $ref: "#/definitions/env" },
+        cwd: { $ref: "#/definitions/cwd" },
+        url: { $ref: "#/definitions/url" },
+        headers: { $ref: "#/definitions/headers" },
+        transport: {
+          description:
+            'Not a key of this format: write "type", or list servers as servers: [{ name, transport, ... }].',
+          not: {},
+          errorMessage:
+            'is not a key of this format; write "type": "stdio", "sse" or "http", or list the servers as servers: [{ name: ..., transport: ... }]',
+        },
+        disabled: {
+          type: "boolean",
+          description: "true keeps the server in the file but unused.",
+          examples: [true],
+        },
+        enabled: {
+          type: "boolean",
+          description: "false keeps the server in the file but unused.",
+          examples: [false],
+        },
+      },
+      allOf: [
+        {
+          anyOf: [{ required: ["command"] }, { required: ["url"] }],
+          errorMessage:
+            'expected "command" (a local server) or "url" (a remote one); write e.g. "command": "npx" or "url": "https://example.com/mcp"',
+        },
+        {
+          if: { required: ["type"], properties: { type: { const: "stdio" } } },
+          then: {
+            required: ["command"],
+            errorMessage:
+              'type "stdio" needs "command", the program that starts the server; write e.g. "command": "npx"',
+          },
+        },
+        {
+          if: {
+            required: ["type"],
+            properties: { type: { enum: ["sse", "http", "streamable-http"] } },
+          },
+          then: {
+            required: ["url"],
+            errorMessage:
+              'a remote server needs "url"; write e.g. "url": "https://example.com/mcp"',
+          },
+        },
+      ],
+    },
+    command: {
+      type: "string",
+      description: `stdio: the program that starts the server. ${VARIABLES}`,
+      minLength: 1,
+      examples: ["npx"],
+    },
+    args: {
+      type: "array",
+      description: `stdio: the program's arguments. ${VARIABLES}`,
+      items: { type: "string" },
+      examples: [["-y", "@modelcontextprotocol/server-filesystem", "."]],
+    },
+    env: {
+      type: "object",
+      description:
+        `stdio: environment variables for the server, on top of a minimal base (PATH, HOME, ...). ${VARIABLES}`,
+      additionalProperties: { type: "string" },
+      examples: [{ GITHUB_TOKEN: "${GITHUB_TOKEN}" }],
+    },
+    cwd: {
+      type: "string",
+      description: "stdio: the working directory of the server process.",
+      examples: ["."],
+    },
+    url: {
+      type: "string",
+      description: `sse / streamable-http: the server's URL. ${VARIABLES}`,
+      pattern: "^(?:[hH][tT][tT][pP][sS]?://|\\$\\{)",
+      patternErrorMessage:
+        'expected an http(s) URL; write e.g. "https://example.com/mcp"',
+      examples: ["https://example.com/mcp"],
+    },
+    headers: {
+      type: "object",
+      description:
+        `sse / streamable-http: HTTP headers sent with every request. ${VARIABLES}`,
+      additionalProperties: { type: "string" },
+      examples: [{ Authorization: "Bearer ${API_TOKEN}" }],
+    },
+    filter: {
+      type: "object",
+      description:
+        "Which of the server's tools to register: exact names or * globs; exclude wins over include.",
+      additionalProperties: false,
+      properties: {
+        include: {
+          $ref: "#/definitions/patterns",
+          description:
+            "When given, only tools matching one of these are registered.",
+        },
+        exclude: {
+          $ref: "#/definitions/patterns",
+          description: "Tools matching one of these are dropped.",
+        },
+      },
+      examples: [{ exclude: ["delete_*"] }],
+    },
+    patterns: {
+      type: "array",
+      items: { type: "string", minLength: 1, examples: ["get_*"] },
+      examples: [["get_*", "list_*"]],
+    },
+    override: OVERRIDE,
+    timeoutMs: {
+      type: "integer",
+      minimum: 1,
+      examples: [30000],
+    },
+  },
+};
+
+/**
+ * The skill file format (`name`, `description`, `tools`, `overrides`).
+ * Internal: `parseSkill()` validates against it.
+ */
+export const SKILL_SCHEMA: JsonSchema = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  title: "MCP adapter skill",
+  type: "object",
+  additionalProperties: false,
+  required: ["name", "tools"],
+  properties: {
+    $schema: { type: "string" },
+    name: { type: "string", minLength: 1, examples: ["notes-reader"] },
+    description: { type: "string", examples: ["Reads and searches notes"] },
+    tools: {
+      type: "array",
+      description: 'Registry tools: "namespace/tool" names or * globs.',
+      minItems: 1,
+      items: { $ref: "#/definitions/toolPattern" },
+      examples: [["notes/*"]],
+    },
+    overrides: {
+      type: "object",
+      description: 'Capability overrides keyed by "namespace/tool" or a glob.',
+      propertyNames: { $ref: "#/definitions/toolPattern" },
+      additionalProperties: { $ref: "#/definitions/override" },
+      examples: [{ "notes/delete_note": { writes: true } }],
+    },
+  },
+  definitions: {
+    toolPattern: {
+      type: "string",
+      pattern: "^[^/]+/.+$",
+      patternErrorMessage:
+        'expected "namespace/tool" or a glob such as "notes/*"',
+      examples: ["notes/search_notes"],
+    },
+    override: OVERRIDE,
+  },
+};

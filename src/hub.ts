@@ -1,0 +1,451 @@
+/**
+ * `MCPToolHub`: many MCP servers, one {@linkcode ToolRegistry}. Connects the
+ * servers of a loaded config concurrently, registers each one's tools under
+ * its namespace, and reports a server that fails instead of throwing.
+ *
+ * @module
+ */
+
+import { MCPToolAdapter } from "./adapter.ts";
+import type { ServerEntry } from "./config_file.ts";
+import { MCPAdapterError, MCPConfigError } from "./errors.ts";
+import { ToolRegistry } from "./registry.ts";
+
+// Re-exported so this module documents on its own (`deno doc --lint`).
+export type { ServerEntry } from "./config_file.ts";
+
+/** Where one server of a {@linkcode MCPToolHub} stands. */
+export interface HubServerStatus {
+  /** The server's name (`config.name`). */
+  name: string;
+  /** The registry namespace of its tools. */
+  namespace: string;
+  /**
+   * `connected`: its tools are registered. `failed`: it could not be started,
+   * reached or listed, or its connection was lost (see `error`); also before
+   * `start()` and after `close()`. `disabled`: `enabled: false` in the config.
+   */
+  state: "connected" | "failed" | "disabled";
+  /** Why the server is not connected. Never contains env or header values. */
+  error?: string;
+  /** How many of its tools are in the registry. */
+  toolCount: number;
+  /** How long the last connection took (start + handshake), in ms. */
+  connectMs?: number;
+  /** The protocol version the server agreed to. */
+  protocolVersion?: string;
+}
+
+/** Options of {@linkcode MCPToolHub}'s constructor. */
+export interface MCPToolHubOptions {
+  /** Where to register the tools. Default: a new, empty registry. */
+  registry?: ToolRegistry;
+  /**
+   * Builds the adapter of a server (custom transports, tests). Default:
+   * `new MCPToolAdapter(entry.config, { clientInfo, connectTimeoutMs, requestTimeoutMs })`.
+   */
+  createAdapter?: (entry: ServerEntry) => MCPToolAdapter;
+  /** Sent in `initialize` by the default adapters. */
+  clientInfo?: { name: string; version: string };
+}
+
+/** One server of the hub and what the hub knows about it. */
+interface Slot {
+  entry: ServerEntry;
+  adapter: MCPToolAdapter | undefined;
+  status: HubServerStatus;
+  /** Operations on this server run one after another. */
+  queue: Promise<void>;
+  /** Bumped by `close()`; an attempt of an older epoch stops. */
+  epoch: number;
+}
+
+const NOT_STARTED = "Not connected yet; call start()";
+const REDACTED = "***";
+// Shorter values ("1", "true", "debug") are too likely to occur by chance.
+const MIN_SECRET_LENGTH = 6;
+
+/**
+ * Connects several MCP servers and registers all their tools into one
+ * {@linkcode ToolRegistry}, each server under its own namespace, so tool
+ * names cannot collide. The hub owns those namespaces in the registry: it
+ * replaces their entries on (re)connect and removes them on close. A server that cannot be reached is reported in
+ * {@linkcode MCPToolHub.status} (never thrown) and the others keep working;
+ * {@linkcode MCPToolHub.retry} tries it again.
+ *
+ * @example Two servers from a config file
+ * ```ts ignore
+ * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+ * import { loadConfig } from "@cleveragents/mcp-adapter/config";
+ *
+ * const { servers } = await loadConfig("mcp.yaml");
+ * const hub = new MCPToolHub(servers);
+ * for (const server of await hub.start()) {
+ *   console.log(server.name, server.state, server.toolCount, server.error ?? "");
+ * }
+ * const result = await hub.registry.resolve("notes__list_notes")?.invoke();
+ * await hub.close();
+ * ```
+ */
+export class MCPToolHub {
+  /** The registry every server's tools are registered into. */
+  readonly registry: ToolRegistry;
+  readonly #slots = new Map<string, Slot>();
+  readonly #createAdapter: (entry: ServerEntry) => MCPToolAdapter;
+
+  /**
+   * Creates a hub. Nothing is started until {@linkcode MCPToolHub.start}.
+   *
+   * @param servers The servers, e.g. `(await loadConfig(file)).servers`.
+   * @param options The registry, an adapter factory, the client info.
+   * @throws {MCPConfigError} When two servers share a name (`field` is
+   * `"name"`), or a namespace is empty, contains `/` or is shared
+   * (`field` is `"namespace"`).
+   *
+   * @example
+   * ```ts
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * const hub = new MCPToolHub([{
+   *   config: { name: "notes", transport: "stdio", command: "notes-server" },
+   *   namespace: "notes",
+   *   enabled: false,
+   * }]);
+   * console.log(hub.status()[0]?.state); // "disabled"
+   * ```
+   */
+  constructor(
+    servers: readonly ServerEntry[],
+    options: MCPToolHubOptions = {},
+  ) {
+    this.registry = options.registry ?? new ToolRegistry();
+    const clientInfo = options.clientInfo;
+    this.#createAdapter = options.createAdapter ??
+      ((entry) =>
+        new MCPToolAdapter(entry.config, {
+          ...(clientInfo ? { clientInfo } : {}),
+          ...(entry.connectTimeoutMs === undefined
+            ? {}
+            : { connectTimeoutMs: entry.connectTimeoutMs }),
+          ...(entry.requestTimeoutMs === undefined
+            ? {}
+            : { requestTimeoutMs: entry.requestTimeoutMs }),
+        }));
+    const namespaces = new Map<string, string>();
+    for (const entry of servers) {
+      const name = entry.config.name;
+      if (this.#slots.has(name)) {
+        throw new MCPConfigError(
+          "name",
+          `Two servers are named ${
+            JSON.stringify(name)
+          }; give each server a unique name`,
+        );
+      }
+      if (
+        typeof entry.namespace !== "string" || entry.namespace === "" ||
+        entry.namespace.includes("/")
+      ) {
+        throw new MCPConfigError(
+          "namespace",
+          `Server ${JSON.stringify(name)} has the namespace ${
+            JSON.stringify(entry.namespace)
+          }; a namespace must be non-empty and without "/", e.g. ${
+            JSON.stringify(name.replaceAll("/", "_") || "files")
+          }`,
+        );
+      }
+      const other = namespaces.get(entry.namespace);
+      if (other !== undefined) {
+        throw new MCPConfigError(
+          "namespace",
+          `Servers ${JSON.stringify(other)} and ${
+            JSON.stringify(name)
+          } share the namespace ${
+            JSON.stringify(entry.namespace)
+          }; give each server its own namespace`,
+        );
+      }
+      namespaces.set(entry.namespace, name);
+      this.#slots.set(name, {
+        entry,
+        adapter: undefined,
+        status: initialStatus(entry),
+        queue: Promise.resolve(),
+        epoch: 0,
+      });
+    }
+  }
+
+  /**
+   * Connects every enabled server that is not connected yet, concurrently,
+   * each within its `connectTimeoutMs`; lists its tools through its `filter`
+   * and registers them as `{namespace}/{tool}` with its `overrides`. A
+   * failure is reported in the returned status, never thrown.
+   *
+   * @returns The status of every server, in config order.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   * import { loadConfig } from "@cleveragents/mcp-adapter/config";
+   *
+   * const hub = new MCPToolHub((await loadConfig("mcp.yaml")).servers);
+   * const failed = (await hub.start()).filter((server) => server.state === "failed");
+   * ```
+   */
+  async start(): Promise<HubServerStatus[]> {
+    await Promise.all(
+      [...this.#slots.values()].map((slot) => this.#schedule(slot, false)),
+    );
+    return this.status();
+  }
+
+  /**
+   * Connects servers again. Without a name, every enabled server that is not
+   * connected (failed, lost, or never started); with a name, that server,
+   * disconnecting it first if it is connected. Failures are reported in the
+   * status, not thrown.
+   *
+   * @param name The server's name (`config.name`); omit for all failed ones.
+   * @returns The status of every server, in config order.
+   * @throws {MCPAdapterError} When no server has that name (`code` is
+   * `"unknown_server"`) or it is disabled in the config (`code` is
+   * `"server_disabled"`).
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * const [notes] = await hub.retry("notes");
+   * ```
+   */
+  async retry(name?: string): Promise<HubServerStatus[]> {
+    if (name === undefined) return await this.start();
+    const slot = this.#slot(name);
+    if (!slot.entry.enabled) {
+      throw new MCPAdapterError(
+        "server_disabled",
+        `MCP server ${
+          JSON.stringify(name)
+        } is disabled in the config; set "enabled: true" to use it`,
+      );
+    }
+    await this.#schedule(slot, true);
+    return this.status();
+  }
+
+  /**
+   * The status of every server, in config order. A server whose connection
+   * was lost since it connected is reported as `failed`.
+   *
+   * @returns A new array of statuses.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * for (const { name, state, error } of hub.status()) console.log(name, state, error ?? "");
+   * ```
+   */
+  status(): HubServerStatus[] {
+    return [...this.#slots.values()].map((slot) => {
+      const status = { ...slot.status };
+      if (status.state === "connected" && !slot.adapter?.connected) {
+        status.state = "failed";
+        status.error = `The connection to MCP server ${
+          JSON.stringify(status.name)
+        } was lost; call retry(${JSON.stringify(status.name)})`;
+      }
+      return status;
+    });
+  }
+
+  /**
+   * The adapter of a server, for what the registry does not cover
+   * (`serverInfo`, `discoverTools()` with other filters).
+   *
+   * @param name The server's name (`config.name`).
+   * @returns Its adapter, or `undefined` if it was never started or is disabled.
+   * @throws {MCPAdapterError} When no server has that name (`code` is `"unknown_server"`).
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * console.log(hub.adapter("notes")?.serverInfo?.serverInfo.name);
+   * ```
+   */
+  adapter(name: string): MCPToolAdapter | undefined {
+    return this.#slot(name).adapter;
+  }
+
+  /**
+   * Disconnects every server (stdio servers are stopped) and removes their
+   * tools from the registry. Connection attempts in progress are cancelled.
+   * Idempotent; `start()` connects again afterwards.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * try {
+   *   await hub.start();
+   * } finally {
+   *   await hub.close();
+   * }
+   * ```
+   */
+  async close(): Promise<void> {
+    await Promise.all([...this.#slots.values()].map((slot) => {
+      slot.epoch++;
+      // Cancels a connect in progress now rather than after it times out.
+      const cancelling = slot.adapter?.disconnect().catch(() => {});
+      return this.#enqueue(slot, async () => {
+        await cancelling;
+        await this.#stop(slot);
+        slot.status = initialStatus(slot.entry);
+      });
+    }));
+  }
+
+  #slot(name: string): Slot {
+    const slot = this.#slots.get(name);
+    if (slot) return slot;
+    throw new MCPAdapterError(
+      "unknown_server",
+      `No MCP server is named ${JSON.stringify(name)}; configured: ${
+        [...this.#slots.keys()].map((key) => JSON.stringify(key)).join(", ") ||
+        "none"
+      }`,
+    );
+  }
+
+  #schedule(slot: Slot, force: boolean): Promise<void> {
+    if (!slot.entry.enabled) return Promise.resolve();
+    const epoch = slot.epoch;
+    return this.#enqueue(slot, async () => {
+      if (slot.epoch !== epoch) return; // closed while waiting
+      if (
+        !force && slot.status.state === "connected" && slot.adapter?.connected
+      ) {
+        return;
+      }
+      await this.#attempt(slot, epoch);
+    });
+  }
+
+  #enqueue(slot: Slot, operation: () => Promise<void>): Promise<void> {
+    const next = slot.queue.then(operation);
+    slot.queue = next.catch(() => {});
+    return next;
+  }
+
+  async #attempt(slot: Slot, epoch: number): Promise<void> {
+    const { entry } = slot;
+    const { name } = entry.config;
+    let connectMs: number | undefined;
+    try {
+      await this.#stop(slot);
+      slot.adapter ??= this.#createAdapter(entry);
+      const adapter = slot.adapter;
+      const started = performance.now();
+      await adapter.connect(
+        entry.connectTimeoutMs === undefined
+          ? {}
+          : { timeoutMs: entry.connectTimeoutMs },
+      );
+      connectMs = Math.round(performance.now() - started);
+      if (slot.epoch !== epoch) return;
+      await adapter.discoverTools(entry.filter);
+      if (slot.epoch !== epoch) return;
+      const tools = await adapter.registerTools(
+        this.registry,
+        entry.namespace,
+        entry.overrides ? { overrides: entry.overrides } : {},
+      );
+      if (slot.epoch !== epoch) return;
+      slot.status = {
+        name,
+        namespace: entry.namespace,
+        state: "connected",
+        toolCount: tools.length,
+        connectMs,
+      };
+      const version = adapter.serverInfo?.protocolVersion;
+      if (version !== undefined) slot.status.protocolVersion = version;
+    } catch (error) {
+      if (slot.epoch !== epoch) return;
+      await this.#stop(slot);
+      slot.status = {
+        name,
+        namespace: entry.namespace,
+        state: "failed",
+        error: redact(
+          error instanceof Error ? error.message : String(error),
+          entry,
+        ),
+        toolCount: 0,
+      };
+      if (connectMs !== undefined) slot.status.connectMs = connectMs;
+    }
+  }
+
+  /** Disconnects the server and removes its tools from the registry. */
+  async #stop(slot: Slot): Promise<void> {
+    this.registry.replaceNamespace(slot.entry.namespace, []);
+    await slot.adapter?.disconnect().catch(() => {});
+  }
+}
+
+function initialStatus(entry: ServerEntry): HubServerStatus {
+  const status: HubServerStatus = {
+    name: entry.config.name,
+    namespace: entry.namespace,
+    state: entry.enabled ? "failed" : "disabled",
+    toolCount: 0,
+  };
+  if (entry.enabled) status.error = NOT_STARTED;
+  return status;
+}
+
+/**
+ * Hides the server's env and header values, and URL credentials, should a
+ * message (e.g. the server's stderr) quote them.
+ */
+function redact(message: string, entry: ServerEntry): string {
+  const { config } = entry;
+  const secrets: string[] = [];
+  const values: string[] = [
+    ...Object.values(config.env ?? {}),
+    ...Object.values(config.headers ?? {}),
+  ];
+  for (const value of values) {
+    // Also the token alone, as in "Bearer <token>".
+    secrets.push(value, ...value.split(/\s+/));
+  }
+  if (config.url) {
+    try {
+      const url = new URL(config.url);
+      secrets.push(
+        decodeURIComponent(url.username),
+        decodeURIComponent(url.password),
+        ...[...url.searchParams.values()],
+      );
+    } catch {
+      // validated by the adapter; nothing to hide when it is not a URL
+    }
+  }
+  let redacted = message;
+  for (
+    const secret of secrets.filter((value) => value.length >= MIN_SECRET_LENGTH)
+      .sort((a, b) => b.length - a.length)
+  ) {
+    redacted = redacted.split(secret).join(REDACTED);
+  }
+  return redacted;
+}
