@@ -89,6 +89,7 @@ export async function testNode(
     );
     if (installed !== 0) return installed;
     const testFiles = await copyTests(dir, config.name);
+    await copyDataFiles(dir);
     if (testFiles.length === 0) {
       throw new Error("found no *_test.ts files under tests/");
     }
@@ -177,6 +178,26 @@ async function copyTests(dir: string, packageName: string): Promise<string[]> {
     if (TEST_FILE.test(posix.basename(from))) testFiles.push(to);
   }
   return testFiles.sort();
+}
+
+/**
+ * Data files the tests read beside them, copied to the same relative paths:
+ * the shipped config schema and the example config and skill files.
+ */
+const DATA_FILES = [
+  "schema/mcp-config.schema.json",
+  "examples/mcp.yaml",
+  "examples/skill.yaml",
+];
+
+async function copyDataFiles(dir: string): Promise<void> {
+  for (const file of DATA_FILES) {
+    await copyInto(
+      dir,
+      file,
+      () => Deno.copyFile(join(ROOT, file), join(dir, file)),
+    );
+  }
 }
 
 async function copyInto(
