@@ -1,0 +1,157 @@
+/**
+ * Cost of checking a tool call's arguments against its `inputSchema` before
+ * the call, as `MCPToolAdapter.invoke()` does: the validator from
+ * `src/validation.ts`, compiled once and reused (what the adapter caches per
+ * tool), against the baseline of compiling it for every call (a new
+ * `@cfworker/json-schema` `Validator` each time). A third entry calls the
+ * cached cfworker `Validator` directly, without our problem formatting, to
+ * show what that wrapper adds.
+ *
+ * The schema is moderately complex: nested objects, an array of `$ref`'d
+ * `$defs` items, an enum, a pattern and a format. One group validates a
+ * typical valid object, the other an invalid one with four problems.
+ *
+ * Run it with `deno task bench`, or alone with
+ * `deno bench -A bench/validation_bench.ts`. Deno prints, per group, how
+ * many times faster or slower each entry is than the baseline; only those
+ * ratios mean anything, since absolute times depend on the machine's load.
+ * Deno runs the entries one after another and its ratio compares averages,
+ * which a burst of load on a shared machine inflates; when the ratio looks
+ * odd, compare the p75 column.
+ *
+ * @module
+ */
+
+import { type Schema, Validator } from "@cfworker/json-schema";
+import { compileValidator } from "../src/validation.ts";
+import type { JsonSchema } from "../src/types.ts";
+
+const schema: JsonSchema = {
+  type: "object",
+  $defs: {
+    address: {
+      type: "object",
+      properties: {
+        street: { type: "string", minLength: 1 },
+        city: { type: "string", minLength: 1 },
+        zip: { type: "string", pattern: "^[0-9]{5}$" },
+      },
+      required: ["street", "city"],
+      additionalProperties: false,
+    },
+    item: {
+      type: "object",
+      properties: {
+        sku: { type: "string", minLength: 1 },
+        quantity: { type: "integer", minimum: 1 },
+        tags: { type: "array", items: { type: "string" }, maxItems: 10 },
+      },
+      required: ["sku", "quantity"],
+    },
+  },
+  properties: {
+    customer: {
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        email: { type: "string", format: "email" },
+        address: { $ref: "#/$defs/address" },
+      },
+      required: ["name", "address"],
+    },
+    items: { type: "array", items: { $ref: "#/$defs/item" }, minItems: 1 },
+    priority: { enum: ["low", "normal", "high"] },
+    notes: { type: "string", maxLength: 500 },
+  },
+  required: ["customer", "items", "priority"],
+  additionalProperties: false,
+};
+
+const valid = {
+  customer: {
+    name: "Ada Lovelace",
+    email: "ada@example.com",
+    address: { street: "12 St James's Square", city: "London", zip: "12345" },
+  },
+  items: [
+    { sku: "A-100", quantity: 2, tags: ["fragile", "gift"] },
+    { sku: "B-200", quantity: 1 },
+    { sku: "C-300", quantity: 5, tags: ["bulk"] },
+  ],
+  priority: "high",
+  notes: "Leave at the door.",
+};
+
+/** Missing `city`, a zero quantity, an unknown priority and an extra field. */
+const invalid = {
+  customer: {
+    name: "Ada Lovelace",
+    address: { street: "12 St James's Square" },
+  },
+  items: [{ sku: "A-100", quantity: 0 }],
+  priority: "urgent",
+  colour: "blue",
+};
+
+const cached = compileValidator(schema);
+if (cached === undefined) throw new Error("The bench schema does not compile");
+const cfworker = new Validator(schema as Schema, "2020-12", false);
+
+// Not timed: make sure every entry sees the verdict it is meant to.
+if (cached(valid) !== undefined) {
+  throw new Error(`The valid arguments fail: ${cached(valid)!.join("; ")}`);
+}
+const problems = cached(invalid);
+if (problems === undefined || problems.length < 4) {
+  throw new Error(`Expected 4 problems, got ${JSON.stringify(problems)}`);
+}
+
+Deno.bench({
+  name: "compile per call (new Validator)",
+  group: "valid args",
+  baseline: true,
+  fn() {
+    compileValidator(schema)!(valid);
+  },
+});
+
+Deno.bench({
+  name: "ours: compiled once (src/validation.ts)",
+  group: "valid args",
+  fn() {
+    cached(valid);
+  },
+});
+
+Deno.bench({
+  name: "cfworker Validator.validate, compiled once",
+  group: "valid args",
+  fn() {
+    cfworker.validate(valid);
+  },
+});
+
+Deno.bench({
+  name: "compile per call (new Validator)",
+  group: "invalid args",
+  baseline: true,
+  fn() {
+    compileValidator(schema)!(invalid);
+  },
+});
+
+Deno.bench({
+  name: "ours: compiled once (src/validation.ts)",
+  group: "invalid args",
+  fn() {
+    cached(invalid);
+  },
+});
+
+Deno.bench({
+  name: "cfworker Validator.validate, compiled once",
+  group: "invalid args",
+  fn() {
+    cfworker.validate(invalid);
+  },
+});
