@@ -58,6 +58,9 @@ export function ciSteps(entries: readonly string[]): Step[] {
     denoStep("test-deno", ["test", "-A", "--parallel", "tests/"], 15),
     denoStep("publish-dry-run", ["publish", "--dry-run", "--allow-dirty"], 5),
     denoStep("build-npm", ["run", "-A", "scripts/build_npm.ts"], 10),
+    // The npm build on Bun and the root entry on workerd (both need the tarball).
+    denoStep("smoke-bun", ["run", "-A", "scripts/smoke_bun.ts"], 10),
+    denoStep("smoke-workerd", ["run", "-A", "scripts/smoke_workerd.ts"], 10),
     // test_node bounds its own run at 20 minutes; this is the backstop.
     denoStep("test-node", ["run", "-A", "scripts/test_node.ts"], 25),
   ];

@@ -136,7 +136,7 @@ export interface MCPServerInfo {
  * import { z } from "zod";
  *
  * const server = new McpServer({ name: "demo", version: "1.0.0" });
- * server.tool("add", { a: z.number(), b: z.number() }, ({ a, b }) => ({
+ * server.tool("add", { a: z.number(), b: z.number() }, ({ a, b }: { a: number; b: number }) => ({
  *   content: [{ type: "text", text: String(a + b) }],
  * }));
  * const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

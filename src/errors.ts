@@ -111,9 +111,14 @@ export class MCPConfigError extends MCPAdapterError {
    *
    * @param field The offending field.
    * @param message What is wrong and what to write instead.
+   * @param options The cause, if any.
    */
-  constructor(field: string, message: string) {
-    super("invalid_config", message);
+  constructor(
+    field: string,
+    message: string,
+    options?: MCPAdapterErrorOptions,
+  ) {
+    super("invalid_config", message, options);
     this.name = "MCPConfigError";
     this.field = field;
   }

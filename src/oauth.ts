@@ -6,7 +6,11 @@
  * @module
  */
 
-import { MCPAdapterError, MCPConnectionError } from "./errors.ts";
+import {
+  MCPAdapterError,
+  MCPConfigError,
+  MCPConnectionError,
+} from "./errors.ts";
 
 /**
  * The part of the MCP SDK's `OAuthClientProvider` this library calls
@@ -39,7 +43,16 @@ export function oauthHooks(
       return tokens ? { Authorization: `Bearer ${tokens.access_token}` } : {};
     },
     async authorize(response) {
-      const sdk = await import("@modelcontextprotocol/sdk/client/auth.js");
+      // The .catch also tells bundlers the import may be missing: edge
+      // bundles of users without OAuth build without the SDK installed.
+      const sdk = await import("@modelcontextprotocol/sdk/client/auth.js")
+        .catch((cause) => {
+          throw new MCPConfigError(
+            "authProvider",
+            'OAuth needs the MCP SDK: install "@modelcontextprotocol/sdk" (npm) or map it in your import map',
+            { cause },
+          );
+        });
       const { resourceMetadataUrl, scope } = sdk.extractWWWAuthenticateParams(
         response,
       );

@@ -7,7 +7,7 @@
  * @module
  */
 
-import process from "node:process";
+import type nodeProcess from "node:process";
 import type {
   ChildExit,
   ChildProcessHandle,
@@ -15,7 +15,10 @@ import type {
   SpawnOptions,
 } from "./_process.ts";
 
-const isWindows = Deno.build.os === "windows";
+// Set by load(): nothing runs at import time, so a bundler that inlines this
+// module into an edge bundle leaves a module that loads (and is never used).
+let isWindows = false;
+let process: typeof nodeProcess;
 
 /** `Deno.permissions.querySync` without ever prompting; `false` when unsure. */
 function granted(descriptor: Deno.PermissionDescriptor): boolean {
@@ -152,9 +155,17 @@ class DenoChild implements ChildProcessHandle {
   }
 }
 
-/** The `Deno.Command` backend. */
-export const backend: ProcessBackend = {
-  platform: Deno.build.os,
+/** Loads the `Deno.Command` backend. */
+export async function load(): Promise<ProcessBackend> {
+  process = (await import("node:process")).default;
+  isWindows = Deno.build.os === "windows";
+  return backend;
+}
+
+const backend: ProcessBackend = {
+  get platform(): string {
+    return Deno.build.os;
+  },
 
   getEnv(name: string): string | undefined {
     // Query first so a missing --allow-env never turns into an interactive prompt.

@@ -6,9 +6,10 @@
  * @module
  */
 
-import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import process from "node:process";
+import type { ChildProcessByStdio } from "node:child_process";
+import type * as nodeChildProcess from "node:child_process";
+import type * as nodeFs from "node:fs";
+import type nodeProcess from "node:process";
 import type { Readable, Writable } from "node:stream";
 import type {
   ChildExit,
@@ -19,7 +20,27 @@ import type {
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
-const isWindows = process.platform === "win32";
+// Set by load(): the node: modules are imported there, not at the top, so a
+// bundler that inlines this module into an edge bundle (wrangler does, by
+// default) hoists no node: import that the edge runtime would refuse.
+let isWindows = false;
+let spawn: typeof nodeChildProcess.spawn;
+let fs: typeof nodeFs;
+let process: typeof nodeProcess;
+
+/** Loads the `node:child_process` backend. */
+export async function load(): Promise<ProcessBackend> {
+  const [childProcess, fsModule, processModule] = await Promise.all([
+    import("node:child_process"),
+    import("node:fs"),
+    import("node:process"),
+  ]);
+  spawn = childProcess.spawn;
+  fs = fsModule;
+  process = processModule.default;
+  isWindows = process.platform === "win32";
+  return backend;
+}
 
 /**
  * Linux: whether group `pgid` has a member that is not a zombie. Orphaned
@@ -30,7 +51,7 @@ const isWindows = process.platform === "win32";
 function groupHasLiveMember(pgid: number): boolean {
   let entries: string[];
   try {
-    entries = readdirSync("/proc");
+    entries = fs.readdirSync("/proc");
   } catch {
     return true;
   }
@@ -39,7 +60,7 @@ function groupHasLiveMember(pgid: number): boolean {
     if (first < 48 || first > 57) continue; // not a pid
     let stat: string;
     try {
-      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
+      stat = fs.readFileSync(`/proc/${entry}/stat`, "latin1");
     } catch {
       continue; // exited meanwhile
     }
@@ -58,7 +79,7 @@ function spawnError(error: unknown, options: SpawnOptions): unknown {
   ) return error;
   let missing: boolean;
   try {
-    missing = !statSync(options.cwd).isDirectory();
+    missing = !fs.statSync(options.cwd).isDirectory();
   } catch {
     missing = true;
   }
@@ -195,9 +216,10 @@ class NodeChild implements ChildProcessHandle {
   }
 }
 
-/** The `node:child_process` backend. */
-export const backend: ProcessBackend = {
-  platform: isWindows ? "windows" : process.platform,
+const backend: ProcessBackend = {
+  get platform(): string {
+    return isWindows ? "windows" : process.platform;
+  },
 
   getEnv(name: string): string | undefined {
     return process.env[name];

@@ -99,7 +99,7 @@ async function loadBackend(): Promise<ProcessBackend> {
   const module = (globalThis as { Deno?: unknown }).Deno
     ? await import("./_process_deno.ts")
     : await import("./_process_node.ts");
-  return module.backend;
+  return await module.load();
 }
 
 /** The allow-listed parent variables (shell functions skipped) plus `extra`, which wins. */

@@ -1,0 +1,53 @@
+/**
+ * A Cloudflare Worker (any workerd-based runtime) that calls a tool of a
+ * remote MCP server over streamable HTTP. The root entry uses only web APIs
+ * (`fetch`, web streams, `AbortSignal`) and loads the stdio process backends
+ * lazily; bundled with code splitting, the Worker needs no `nodejs_compat`.
+ *
+ * Configure the server's endpoint as the text binding `MCP_URL` (in
+ * `wrangler.toml`: `[vars] MCP_URL = "https://example.com/mcp"`). The Worker
+ * answers `GET /?a=2&b=3` with the result envelope of the server's `get-sum`
+ * tool (as `@modelcontextprotocol/server-everything` has it): 200 on success,
+ * 502 when the server could not be reached or the call failed.
+ *
+ * `deno task smoke:workerd` bundles this file with esbuild and serves it with
+ * `workerd` against server-everything on 127.0.0.1.
+ *
+ * @module
+ */
+
+import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+
+/** The Worker's bindings. */
+export interface Env {
+  /** The MCP server's streamable-HTTP endpoint, e.g. `https://example.com/mcp`. */
+  MCP_URL: string;
+}
+
+export default {
+  /**
+   * Connects, calls `get-sum`, disconnects. One adapter per request: a
+   * Worker cannot carry a connection from one request to the next.
+   */
+  async fetch(request: Request, env: Env): Promise<Response> {
+    const query = new URL(request.url).searchParams;
+    const a = Number(query.get("a") ?? 2);
+    const b = Number(query.get("b") ?? 3);
+    const adapter = new MCPToolAdapter({
+      name: "remote",
+      transport: "streamable-http",
+      url: env.MCP_URL,
+    });
+    try {
+      await adapter.connect({ timeoutMs: 10_000 });
+      const result = await adapter.invoke("get-sum", { a, b });
+      return Response.json(result, { status: result.success ? 200 : 502 });
+    } catch (error) {
+      // MCPConnectionError: the server could not be reached or initialized.
+      const message = error instanceof Error ? error.message : String(error);
+      return Response.json({ success: false, error: message }, { status: 502 });
+    } finally {
+      await adapter.disconnect();
+    }
+  },
+};
