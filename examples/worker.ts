@@ -1,8 +1,9 @@
 /**
  * A Cloudflare Worker (any workerd-based runtime) that calls a tool of a
  * remote MCP server over streamable HTTP. The root entry uses only web APIs
- * (`fetch`, web streams, `AbortSignal`) and loads the stdio process backends
- * lazily; bundled with code splitting, the Worker needs no `nodejs_compat`.
+ * (`fetch`, web streams, `AbortSignal`); the stdio process backends import
+ * `node:` modules only when a stdio server is started, so the Worker bundles
+ * into one file (wrangler's default) and needs no `nodejs_compat`.
  *
  * Configure the server's endpoint as the text binding `MCP_URL` (in
  * `wrangler.toml`: `[vars] MCP_URL = "https://example.com/mcp"`). The Worker

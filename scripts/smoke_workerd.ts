@@ -9,18 +9,16 @@
  * in one scratch npm project, as a Worker's author would (so without the
  * optional MCP SDK), and server-everything (pinned in `deno.json`) in
  * another. It bundles the Worker with esbuild (platform neutral,
- * `workerd`/`worker`/`browser` conditions, code splitting), writes a workerd
+ * `workerd`/`worker`/`browser` conditions, one file, as wrangler does by
+ * default), writes a workerd
  * config, starts server-everything (`streamableHttp`) and `workerd serve` on
  * free loopback ports, and fetches the Worker. Prints
  * `smoke-workerd: N passed, N failed` and exits non-zero on any failure.
  * Every process is stopped and both projects removed, pass or fail.
  *
- * Code splitting keeps the stdio process backends, which the root entry
- * loads with dynamic `import()`, in chunks of their own, and workerd is given
- * only the Worker's chunk and what it imports statically: workerd evaluates
- * every module it is given, and the backends need Deno or `node:` modules.
- * (Bundled into one file, their static `node:` imports would be hoisted to
- * the top of the Worker, which workerd then refuses to load.)
+ * The stdio process backends are inlined too; they import `node:` modules
+ * only inside their `load()`, so the bundle has no static `node:` import and
+ * workerd loads it (the check below fails the smoke if one appears).
  *
  * Run it with `deno task smoke:workerd` (builds the tarball first).
  *
@@ -150,12 +148,11 @@ async function bundleWorker(dir: string): Promise<string[]> {
       absWorkingDir: dir,
       outdir: join(dir, "worker"),
       bundle: true,
-      splitting: true,
       format: "esm",
       platform: "neutral",
       conditions: ["workerd", "worker", "browser"],
       mainFields: ["module", "main"],
-      // Only the stdio backends import node: modules; workerd never sees them.
+      // Only the stdio backends import node: modules, lazily; workerd never runs them.
       external: ["node:*"],
       metafile: true,
       logLevel: "warning",
