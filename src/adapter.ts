@@ -18,6 +18,7 @@ import {
 } from "./errors.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
+import { configSecrets, redact } from "./_redact.ts";
 import { listAllTools } from "./_tool_list.ts";
 import { compileToolFilter } from "./tool_filter.ts";
 import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
@@ -29,6 +30,7 @@ import {
   handleServerRequest,
 } from "./handlers.ts";
 import type {
+  JsonSchema,
   MCPErrorKind,
   MCPProgress,
   MCPToolDescriptor,
@@ -162,6 +164,8 @@ export class MCPToolAdapter {
   readonly #remote: RemoteOptions;
   readonly #handlers: ClientHandlers | undefined;
   readonly #onError: ((error: Error) => void) | undefined;
+  /** Values of `config.env` and `config.headers`, kept out of every message. */
+  readonly #secrets: string[];
 
   #session: Session | undefined;
   #server: MCPServerInfo | undefined;
@@ -175,8 +179,14 @@ export class MCPToolAdapter {
   /** The server's whole tool list, by name; `undefined` when stale. */
   #tools: Map<string, MCPToolDescriptor> | undefined;
   #refreshing: Promise<Map<string, MCPToolDescriptor>> | undefined;
+  /** Moves on every invalidation, so a fetch that started before one is not cached. */
+  #toolsGeneration = 0;
   #filter: ((name: string) => boolean) | undefined;
-  readonly #validators = new Map<string, ArgumentValidator | undefined>();
+  /** Compiled once per tool and schema: a refreshed list brings new schema objects. */
+  readonly #validators = new WeakMap<
+    JsonSchema,
+    ArgumentValidator | undefined
+  >();
 
   /**
    * Creates an adapter. Nothing is started until `connect()`.
@@ -196,6 +206,7 @@ export class MCPToolAdapter {
       checkMs("connectTimeoutMs", options.connectTimeoutMs) ??
         DEFAULT_CONNECT_TIMEOUT_MS;
     this.#remote = { fetch: options.fetch, authProvider: options.authProvider };
+    this.#secrets = configSecrets(this.config);
     this.#handlers = options.handlers;
     this.#onError = options.onError;
   }
@@ -310,7 +321,7 @@ export class MCPToolAdapter {
     ): MCPToolResult => ({
       success: false,
       data,
-      error,
+      error: redact(error, this.#secrets),
       errorKind,
       durationMs: performance.now() - started,
     });
@@ -487,8 +498,7 @@ export class MCPToolAdapter {
       this.#session = session;
       this.#server = server;
       this.#lostError = undefined;
-      this.#tools = undefined;
-      this.#validators.clear();
+      this.#invalidateTools();
     } catch (error) {
       await session?.close().catch(() => {});
       throw this.#connectionError(error, session);
@@ -551,14 +561,16 @@ export class MCPToolAdapter {
     return createTransport(this.config, this.#remote);
   }
 
+  /** The one error `connect()` throws: what failed, the server's last stderr lines, no secrets. */
   #connectionError(
     error: unknown,
     session: Session | undefined,
   ): MCPConnectionError {
-    if (error instanceof MCPConnectionError) return withStderr(error, session);
     const name = this.config.name;
     let message: string;
-    if (error instanceof MCPNotConnectedError) {
+    if (error instanceof MCPConnectionError) {
+      message = error.message;
+    } else if (error instanceof MCPNotConnectedError) {
       message =
         `MCP server "${name}" closed the connection before completing the handshake`;
     } else if (error instanceof MCPProtocolError) {
@@ -568,10 +580,15 @@ export class MCPToolAdapter {
         errorMessage(error)
       }`;
     }
-    return withStderr(
-      new MCPConnectionError(message, { cause: error }),
-      session,
-    );
+    const tail = (session?.transport as { stderrTail?: string[] } | undefined)
+      ?.stderrTail;
+    if (tail && tail.length > 0) {
+      message += `\nLast lines of the server's stderr:\n  ${tail.join("\n  ")}`;
+    }
+    const cause = error instanceof MCPConnectionError
+      ? error.cause ?? error
+      : error;
+    return new MCPConnectionError(redact(message, this.#secrets), { cause });
   }
 
   /** Sends a request; when the remote session expired, re-initializes once and sends it again. */
@@ -599,8 +616,7 @@ export class MCPToolAdapter {
    */
   #renew(session: Session): Promise<void> {
     this.#renewing ??= (async () => {
-      this.#tools = undefined;
-      this.#validators.clear();
+      this.#invalidateTools();
       const info = await this.#initialize(session, this.#connectTimeoutMs);
       if (this.#session === session) this.#server = info;
     })().finally(() => this.#renewing = undefined);
@@ -611,8 +627,7 @@ export class MCPToolAdapter {
     const session = this.#session;
     this.#session = undefined;
     this.#lostError = undefined;
-    this.#tools = undefined;
-    this.#validators.clear();
+    this.#invalidateTools();
     await session?.close();
   }
 
@@ -627,8 +642,18 @@ export class MCPToolAdapter {
 
   #onNotification(notification: JSONRPCNotification): void {
     if (notification.method === "notifications/tools/list_changed") {
-      this.#tools = undefined;
+      this.#invalidateTools();
     }
+  }
+
+  /**
+   * Forgets the tool list (its validators go with its schema objects). A list being fetched right now
+   * may predate the change, so it is not kept either (the generation moves).
+   */
+  #invalidateTools(): void {
+    this.#tools = undefined;
+    this.#refreshing = undefined;
+    this.#toolsGeneration++;
   }
 
   async #requireSession(operation: string): Promise<Session> {
@@ -644,13 +669,17 @@ export class MCPToolAdapter {
   async #toolMap(refresh: boolean): Promise<Map<string, MCPToolDescriptor>> {
     const session = await this.#requireSession("list tools");
     if (!refresh && this.#tools) return this.#tools;
-    this.#refreshing ??= this.#fetchTools(session).finally(() =>
-      this.#refreshing = undefined
-    );
+    if (!this.#refreshing) {
+      const refreshing = this.#fetchTools(session).finally(() => {
+        if (this.#refreshing === refreshing) this.#refreshing = undefined;
+      });
+      this.#refreshing = refreshing;
+    }
     return await this.#refreshing;
   }
 
   async #fetchTools(session: Session): Promise<Map<string, MCPToolDescriptor>> {
+    const generation = this.#toolsGeneration;
     const tools = await listAllTools(
       (cursor) =>
         this.#request(
@@ -663,9 +692,8 @@ export class MCPToolAdapter {
         ),
       this.config.name,
     );
-    if (this.#session === session) {
+    if (this.#session === session && this.#toolsGeneration === generation) {
       this.#tools = tools;
-      this.#validators.clear();
     }
     return tools;
   }
@@ -697,9 +725,10 @@ export class MCPToolAdapter {
   }
 
   #validatorFor(tool: MCPToolDescriptor): ArgumentValidator | undefined {
-    if (this.#validators.has(tool.name)) return this.#validators.get(tool.name);
-    const validator = compileValidator(tool.inputSchema);
-    this.#validators.set(tool.name, validator);
+    const schema = tool.inputSchema;
+    if (this.#validators.has(schema)) return this.#validators.get(schema);
+    const validator = compileValidator(schema);
+    this.#validators.set(schema, validator);
     return validator;
   }
 }
@@ -737,23 +766,6 @@ function describeReason(reason: unknown): string {
     : reason === undefined
     ? "aborted"
     : String(reason);
-}
-
-function withStderr(
-  error: MCPConnectionError,
-  session: Session | undefined,
-): MCPConnectionError {
-  const tail = (session?.transport as { stderrTail?: string[] } | undefined)
-    ?.stderrTail;
-  if (!tail || tail.length === 0) return error;
-  return new MCPConnectionError(
-    `${error.message}\nLast lines of the server's stderr:\n  ${
-      tail.join("\n  ")
-    }`,
-    {
-      cause: error.cause ?? error,
-    },
-  );
 }
 
 /** Resolves or rejects with `promise`, or rejects with the signal's reason first. */

@@ -28,7 +28,9 @@ export function draftOf(schema: JsonSchema): Draft {
 
 /**
  * Compiles a validator for one schema. Returns `undefined` when the schema
- * itself cannot be compiled (the server then validates on its own).
+ * itself cannot be compiled (the server then validates on its own). A
+ * schema whose problem only shows while validating (an unresolvable `$ref`)
+ * is likewise left to the server from its first use on.
  */
 export function compileValidator(
   schema: JsonSchema,
@@ -39,8 +41,17 @@ export function compileValidator(
   } catch {
     return undefined;
   }
+  let usable = true;
   return (args) => {
-    const { valid, errors } = validator.validate(args);
+    if (!usable) return undefined;
+    let outcome: ReturnType<Validator["validate"]>;
+    try {
+      outcome = validator.validate(args);
+    } catch {
+      usable = false;
+      return undefined;
+    }
+    const { valid, errors } = outcome;
     if (valid) return undefined;
     // Keep the leaves: an error whose keyword location prefixes another's only says "a subschema failed".
     const problems: string[] = [];

@@ -1,0 +1,314 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import {
+  type JSONRPCMessage,
+  MCPConnectionError,
+  MCPToolAdapter,
+  type MCPTransport,
+} from "@cleveragents/mcp-adapter";
+import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
+
+/**
+ * A scripted peer: answers `initialize` with the given protocol version and
+ * records what the client sends. For protocol details a real server cannot
+ * be made to produce on demand.
+ */
+class ScriptedPeer implements MCPTransport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  readonly sent: JSONRPCMessage[] = [];
+  constructor(readonly protocolVersion: string) {}
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+  send(message: JSONRPCMessage): Promise<void> {
+    this.sent.push(message);
+    if (
+      "method" in message && message.method === "initialize" && "id" in message
+    ) {
+      queueMicrotask(() =>
+        this.onmessage?.({
+          jsonrpc: "2.0",
+          id: message.id,
+          result: {
+            protocolVersion: this.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: "scripted", version: "1" },
+          },
+        })
+      );
+    }
+    return Promise.resolve();
+  }
+  close(): Promise<void> {
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+function scripted(version: string) {
+  const peer = new ScriptedPeer(version);
+  const adapter = new MCPToolAdapter({
+    name: "scripted",
+    transport: "stdio",
+    command: "x",
+  }, { transport: peer });
+  return { peer, adapter };
+}
+
+describe("protocol details", () => {
+  it("accepts an older protocol version the server chose", async () => {
+    const { adapter, peer } = scripted("2024-11-05");
+    await adapter.connect();
+    assert.equal(adapter.serverInfo?.protocolVersion, "2024-11-05");
+    const initialize = peer.sent[0] as unknown as {
+      params: { protocolVersion: string };
+    };
+    assert.equal(
+      initialize.params.protocolVersion,
+      "2025-11-25",
+      "we offer the newest",
+    );
+    assert.ok(
+      peer.sent.some((m) =>
+        "method" in m && m.method === "notifications/initialized"
+      ),
+    );
+    await adapter.disconnect();
+  });
+
+  it("refuses a protocol version it does not speak, naming it", async () => {
+    const { adapter } = scripted("1999-01-01");
+    await assert.rejects(adapter.connect(), (error: Error) => {
+      assert.ok(error instanceof MCPConnectionError);
+      assert.match(error.message, /"1999-01-01"/);
+      assert.match(error.message, /2025-11-25/);
+      return true;
+    });
+    assert.equal(adapter.connected, false);
+  });
+
+  it("answers a server's ping", async () => {
+    const { adapter, peer } = scripted("2025-11-25");
+    await adapter.connect();
+    peer.onmessage?.({ jsonrpc: "2.0", id: "ping-1", method: "ping" });
+    await waitFor(
+      () => peer.sent.some((m) => "id" in m && m.id === "ping-1"),
+      1000,
+    );
+    const answer = peer.sent.find((m) => "id" in m && m.id === "ping-1");
+    assert.deepEqual(answer, { jsonrpc: "2.0", id: "ping-1", result: {} });
+    await adapter.disconnect();
+  });
+});
+
+describe("tool list and validation edge cases", () => {
+  async function lowLevel(setup: (server: Server) => void) {
+    const server = new Server({ name: "low", version: "1" }, {
+      capabilities: { tools: { listChanged: true } },
+    });
+    setup(server);
+    const [client, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const adapter = new MCPToolAdapter({
+      name: "low",
+      transport: "stdio",
+      command: "x",
+    }, { transport: client });
+    await adapter.connect();
+    return { adapter, server };
+  }
+
+  it("a JSON-RPC error response is a server error carrying the server's message", async () => {
+    const { adapter } = await lowLevel((server) => {
+      server.setRequestHandler(
+        ListToolsRequestSchema,
+        () => ({ tools: [{ name: "t", inputSchema: { type: "object" } }] }),
+      );
+      server.setRequestHandler(CallToolRequestSchema, () => {
+        throw new McpError(ErrorCode.InvalidParams, "quota exceeded for t");
+      });
+    });
+    try {
+      const result = await adapter.invoke("t");
+      assert.equal(result.errorKind, "server_error");
+      assert.match(result.error!, /server error/);
+      assert.match(result.error!, /quota exceeded for t/);
+      assert.match(result.error!, /-32602/);
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+
+  it("a schema with an unresolvable $ref leaves validation to the server instead of throwing", async () => {
+    let calls = 0;
+    const { adapter } = await lowLevel((server) => {
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [{
+          name: "t",
+          inputSchema: {
+            type: "object",
+            properties: { x: { $ref: "#/$defs/missing" } },
+          },
+        }, {
+          name: "remote",
+          inputSchema: {
+            type: "object",
+            properties: { x: { $ref: "https://example.com/schema.json" } },
+          },
+        }],
+      }));
+      server.setRequestHandler(CallToolRequestSchema, () => {
+        calls++;
+        return { content: [] };
+      });
+    });
+    try {
+      assert.equal((await adapter.invoke("t", { x: 1 })).success, true);
+      assert.equal((await adapter.invoke("t", { x: 2 })).success, true);
+      assert.equal((await adapter.invoke("remote", { x: 3 })).success, true);
+      assert.equal(calls, 3);
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+
+  it("a list_changed that arrives while the list is being fetched is not lost", async () => {
+    let lists = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => release = resolve);
+    const { adapter, server } = await lowLevel((server) => {
+      server.setRequestHandler(ListToolsRequestSchema, async () => {
+        lists++;
+        if (lists === 1) await gate;
+        return { tools: [{ name: "a", inputSchema: { type: "object" } }] };
+      });
+      server.setRequestHandler(CallToolRequestSchema, () => ({ content: [] }));
+    });
+    try {
+      const discovering = adapter.discoverTools();
+      await waitFor(() => lists === 1, 1000);
+      await server.sendToolListChanged();
+      release();
+      await discovering;
+      await adapter.invoke("a");
+      assert.equal(
+        lists,
+        2,
+        "the list fetched before the change was not cached",
+      );
+      await adapter.invoke("a");
+      assert.equal(lists, 2, "the fresh list is cached");
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+
+  it("invoke() issued during reconnect() waits for it", async () => {
+    const { adapter } = await lowLevel((server) => {
+      server.setRequestHandler(
+        ListToolsRequestSchema,
+        () => ({ tools: [{ name: "a", inputSchema: { type: "object" } }] }),
+      );
+      server.setRequestHandler(
+        CallToolRequestSchema,
+        () => ({ content: [{ type: "text", text: "ok" }] }),
+      );
+    });
+    // A fresh in-memory pair per connection, so reconnect() has somewhere to go.
+    const factoryAdapter = new MCPToolAdapter({
+      name: "re",
+      transport: "stdio",
+      command: "x",
+    }, {
+      transport: async () => {
+        const server = new Server({ name: "re", version: "1" }, {
+          capabilities: { tools: {} },
+        });
+        server.setRequestHandler(
+          ListToolsRequestSchema,
+          () => ({ tools: [{ name: "a", inputSchema: { type: "object" } }] }),
+        );
+        server.setRequestHandler(
+          CallToolRequestSchema,
+          () => ({ content: [{ type: "text", text: "ok" }] }),
+        );
+        const [client, serverSide] = InMemoryTransport.createLinkedPair();
+        await server.connect(serverSide);
+        return client;
+      },
+    });
+    try {
+      await factoryAdapter.connect();
+      const reconnecting = factoryAdapter.reconnect();
+      const result = await factoryAdapter.invoke("a");
+      await reconnecting;
+      assert.equal(result.success, true);
+    } finally {
+      await factoryAdapter.disconnect();
+      await adapter.disconnect();
+    }
+  });
+});
+
+describe("stdio failures leave nothing behind and print no secrets", () => {
+  it("a server that never answers is stopped when connect() times out", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-mute-"));
+    const pidFile = join(dir, "pid");
+    const { command, args } = runtimeCommand(fixturePath("mute.mjs"));
+    const adapter = new MCPToolAdapter({
+      name: "mute",
+      transport: "stdio",
+      command,
+      args: [...args, pidFile],
+    });
+    try {
+      await assert.rejects(
+        adapter.connect({ timeoutMs: 1500 }),
+        /timed out after 1500 ms/,
+      );
+      const pid = Number(readFileSync(pidFile, "utf8"));
+      assert.ok(pid > 0);
+      assert.equal(
+        pidAlive(pid),
+        false,
+        "the server process is gone once connect() rejects",
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a failing server's stderr is quoted with config.env values masked", async () => {
+    const secret = "sk-live-" + process.pid + "-do-not-print";
+    const { command, args } = runtimeCommand(fixturePath("leaky.mjs"));
+    const adapter = new MCPToolAdapter({
+      name: "leaky",
+      transport: "stdio",
+      command,
+      args,
+      env: { MCP_SECRET: secret },
+    });
+    await assert.rejects(
+      adapter.connect({ timeoutMs: 20_000 }),
+      (error: Error) => {
+        assert.ok(error instanceof MCPConnectionError);
+        assert.match(error.message, /auth failed with token=\*\*\*/);
+        assert.ok(!error.message.includes(secret));
+        return true;
+      },
+    );
+  });
+});
