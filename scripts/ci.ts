@@ -56,6 +56,9 @@ export function ciSteps(entries: readonly string[]): Step[] {
     denoStep("check", ["check", "--doc", ...checked], 10),
     denoStep("doc-lint", ["doc", "--lint", ...entries], 5),
     denoStep("test-deno", ["test", "-A", "--parallel", "tests/"], 15),
+    // The README's two runnable programs: the demo and its first example.
+    denoStep("demo", ["task", "demo"], 3),
+    denoStep("quickstart", ["task", "quickstart"], 5),
     denoStep("publish-dry-run", ["publish", "--dry-run", "--allow-dirty"], 5),
     denoStep("build-npm", ["run", "-A", "scripts/build_npm.ts"], 10),
     // The npm build on Bun and the root entry on workerd (both need the tarball).
