@@ -1,7 +1,9 @@
 /**
  * The one small interface between the stdio transport and a runtime's
  * process API. `_process_deno.ts` implements it with `Deno.Command`,
- * `_process_node.ts` with `node:child_process`. Internal: never exported.
+ * `_process_node.ts` with `node:child_process`; `loadBackend()` picks one
+ * lazily, and `childEnvironment()` builds the minimal environment a server
+ * gets. Internal: never exported.
  *
  * @module
  */
@@ -54,4 +56,61 @@ export interface ProcessBackend {
   getEnv(name: string): string | undefined;
   /** The platform, as `process.platform`/`Deno.build.os` name it ("linux", "darwin", "windows"). */
   readonly platform: string;
+}
+
+/** What the server inherits on POSIX; everything else must come from `env`. */
+const POSIX_ENV_KEYS = [
+  "HOME",
+  "LOGNAME",
+  "PATH",
+  "SHELL",
+  "TERM",
+  "USER",
+  "LANG",
+  "LC_ALL",
+  "LC_CTYPE",
+  "TMPDIR",
+  "TZ",
+] as const;
+
+/** What the server inherits on Windows. */
+const WINDOWS_ENV_KEYS = [
+  "APPDATA",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "LOCALAPPDATA",
+  "PATH",
+  "PROCESSENV",
+  "SYSTEMDRIVE",
+  "SYSTEMROOT",
+  "TEMP",
+  "USERNAME",
+  "USERPROFILE",
+  "PROGRAMFILES",
+] as const;
+
+/** Loads the backend of the running runtime; literal specifiers so `deno pack` rewrites them. */
+export async function loadBackend(): Promise<ProcessBackend> {
+  const module = (globalThis as { Deno?: unknown }).Deno
+    ? await import("./_process_deno.ts")
+    : await import("./_process_node.ts");
+  return await module.load();
+}
+
+/** The allow-listed parent variables (shell functions skipped) plus `extra`, which wins. */
+export function childEnvironment(
+  backend: ProcessBackend,
+  extra: Record<string, string> | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  const keys = backend.platform === "windows"
+    ? WINDOWS_ENV_KEYS
+    : POSIX_ENV_KEYS;
+  for (const key of keys) {
+    const value = backend.getEnv(key);
+    // "() {" marks an exported bash function: a code-injection vector.
+    if (value === undefined || value.startsWith("()")) continue;
+    env[key] = value;
+  }
+  return extra === undefined ? env : Object.assign(env, extra);
 }

@@ -9,24 +9,14 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
-import type {
-  ChildExit,
-  ChildProcessHandle,
-  ProcessBackend,
+import { readLines } from "./_lines.ts";
+import {
+  childEnvironment,
+  type ChildExit,
+  type ChildProcessHandle,
+  loadBackend,
+  type ProcessBackend,
 } from "./_process.ts";
-
-// Re-exported so this module's documentation is complete on its own; mod.ts
-// exports the same types.
-export type {
-  JSONRPCErrorResponse,
-  JSONRPCMessage,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResultResponse,
-  MCPTransport,
-  RequestId,
-  TransportSendOptions,
-} from "../transport.ts";
 
 /** Options of {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {
@@ -61,64 +51,7 @@ const STDERR_MAX_PENDING_CHARS = 64 * 1024;
 const EXCERPT_CHARS = 200;
 const GROUP_POLL_MS = 20;
 
-/** What the server inherits on POSIX; everything else must come from `env`. */
-const POSIX_ENV_KEYS = [
-  "HOME",
-  "LOGNAME",
-  "PATH",
-  "SHELL",
-  "TERM",
-  "USER",
-  "LANG",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TMPDIR",
-  "TZ",
-] as const;
-
-/** What the server inherits on Windows. */
-const WINDOWS_ENV_KEYS = [
-  "APPDATA",
-  "HOMEDRIVE",
-  "HOMEPATH",
-  "LOCALAPPDATA",
-  "PATH",
-  "PROCESSENV",
-  "SYSTEMDRIVE",
-  "SYSTEMROOT",
-  "TEMP",
-  "USERNAME",
-  "USERPROFILE",
-  "PROGRAMFILES",
-] as const;
-
 const encoder = new TextEncoder();
-
-/** Loads the backend of the running runtime; literal specifiers so `deno pack` rewrites them. */
-async function loadBackend(): Promise<ProcessBackend> {
-  const module = (globalThis as { Deno?: unknown }).Deno
-    ? await import("./_process_deno.ts")
-    : await import("./_process_node.ts");
-  return await module.load();
-}
-
-/** The allow-listed parent variables (shell functions skipped) plus `extra`, which wins. */
-function childEnvironment(
-  backend: ProcessBackend,
-  extra: Record<string, string> | undefined,
-): Record<string, string> {
-  const env: Record<string, string> = {};
-  const keys = backend.platform === "windows"
-    ? WINDOWS_ENV_KEYS
-    : POSIX_ENV_KEYS;
-  for (const key of keys) {
-    const value = backend.getEnv(key);
-    // "() {" marks an exported bash function: a code-injection vector.
-    if (value === undefined || value.startsWith("()")) continue;
-    env[key] = value;
-  }
-  return extra === undefined ? env : Object.assign(env, extra);
-}
 
 /** A quoted, shortened copy of `text` for error messages. */
 function excerpt(text: string): string {
@@ -143,48 +76,6 @@ function settlesWithin(
   return Promise.race([promise.then(() => true, () => true), timeout]).finally(
     () => clearTimeout(timer),
   );
-}
-
-/**
- * Reads `reader` as UTF-8 and calls `onLine` for each line: split on "\n",
- * a trailing "\r" stripped, empty lines skipped, a final unterminated line
- * included. One string buffer and `indexOf`, no per-chunk arrays; `scanFrom`
- * skips text already searched, so a long line arriving in many chunks is
- * scanned once. A pending line longer than `maxPendingChars` is handed on as
- * is. Read errors reject.
- */
-async function readLines(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  onLine: (line: string) => void,
-  maxPendingChars = Infinity,
-): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let scanFrom = 0;
-  const emit = (start: number, end: number) => {
-    if (end > start && buffer.charCodeAt(end - 1) === 13) end--; // "\r"
-    if (end > start) onLine(buffer.slice(start, end));
-  };
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let start = 0;
-    let newline = buffer.indexOf("\n", scanFrom);
-    while (newline !== -1) {
-      emit(start, newline);
-      start = newline + 1;
-      newline = buffer.indexOf("\n", start);
-    }
-    if (start > 0) buffer = buffer.slice(start);
-    if (buffer.length > maxPendingChars) {
-      emit(0, buffer.length);
-      buffer = "";
-    }
-    scanFrom = buffer.length;
-  }
-  buffer += decoder.decode();
-  emit(0, buffer.length);
 }
 
 function delay(ms: number): Promise<void> {
