@@ -9,9 +9,6 @@ import { describeValue, globToRegExp, isGlob } from "./_glob.ts";
 import { MCPConfigError } from "./errors.ts";
 import type { ToolAnnotations, ToolCapability } from "./types.ts";
 
-// Re-exported so this module documents on its own (`deno doc --lint`).
-export type { ToolAnnotations, ToolCapability } from "./types.ts";
-
 /**
  * Capability overrides keyed by tool name or `*` glob. Globs apply first, in
  * insertion order; the exact name applies last, so the most specific entry

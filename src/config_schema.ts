@@ -12,9 +12,6 @@
 
 import type { JsonSchema } from "./types.ts";
 
-// Re-exported so this module documents on its own (`deno doc --lint`).
-export type { JsonSchema } from "./types.ts";
-
 const NAME_PATTERN = "^[^/]+$";
 const NAME_MESSAGE =
   'expected a name without "/" (it becomes the tool namespace); write e.g. "github"';

@@ -11,14 +11,6 @@ import { toolAlias } from "./alias.ts";
 import { MCPConfigError } from "./errors.ts";
 import type { JsonSchema, MCPToolResult, ToolCapability } from "./types.ts";
 
-// Re-exported so this module documents on its own (`deno doc --lint`).
-export type {
-  JsonSchema,
-  MCPErrorKind,
-  MCPToolResult,
-  ToolCapability,
-} from "./types.ts";
-
 /**
  * A tool in a {@linkcode ToolRegistry}, as registered by an MCP adapter.
  *

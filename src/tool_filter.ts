@@ -9,9 +9,6 @@ import { describeValue, globSource, isGlob } from "./_glob.ts";
 import { MCPConfigError } from "./errors.ts";
 import type { MCPToolFilter } from "./types.ts";
 
-// Re-exported so this module documents on its own (`deno doc --lint`).
-export type { MCPToolFilter } from "./types.ts";
-
 type ListKey = "include" | "exclude";
 
 /** Matches a name against one validated pattern list. */
