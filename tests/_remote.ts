@@ -250,19 +250,33 @@ export async function sdkStreamableServer(
   };
 }
 
+/** Options of {@linkcode sdkSseServer}. */
+export interface SdkSseOptions {
+  /** Adds tools to each new McpServer. */
+  extend?: (server: McpServer) => void;
+  /** Runs before the SDK sees a request; return true when it answered. */
+  intercept?: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+  ) => boolean;
+}
+
 /** An SDK SSE server: GET `/sse` opens a session, POST `/messages?sessionId=` feeds it. */
-export async function sdkSseServer(): Promise<
+export async function sdkSseServer(options: SdkSseOptions = {}): Promise<
   TestHttpServer & { url: string; sessions: Map<string, SSEServerTransport> }
 > {
   const sessions = new Map<string, SSEServerTransport>();
   const servers: McpServer[] = [];
   const http = await listen(async (req, res, body) => {
+    if (options.intercept?.(req, res, body)) return;
     const url = new URL(req.url ?? "/", "http://localhost");
     if (req.method === "GET" && url.pathname === "/sse") {
       const transport = new SSEServerTransport("/messages", res);
       sessions.set(transport.sessionId, transport);
       res.on("close", () => sessions.delete(transport.sessionId));
       const server = createTestServer();
+      options.extend?.(server);
       servers.push(server);
       await server.connect(transport);
       return;

@@ -305,7 +305,7 @@ describe("stdio failures leave nothing behind and print no secrets", () => {
       adapter.connect({ timeoutMs: 20_000 }),
       (error: Error) => {
         assert.ok(error instanceof MCPConnectionError);
-        assert.match(error.message, /auth failed with token=\*\*\*/);
+        assert.match(error.message, /auth failed with token=\[redacted\]/);
         assert.ok(!error.message.includes(secret));
         return true;
       },

@@ -138,6 +138,79 @@ describe("legacy SSE against server-everything", () => {
   });
 });
 
+/** The token part of `Authorization: Bearer …`, as servers echo it back. */
+const TOKEN = "sk-abc123-legacy-token";
+
+/** Bodies that quote the token they were sent; `token` is only the part after "Bearer ". */
+const ECHOES: Record<string, (res: ServerResponse, token: string) => void> = {
+  "401": (res, token) =>
+    void res.writeHead(401, { "content-type": "text/plain" })
+      .end(`invalid token ${token}`),
+  "500": (res, token) =>
+    void res.writeHead(500, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: `cannot verify ${token} right now` })),
+  "HTML 200": (res, token) =>
+    void res.writeHead(200, { "content-type": "text/html" })
+      .end(`<p>Welcome back, ${token}! Please sign in.</p>`),
+};
+
+/** Asserts neither the message nor the cause of `error` holds the token. */
+function assertNoToken(error: unknown): true {
+  assert.ok(error instanceof MCPConnectionError, `got ${error}`);
+  assert.ok(!error.message.includes(TOKEN), error.message);
+  assert.ok(!String(error.cause).includes(TOKEN), String(error.cause));
+  assert.match(error.message, /\[redacted\]/);
+  return true;
+}
+
+function tokenOf(req: IncomingMessage): string {
+  return (req.headers.authorization ?? "").split(" ")[1] ?? "";
+}
+
+describe("legacy SSE never quotes a header value, not even a part of it", () => {
+  const sources: [string, Partial<SSEClientTransportOptions>][] = [
+    ["headers", { headers: { Authorization: `Bearer ${TOKEN}` } }],
+    ["getHeaders()", {
+      headers: {},
+      getHeaders: () => Promise.resolve({ Authorization: `Bearer ${TOKEN}` }),
+    }],
+  ];
+  for (const [source, options] of sources) {
+    for (const [answer, echo] of Object.entries(ECHOES)) {
+      it(`redacts the token of a Bearer value from ${source} echoed in a ${answer} answer to the GET`, async () => {
+        const received: string[] = [];
+        const server = await rawServer((req, res) => {
+          received.push(tokenOf(req));
+          echo(res, tokenOf(req));
+        });
+        await assert.rejects(
+          transport(`${server.origin}/sse`, options).start(),
+          assertNoToken,
+        );
+        assert.deepEqual(received, [TOKEN], "the server saw the token");
+      });
+    }
+    for (const answer of ["401", "500"]) {
+      it(`redacts the token of a Bearer value from ${source} echoed in a ${answer} answer to a POST`, async () => {
+        const received: string[] = [];
+        const server = await rawServer((req, res) => {
+          received.push(tokenOf(req));
+          if (req.method === "GET") {
+            openStream(res, "event: endpoint\ndata: /post\n\n");
+          } else ECHOES[answer]!(res, tokenOf(req));
+        });
+        const sse = transport(`${server.origin}/sse`, options);
+        await sse.start();
+        await assert.rejects(
+          sse.send({ jsonrpc: "2.0", id: 1, method: "ping" }),
+          assertNoToken,
+        );
+        assert.deepEqual(received, [TOKEN, TOKEN], "the server saw the token");
+      });
+    }
+  }
+});
+
 describe("legacy SSE failures", () => {
   it("refuses an endpoint on another origin", async () => {
     const other = await rawServer((_req, res) => void res.writeHead(202).end());

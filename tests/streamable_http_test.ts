@@ -470,6 +470,56 @@ describe("streamable HTTP against server-everything", () => {
   });
 });
 
+/** The token part of `Authorization: Bearer …`, as servers echo it back. */
+const TOKEN = "sk-abc123-streamable-token";
+
+/** Bodies that quote the token they were sent; `token` is only the part after "Bearer ". */
+const ECHOES: Record<string, (res: ServerResponse, token: string) => void> = {
+  "401": (res, token) =>
+    void res.writeHead(401, { "content-type": "text/plain" })
+      .end(`invalid token ${token}`),
+  "500": (res, token) =>
+    void res.writeHead(500, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: `cannot verify ${token} right now` })),
+  "HTML 200": (res, token) =>
+    void res.writeHead(200, { "content-type": "text/html" })
+      .end(`<p>Welcome back, ${token}! Please sign in.</p>`),
+};
+
+/** Asserts neither the message nor the cause of `error` holds the token. */
+function assertNoToken(error: unknown): true {
+  assert.ok(error instanceof MCPConnectionError, `got ${error}`);
+  assert.ok(!error.message.includes(TOKEN), error.message);
+  assert.ok(!String(error.cause).includes(TOKEN), String(error.cause));
+  assert.match(error.message, /\[redacted\]/);
+  return true;
+}
+
+describe("streamable HTTP never quotes a header value, not even a part of it", () => {
+  const sources: [string, Partial<StreamableHTTPTransportOptions>][] = [
+    ["headers", { headers: { Authorization: `Bearer ${TOKEN}` } }],
+    ["getHeaders()", {
+      headers: {},
+      getHeaders: () => Promise.resolve({ Authorization: `Bearer ${TOKEN}` }),
+    }],
+  ];
+  for (const [source, options] of sources) {
+    for (const [answer, echo] of Object.entries(ECHOES)) {
+      it(`redacts the token of a Bearer value from ${source} echoed in a ${answer} body`, async () => {
+        const received: string[] = [];
+        const server = await rawServer((req, res) => {
+          const token = (req.headers.authorization ?? "").split(" ")[1] ?? "";
+          received.push(token);
+          echo(res, token);
+        });
+        const rpc = await started(`${server.origin}/mcp`, options);
+        await assert.rejects(rpc.initialize(), assertNoToken);
+        assert.deepEqual(received, [TOKEN], "the server saw the token");
+      });
+    }
+  }
+});
+
 describe("streamable HTTP failures", () => {
   it("connection refused rejects with MCPConnectionError", async () => {
     const url = `http://127.0.0.1:${await freePort()}/mcp`;
@@ -635,5 +685,74 @@ describe("streamable HTTP failures", () => {
       return true;
     });
     assert.equal(other.requests.length, 0, "nothing went to the other origin");
+  });
+
+  it("takes a 400 for an expired session only when its body names our session id or says the session is gone", async () => {
+    let body = "";
+    const server = await miniServer((req, res) => {
+      if (req.method !== "POST") res.writeHead(405).end();
+      else {
+        res.writeHead(400, { "content-type": "application/json" }).end(body);
+      }
+    });
+    const cases: [string, boolean][] = [
+      ['{"error":"session raw-session belongs to nobody"}', true],
+      ["Bad Request: Server not initialized", true],
+      ['{"error":"Unknown session"}', true],
+      ['{"error":"bad session preference value"}', false],
+      ['{"error":"the session_timeout field must be a number"}', false],
+    ];
+    for (const [text, expired] of cases) {
+      body = text;
+      const rpc = await started(`${server.origin}/mcp`);
+      await rpc.initialize();
+      assert.equal(rpc.transport.sessionId, "raw-session");
+      await assert.rejects(rpc.request("tools/list"), (error) => {
+        assertClean(
+          error,
+          expired ? MCPSessionExpiredError : MCPConnectionError,
+        );
+        assert.equal(error instanceof MCPSessionExpiredError, expired, text);
+        assert.match((error as Error).message, /HTTP 400/);
+        return true;
+      });
+      assert.equal(
+        rpc.transport.sessionId,
+        expired ? undefined : "raw-session",
+        text,
+      );
+    }
+  });
+
+  it("a 400 that mentions some session setting fails the call once: no new initialize, no second POST", async () => {
+    const server = await miniServer((req, res, body) => {
+      const method = (body as { method?: string } | undefined)?.method;
+      if (req.method !== "POST") res.writeHead(405).end();
+      else if (method === "tools/list") {
+        res.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: (body as { id: number }).id,
+            result: {
+              tools: [{ name: "pick", inputSchema: { type: "object" } }],
+            },
+          }),
+        );
+      } else {
+        res.writeHead(400, { "content-type": "application/json" })
+          .end('{"error":"bad session preference value"}');
+      }
+    });
+    const adapter = adapterFor(`${server.origin}/mcp`);
+    await adapter.connect();
+    const result = await adapter.invoke("pick", {});
+    assert.equal(result.success, false);
+    assert.equal(result.errorKind, "connection");
+    assert.match(result.error!, /HTTP 400/);
+    assert.match(result.error!, /bad session preference value/);
+    const count = (method: string) =>
+      server.requests.filter((r) => r.rpcMethod === method).length;
+    assert.equal(count("initialize"), 1, "no second initialize");
+    assert.equal(count("tools/call"), 1, "the call was POSTed once");
   });
 });

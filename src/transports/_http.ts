@@ -8,6 +8,7 @@
 
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser/stream";
+import { mergeSecrets, redact, secretsOf } from "../_redact.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
@@ -128,13 +129,7 @@ export function checkHeaders(
 
 /** `text` shortened to at most 200 characters and quoted, with every secret replaced. */
 export function excerpt(text: string, secrets: readonly string[]): string {
-  let clean = text;
-  for (const secret of secrets) {
-    if (secret !== "" && clean.includes(secret)) {
-      clean = clean.split(secret).join("[redacted]");
-    }
-  }
-  clean = clean.trim();
+  const clean = redact(text, secrets).trim();
   if (clean === "") return "(empty body)";
   return JSON.stringify(
     clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean,
@@ -192,11 +187,6 @@ export function eventStream(
   );
 }
 
-/** Header values worth redacting (very short values would mangle every excerpt). */
-function secretValues(headers: Record<string, string>): string[] {
-  return Object.values(headers).filter((value) => value.length >= 4);
-}
-
 /** Whether a response asks for (more) authorization. */
 function wantsAuthorization(response: Response): boolean {
   if (response.status === 401) return true;
@@ -223,7 +213,8 @@ export class HttpClient {
   readonly #authorize: AuthorizeHook | undefined;
   readonly #getHeaders: HeadersHook | undefined;
   readonly #transport: string;
-  #secrets: string[];
+  /** Longest first. Only grows: a token replaced by a refresh stays secret. */
+  #secrets: string[] = [];
   #authorizing: Promise<boolean> | undefined;
 
   constructor(
@@ -234,7 +225,7 @@ export class HttpClient {
     this.#transport = transport;
     this.#configured = checkHeaders(options.headers, reserved, transport);
     this.base = this.#configured;
-    this.#secrets = secretValues(this.#configured);
+    this.#addSecrets(this.#configured);
     const injected = options.fetch;
     if (injected !== undefined && typeof injected !== "function") {
       throw new MCPConfigError(
@@ -250,9 +241,24 @@ export class HttpClient {
     this.#getHeaders = options.getHeaders;
   }
 
-  /** Header values that must never appear in an error message. */
+  /**
+   * Header values, and their parts, that must never appear in an error
+   * message: the configured headers and every set `getHeaders()` returned.
+   */
   get secrets(): readonly string[] {
     return this.#secrets;
+  }
+
+  /** `text` with every secret replaced, for error messages built from foreign text. */
+  redact(text: string): string {
+    return redact(text, this.#secrets);
+  }
+
+  #addSecrets(headers: Record<string, string>): void {
+    this.#secrets = mergeSecrets(
+      this.#secrets,
+      secretsOf(Object.values(headers)),
+    );
   }
 
   /** Loads the authorization headers, if there is a hook for them. */
@@ -265,12 +271,14 @@ export class HttpClient {
     } catch (error) {
       if (error instanceof MCPAdapterError) throw error;
       throw new MCPConnectionError(
-        `${this.#transport}: getHeaders() failed: ${errorMessage(error)}`,
+        `${this.#transport}: getHeaders() failed: ${
+          this.redact(errorMessage(error))
+        }`,
         { cause: error },
       );
     }
+    this.#addSecrets(extra);
     this.base = { ...this.#configured, ...extra };
-    this.#secrets = secretValues(this.base);
     this.onBaseChange();
   }
 
@@ -318,7 +326,9 @@ export class HttpClient {
       } catch (error) {
         if (error instanceof MCPAdapterError) throw error;
         throw new MCPConnectionError(
-          `${this.#transport}: authorization failed: ${errorMessage(error)}`,
+          `${this.#transport}: authorization failed: ${
+            this.redact(errorMessage(error))
+          }`,
           { cause: error },
         );
       }

@@ -229,7 +229,7 @@ export class SSEClientTransport implements MCPTransport {
       if (error instanceof MCPConnectionError) throw error;
       throw new MCPConnectionError(
         `Cannot reach MCP server at ${displayUrl(this.#url)}: ${
-          errorMessage(error)
+          this.#http.redact(errorMessage(error))
         }. Check that the server runs and "url" is right.`,
         { cause: error },
       );
@@ -287,7 +287,7 @@ export class SSEClientTransport implements MCPTransport {
           new MCPConnectionError(
             `The event stream from MCP server at ${
               displayUrl(this.#url)
-            } broke: ${errorMessage(error)}`,
+            } broke: ${this.#http.redact(errorMessage(error))}`,
             { cause: error },
           ),
         );
@@ -379,7 +379,7 @@ export class SSEClientTransport implements MCPTransport {
       if (error instanceof MCPConnectionError) throw error;
       throw new MCPConnectionError(
         `Cannot reach MCP server at ${displayUrl(endpoint)}: ${
-          errorMessage(error)
+          this.#http.redact(errorMessage(error))
         }.`,
         { cause: error },
       );

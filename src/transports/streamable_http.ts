@@ -97,8 +97,16 @@ const RESERVED_HEADERS = [
   "mcp-protocol-version",
   "last-event-id",
 ] as const;
-/** A 400 that says the server does not know our session (SDK example servers). */
-const STALE_SESSION_400 = /session|not initialized/i;
+/**
+ * How servers built on the SDK's example code (server-everything among them)
+ * word a 400 for a session they do not know. Deliberately narrow: a 400 is
+ * taken for an expired session only when its body says so this way or names
+ * the session id we sent, because the request is then sent again.
+ */
+const STALE_SESSION_400 =
+  /no valid session|session not found|unknown session|invalid session|session (?:has )?expired|server not initialized/i;
+/** A session id shorter than this is not looked for in a 400 body: it would match by chance. */
+const MIN_SESSION_ID_CHARS = 8;
 
 /** A request whose response is still expected on an SSE stream. */
 interface RequestStream {
@@ -129,8 +137,9 @@ interface RequestStream {
  *   with GET and `Last-Event-ID` after the server's `retry:` delay (or the
  *   backoff). If that fails, `onerror` receives an
  *   {@linkcode MCPRequestLostError} for the request.
- * - A 404 to a request that carried the session id (or a 400 naming the
- *   session) clears `sessionId` and rejects `send()` with
+ * - A 404 to a request that carried the session id (or a 400 whose body
+ *   names that id or says "No valid session ID", "Session not found" and
+ *   the like) clears `sessionId` and rejects `send()` with
  *   {@linkcode MCPSessionExpiredError}: the request was not processed. A
  *   new `initialize` over the same transport starts a new session.
  *
@@ -778,7 +787,8 @@ export class StreamableHTTPTransport implements MCPTransport {
     const status = response.status;
     if (
       sentSession !== undefined &&
-      (status === 404 || (status === 400 && STALE_SESSION_400.test(text)))
+      (status === 404 ||
+        (status === 400 && namesStaleSession(text, sentSession)))
     ) {
       if (this.#sessionId === sentSession) {
         this.#sessionId = undefined;
@@ -812,7 +822,7 @@ export class StreamableHTTPTransport implements MCPTransport {
     if (error instanceof MCPConnectionError) return error;
     return new MCPConnectionError(
       `Cannot reach MCP server at ${displayUrl(this.#url)} (${what}): ${
-        errorMessage(error)
+        this.#http.redact(errorMessage(error))
       }. Check that the server runs and "url" is right.`,
       { cause: error },
     );
@@ -858,6 +868,12 @@ export class StreamableHTTPTransport implements MCPTransport {
 /** Names a message in error text: its method, quoted. */
 function describe(method: string | undefined): string {
   return method === undefined ? "a response" : JSON.stringify(method);
+}
+
+/** Whether a 400 body says the server does not know the session `sent`. */
+function namesStaleSession(body: string, sent: string): boolean {
+  return STALE_SESSION_400.test(body) ||
+    (sent.length >= MIN_SESSION_ID_CHARS && body.includes(sent));
 }
 
 function isMessageEvent(event: EventSourceMessage): boolean {
