@@ -1,6 +1,7 @@
 /**
- * `MCPToolAdapter`: the lifecycle of one MCP server connection, its tool
- * list, validated invocation and registry integration.
+ * `MCPToolAdapter`: one MCP server's tools — discovery and its cache,
+ * validated invocation with deadlines, and registry integration — on top of
+ * a {@linkcode Connection}.
  *
  * @module
  */
@@ -9,26 +10,24 @@ import { inferCapabilities, resolveCapability } from "./capabilities.ts";
 import type { CapabilityOverrides } from "./capabilities.ts";
 import { type MCPServerConfig, validateServerConfig } from "./config.ts";
 import {
+  checkTimeoutMs,
+  Connection,
+  type ConnectOptions,
+  type MCPServerInfo,
+  type TransportFactory,
+} from "./connection.ts";
+import {
   MCPConfigError,
-  MCPConnectionError,
   MCPNotConnectedError,
   MCPProtocolError,
-  MCPSessionExpiredError,
   MCPTimeoutError,
 } from "./errors.ts";
-import type { RegisteredTool, ToolRegistry } from "./registry.ts";
-import { type RequestOptions, type Result, Session } from "./session.ts";
-import { configSecrets, redact } from "./_redact.ts";
-import { listAllTools } from "./_tool_list.ts";
-import { compileToolFilter } from "./tool_filter.ts";
-import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
-import { createTransport, type RemoteOptions } from "./_create_transport.ts";
+import type { ClientHandlers } from "./handlers.ts";
 import type { OAuthClientProviderLike } from "./oauth.ts";
-import {
-  clientCapabilities,
-  type ClientHandlers,
-  handleServerRequest,
-} from "./handlers.ts";
+import type { RegisteredTool, ToolRegistry } from "./registry.ts";
+import type { Result, Session } from "./session.ts";
+import { compileToolFilter } from "./tool_filter.ts";
+import type { MCPTransport } from "./transport.ts";
 import type {
   JsonSchema,
   MCPErrorKind,
@@ -40,17 +39,10 @@ import type {
   ToolCapability,
 } from "./types.ts";
 import { type ArgumentValidator, compileValidator } from "./validation.ts";
+import { configSecrets, redact } from "./_redact.ts";
+import { listAllTools } from "./_tool_list.ts";
 
-/** Protocol versions this client speaks, newest first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
-  "2025-11-25",
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05",
-];
-
-/** Makes a fresh transport for each connection attempt. */
-export type TransportFactory = () => MCPTransport | Promise<MCPTransport>;
+export type { ConnectOptions, MCPServerInfo, TransportFactory };
 
 /** Options of {@linkcode MCPToolAdapter}'s constructor. */
 export interface MCPToolAdapterOptions {
@@ -79,14 +71,6 @@ export interface MCPToolAdapterOptions {
   onError?: (error: Error) => void;
 }
 
-/** Options of `connect()` and `reconnect()`. */
-export interface ConnectOptions {
-  /** Deadline for starting the server and the handshake, in ms. */
-  timeoutMs?: number;
-  /** Aborts the attempt. */
-  signal?: AbortSignal;
-}
-
 /** Options of `invoke()`. */
 export interface InvokeOptions {
   /** Deadline in ms without a response or progress report. Default: `requestTimeoutMs`. */
@@ -108,18 +92,6 @@ export interface RegisterToolsOptions {
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: "0.1.0" };
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-
-/** What a server said about itself in `initialize`. */
-export interface MCPServerInfo {
-  /** The negotiated protocol version. */
-  protocolVersion: string;
-  /** The server's name and version. */
-  serverInfo: { name: string; version: string };
-  /** The server's capabilities. */
-  capabilities: Record<string, unknown>;
-  /** Usage hints for the model, when the server sent some. */
-  instructions?: string;
-}
 
 /**
  * Connects to one MCP server and exposes its tools: discovery, validated
@@ -157,24 +129,10 @@ export interface MCPServerInfo {
 export class MCPToolAdapter {
   /** The validated server configuration. */
   readonly config: MCPServerConfig;
-  readonly #transportOption: MCPTransport | TransportFactory | undefined;
-  readonly #clientInfo: { name: string; version: string };
+  readonly #connection: Connection;
   readonly #requestTimeoutMs: number;
-  readonly #connectTimeoutMs: number;
-  readonly #remote: RemoteOptions;
-  readonly #handlers: ClientHandlers | undefined;
-  readonly #onError: ((error: Error) => void) | undefined;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #secrets: string[];
-
-  #session: Session | undefined;
-  #server: MCPServerInfo | undefined;
-  #lostError: MCPNotConnectedError | undefined;
-  /** The in-progress connect, reconnect or disconnect; invoke() waits for it. */
-  #transition: Promise<void> | undefined;
-  #connectAbort: AbortController | undefined;
-  /** A re-initialization after the remote session expired. */
-  #renewing: Promise<void> | undefined;
 
   /** The server's whole tool list, by name; `undefined` when stale. */
   #tools: Map<string, MCPToolDescriptor> | undefined;
@@ -197,28 +155,33 @@ export class MCPToolAdapter {
    */
   constructor(config: MCPServerConfig, options: MCPToolAdapterOptions = {}) {
     this.config = validateServerConfig(config);
-    this.#transportOption = options.transport;
-    this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
     this.#requestTimeoutMs =
-      checkMs("requestTimeoutMs", options.requestTimeoutMs) ??
+      checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
-    this.#connectTimeoutMs =
-      checkMs("connectTimeoutMs", options.connectTimeoutMs) ??
-        DEFAULT_CONNECT_TIMEOUT_MS;
-    this.#remote = { fetch: options.fetch, authProvider: options.authProvider };
     this.#secrets = configSecrets(this.config);
-    this.#handlers = options.handlers;
-    this.#onError = options.onError;
+    this.#connection = new Connection({
+      config: this.config,
+      transport: options.transport,
+      clientInfo: options.clientInfo ?? CLIENT_INFO,
+      connectTimeoutMs:
+        checkTimeoutMs("connectTimeoutMs", options.connectTimeoutMs) ??
+          DEFAULT_CONNECT_TIMEOUT_MS,
+      remote: { fetch: options.fetch, authProvider: options.authProvider },
+      handlers: options.handlers,
+      onError: options.onError,
+      secrets: this.#secrets,
+      onToolsChanged: () => this.#invalidateTools(),
+    });
   }
 
   /** Whether a connection is established and alive. */
   get connected(): boolean {
-    return this.#session !== undefined && !this.#session.closed;
+    return this.#connection.connected;
   }
 
   /** What the server said in `initialize`; `undefined` before connecting. */
   get serverInfo(): Readonly<MCPServerInfo> | undefined {
-    return this.#server;
+    return this.#connection.serverInfo;
   }
 
   /**
@@ -246,8 +209,7 @@ export class MCPToolAdapter {
    * @throws {MCPConnectionError} When the server cannot be started, reached or initialized in time.
    */
   connect(options: ConnectOptions = {}): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    return this.#transition ?? this.#begin(this.#open(options));
+    return this.#connection.connect(options);
   }
 
   /**
@@ -255,14 +217,8 @@ export class MCPToolAdapter {
    * SIGTERM, then SIGKILL) and gone when this resolves. Calls in flight are
    * rejected with {@linkcode MCPNotConnectedError}. Idempotent.
    */
-  async disconnect(): Promise<void> {
-    this.#connectAbort?.abort(
-      new MCPConnectionError(
-        `Connecting to MCP server "${this.config.name}" was cancelled by disconnect()`,
-      ),
-    );
-    await this.#transition?.catch(() => {});
-    await this.#close();
+  disconnect(): Promise<void> {
+    return this.#connection.disconnect();
   }
 
   /**
@@ -273,12 +229,7 @@ export class MCPToolAdapter {
    * @throws {MCPConnectionError} When the new connection fails or times out.
    */
   reconnect(options: ConnectOptions = {}): Promise<void> {
-    const run = async () => {
-      await this.#transition?.catch(() => {});
-      await this.#close();
-      await this.#open(options);
-    };
-    return this.#begin(run());
+    return this.#connection.reconnect(options);
   }
 
   /**
@@ -325,7 +276,7 @@ export class MCPToolAdapter {
       errorKind,
       durationMs: performance.now() - started,
     });
-    const session = await this.#requireSession("invoke");
+    const session = await this.#connection.session("invoke");
     const tool = await this.#findTool(name);
     if (!tool) return fail("not_found", this.#notFoundMessage(name));
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
@@ -345,13 +296,16 @@ export class MCPToolAdapter {
     }
     let result: Result;
     try {
-      result = await this.#request(session, "tools/call", {
+      result = await this.#connection.request(session, "tools/call", {
         name,
         arguments: args,
       }, {
-        timeoutMs: checkMs("timeoutMs", options.timeoutMs) ??
+        timeoutMs: checkTimeoutMs("timeoutMs", options.timeoutMs) ??
           this.#requestTimeoutMs,
-        totalTimeoutMs: checkMs("totalTimeoutMs", options.totalTimeoutMs),
+        totalTimeoutMs: checkTimeoutMs(
+          "totalTimeoutMs",
+          options.totalTimeoutMs,
+        ),
         signal: options.signal,
         onProgress: options.onProgress,
         trackProgress: true,
@@ -456,196 +410,6 @@ export class MCPToolAdapter {
     return registered;
   }
 
-  /** Runs a connect/reconnect as the current transition, so invoke() and connect() wait for it. */
-  #begin(attempt: Promise<void>): Promise<void> {
-    const transition = attempt.finally(() => {
-      if (this.#transition === transition) this.#transition = undefined;
-    });
-    this.#transition = transition;
-    return transition;
-  }
-
-  async #open(options: ConnectOptions): Promise<void> {
-    const timeoutMs = checkMs("timeoutMs", options.timeoutMs) ??
-      this.#connectTimeoutMs;
-    const abort = new AbortController();
-    this.#connectAbort = abort;
-    const name = this.config.name;
-    const onAbort = () => abort.abort(options.signal?.reason);
-    options.signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = setTimeout(
-      () =>
-        abort.abort(
-          new MCPConnectionError(
-            `Connecting to MCP server "${name}" timed out after ${timeoutMs} ms; check that it starts and answers "initialize", or raise timeoutMs`,
-          ),
-        ),
-      timeoutMs,
-    );
-    let session: Session | undefined;
-    try {
-      if (options.signal?.aborted) throw options.signal.reason;
-      const transport = await this.#createTransport();
-      session = new Session(transport, name, {
-        onNotification: (notification) => this.#onNotification(notification),
-        onRequest: (request) => handleServerRequest(this.#handlers, request),
-        onClose: (error) => this.#onClose(session!, error),
-        onError: this.#onError,
-      });
-      const handshake = this.#handshake(session, timeoutMs);
-      handshake.catch(() => {}); // its failure is reported through the race below
-      const server = await raceAbort(handshake, abort.signal);
-      this.#session = session;
-      this.#server = server;
-      this.#lostError = undefined;
-      this.#invalidateTools();
-    } catch (error) {
-      await session?.close().catch(() => {});
-      throw this.#connectionError(error, session);
-    } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      if (this.#connectAbort === abort) this.#connectAbort = undefined;
-    }
-  }
-
-  async #handshake(
-    session: Session,
-    timeoutMs: number,
-  ): Promise<MCPServerInfo> {
-    await session.start();
-    return await this.#initialize(session, timeoutMs);
-  }
-
-  /** The `initialize` exchange; also re-run over a live transport when a remote session expired. */
-  async #initialize(
-    session: Session,
-    timeoutMs: number,
-  ): Promise<MCPServerInfo> {
-    const result = await session.request("initialize", {
-      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS[0],
-      capabilities: clientCapabilities(this.#handlers),
-      clientInfo: this.#clientInfo,
-    }, { timeoutMs });
-    const version = result.protocolVersion;
-    if (
-      typeof version !== "string" ||
-      !SUPPORTED_PROTOCOL_VERSIONS.includes(version)
-    ) {
-      throw new MCPConnectionError(
-        `MCP server "${this.config.name}" answered with protocol version ${
-          JSON.stringify(version)
-        }, which this client does not speak (supported: ${
-          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
-        }); upgrade the server or this library`,
-      );
-    }
-    session.transport.setProtocolVersion?.(version);
-    await session.notify("notifications/initialized");
-    const info: MCPServerInfo = {
-      protocolVersion: version,
-      serverInfo: (result.serverInfo as MCPServerInfo["serverInfo"]) ??
-        { name: "unknown", version: "unknown" },
-      capabilities: (result.capabilities as Record<string, unknown>) ?? {},
-    };
-    if (typeof result.instructions === "string") {
-      info.instructions = result.instructions;
-    }
-    return info;
-  }
-
-  async #createTransport(): Promise<MCPTransport> {
-    const option = this.#transportOption;
-    if (typeof option === "function") return await option();
-    if (option) return option;
-    return createTransport(this.config, this.#remote);
-  }
-
-  /** The one error `connect()` throws: what failed, the server's last stderr lines, no secrets. */
-  #connectionError(
-    error: unknown,
-    session: Session | undefined,
-  ): MCPConnectionError {
-    const name = this.config.name;
-    let message: string;
-    if (error instanceof MCPConnectionError) {
-      message = error.message;
-    } else if (error instanceof MCPNotConnectedError) {
-      message =
-        `MCP server "${name}" closed the connection before completing the handshake`;
-    } else if (error instanceof MCPProtocolError) {
-      message = `MCP server "${name}" rejected "initialize": ${error.message}`;
-    } else {
-      message = `Cannot connect to MCP server "${name}": ${
-        errorMessage(error)
-      }`;
-    }
-    const tail = (session?.transport as { stderrTail?: string[] } | undefined)
-      ?.stderrTail;
-    if (tail && tail.length > 0) {
-      message += `\nLast lines of the server's stderr:\n  ${tail.join("\n  ")}`;
-    }
-    const cause = error instanceof MCPConnectionError
-      ? error.cause ?? error
-      : error;
-    return new MCPConnectionError(redact(message, this.#secrets), { cause });
-  }
-
-  /** Sends a request; when the remote session expired, re-initializes once and sends it again. */
-  async #request(
-    session: Session,
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: RequestOptions,
-  ): Promise<Result> {
-    try {
-      return await session.request(method, params, options);
-    } catch (error) {
-      if (!(error instanceof MCPSessionExpiredError) || session.closed) {
-        throw error;
-      }
-      await this.#renew(session);
-      return await session.request(method, params, options);
-    }
-  }
-
-  /**
-   * Re-runs `initialize` over the live transport after the server dropped our
-   * session (it processed nothing). Concurrent callers share one attempt. The
-   * tool list is invalidated: a restarted server may offer other tools.
-   */
-  #renew(session: Session): Promise<void> {
-    this.#renewing ??= (async () => {
-      this.#invalidateTools();
-      const info = await this.#initialize(session, this.#connectTimeoutMs);
-      if (this.#session === session) this.#server = info;
-    })().finally(() => this.#renewing = undefined);
-    return this.#renewing;
-  }
-
-  async #close(): Promise<void> {
-    const session = this.#session;
-    this.#session = undefined;
-    this.#lostError = undefined;
-    this.#invalidateTools();
-    await session?.close();
-  }
-
-  #onClose(session: Session, error: Error | undefined): void {
-    if (this.#session !== session || !error) return;
-    this.#session = undefined;
-    this.#lostError = new MCPNotConnectedError(
-      `The connection to MCP server "${this.config.name}" was lost; call reconnect()`,
-      { cause: error },
-    );
-  }
-
-  #onNotification(notification: JSONRPCNotification): void {
-    if (notification.method === "notifications/tools/list_changed") {
-      this.#invalidateTools();
-    }
-  }
-
   /**
    * Forgets the tool list (its validators go with its schema objects). A list being fetched right now
    * may predate the change, so it is not kept either (the generation moves).
@@ -656,18 +420,9 @@ export class MCPToolAdapter {
     this.#toolsGeneration++;
   }
 
-  async #requireSession(operation: string): Promise<Session> {
-    while (this.#transition) await this.#transition.catch(() => {});
-    if (this.#session && !this.#session.closed) return this.#session;
-    throw this.#lostError ??
-      new MCPNotConnectedError(
-        `Cannot ${operation}: MCP server "${this.config.name}" is not connected; call connect() first`,
-      );
-  }
-
   /** The server's whole tool list, fetched when stale (or always, with `refresh`). */
   async #toolMap(refresh: boolean): Promise<Map<string, MCPToolDescriptor>> {
-    const session = await this.#requireSession("list tools");
+    const session = await this.#connection.session("list tools");
     if (!refresh && this.#tools) return this.#tools;
     if (!this.#refreshing) {
       const refreshing = this.#fetchTools(session).finally(() => {
@@ -682,7 +437,7 @@ export class MCPToolAdapter {
     const generation = this.#toolsGeneration;
     const tools = await listAllTools(
       (cursor) =>
-        this.#request(
+        this.#connection.request(
           session,
           "tools/list",
           cursor === undefined ? undefined : { cursor },
@@ -692,7 +447,10 @@ export class MCPToolAdapter {
         ),
       this.config.name,
     );
-    if (this.#session === session && this.#toolsGeneration === generation) {
+    if (
+      this.#connection.isCurrent(session) &&
+      this.#toolsGeneration === generation
+    ) {
       this.#tools = tools;
     }
     return tools;
@@ -733,19 +491,6 @@ export class MCPToolAdapter {
   }
 }
 
-function checkMs(field: string, value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new MCPConfigError(
-      field,
-      `${field} must be a positive number of milliseconds (e.g. 30000), got ${
-        JSON.stringify(value)
-      }`,
-    );
-  }
-  return value;
-}
-
 function textOf(result: Result): string {
   const content = Array.isArray(result.content) ? result.content : [];
   return content
@@ -766,16 +511,4 @@ function describeReason(reason: unknown): string {
     : reason === undefined
     ? "aborted"
     : String(reason);
-}
-
-/** Resolves or rejects with `promise`, or rejects with the signal's reason first. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() =>
-      signal.removeEventListener("abort", onAbort)
-    );
-  });
 }

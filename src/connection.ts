@@ -1,0 +1,379 @@
+/**
+ * One connection to an MCP server: starting the transport, the `initialize`
+ * handshake and version negotiation, one transition (connect, reconnect,
+ * disconnect) at a time, a dropped connection, and re-initializing when a
+ * remote server forgot our session. The adapter builds on it; it knows
+ * nothing about tools.
+ *
+ * @module
+ */
+
+import type { MCPServerConfig } from "./config.ts";
+import {
+  MCPConfigError,
+  MCPConnectionError,
+  MCPNotConnectedError,
+  MCPProtocolError,
+  MCPSessionExpiredError,
+} from "./errors.ts";
+import {
+  clientCapabilities,
+  type ClientHandlers,
+  handleServerRequest,
+} from "./handlers.ts";
+import { type RequestOptions, type Result, Session } from "./session.ts";
+import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
+import { createTransport, type RemoteOptions } from "./_create_transport.ts";
+import { redact } from "./_redact.ts";
+
+/** Protocol versions this client speaks, newest first. */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+];
+
+/** Makes a fresh transport for each connection attempt. */
+export type TransportFactory = () => MCPTransport | Promise<MCPTransport>;
+
+/** Options of `connect()` and `reconnect()`. */
+export interface ConnectOptions {
+  /** Deadline for starting the server and the handshake, in ms. */
+  timeoutMs?: number;
+  /** Aborts the attempt. */
+  signal?: AbortSignal;
+}
+
+/** What a server said about itself in `initialize`. */
+export interface MCPServerInfo {
+  /** The negotiated protocol version. */
+  protocolVersion: string;
+  /** The server's name and version. */
+  serverInfo: { name: string; version: string };
+  /** The server's capabilities. */
+  capabilities: Record<string, unknown>;
+  /** Usage hints for the model, when the server sent some. */
+  instructions?: string;
+}
+
+/** What a {@linkcode Connection} is built from. */
+export interface ConnectionOptions {
+  config: MCPServerConfig;
+  transport: MCPTransport | TransportFactory | undefined;
+  clientInfo: { name: string; version: string };
+  connectTimeoutMs: number;
+  remote: RemoteOptions;
+  handlers: ClientHandlers | undefined;
+  onError: ((error: Error) => void) | undefined;
+  /** Values kept out of every message. */
+  secrets: readonly string[];
+  /** The server's tool list may have changed: a new or renewed session, a close, `list_changed`. */
+  onToolsChanged: () => void;
+}
+
+/** The lifecycle of one server connection. */
+export class Connection {
+  readonly #options: ConnectionOptions;
+  #session: Session | undefined;
+  #server: MCPServerInfo | undefined;
+  #lostError: MCPNotConnectedError | undefined;
+  /** The in-progress connect or reconnect; requests wait for it. */
+  #transition: Promise<void> | undefined;
+  #connectAbort: AbortController | undefined;
+  /** A re-initialization after the remote session expired. */
+  #renewing: Promise<void> | undefined;
+
+  constructor(options: ConnectionOptions) {
+    this.#options = options;
+  }
+
+  /** Whether a connection is established and alive. */
+  get connected(): boolean {
+    return this.#session !== undefined && !this.#session.closed;
+  }
+
+  /** What the server said in `initialize`. */
+  get serverInfo(): Readonly<MCPServerInfo> | undefined {
+    return this.#server;
+  }
+
+  /** Connects unless connected; concurrent calls share one attempt. */
+  connect(options: ConnectOptions): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    return this.#transition ?? this.#begin(this.#open(options));
+  }
+
+  /** Cancels a connect in progress, then closes. Idempotent. */
+  async disconnect(): Promise<void> {
+    this.#connectAbort?.abort(
+      new MCPConnectionError(
+        `Connecting to MCP server "${this.#name}" was cancelled by disconnect()`,
+      ),
+    );
+    await this.#transition?.catch(() => {});
+    await this.#close();
+  }
+
+  /** Closes and connects again, as one transition. */
+  reconnect(options: ConnectOptions): Promise<void> {
+    const run = async () => {
+      await this.#transition?.catch(() => {});
+      await this.#close();
+      await this.#open(options);
+    };
+    return this.#begin(run());
+  }
+
+  /**
+   * The live session, once any transition in progress has settled.
+   *
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   */
+  async session(operation: string): Promise<Session> {
+    while (this.#transition) await this.#transition.catch(() => {});
+    if (this.#session && !this.#session.closed) return this.#session;
+    throw this.#lostError ??
+      new MCPNotConnectedError(
+        `Cannot ${operation}: MCP server "${this.#name}" is not connected; call connect() first`,
+      );
+  }
+
+  /** Whether `session` is still this connection's session. */
+  isCurrent(session: Session): boolean {
+    return this.#session === session;
+  }
+
+  /** Sends a request; when the remote session expired, re-initializes once and sends it again. */
+  async request(
+    session: Session,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<Result> {
+    try {
+      return await session.request(method, params, options);
+    } catch (error) {
+      if (!(error instanceof MCPSessionExpiredError) || session.closed) {
+        throw error;
+      }
+      await this.#renew(session);
+      return await session.request(method, params, options);
+    }
+  }
+
+  get #name(): string {
+    return this.#options.config.name;
+  }
+
+  /** Runs a connect/reconnect as the current transition, so requests and connect() wait for it. */
+  #begin(attempt: Promise<void>): Promise<void> {
+    const transition = attempt.finally(() => {
+      if (this.#transition === transition) this.#transition = undefined;
+    });
+    this.#transition = transition;
+    return transition;
+  }
+
+  async #open(options: ConnectOptions): Promise<void> {
+    const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
+      this.#options.connectTimeoutMs;
+    const abort = new AbortController();
+    this.#connectAbort = abort;
+    const name = this.#name;
+    const onAbort = () => abort.abort(options.signal?.reason);
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = setTimeout(
+      () =>
+        abort.abort(
+          new MCPConnectionError(
+            `Connecting to MCP server "${name}" timed out after ${timeoutMs} ms; check that it starts and answers "initialize", or raise timeoutMs`,
+          ),
+        ),
+      timeoutMs,
+    );
+    let session: Session | undefined;
+    try {
+      if (options.signal?.aborted) throw options.signal.reason;
+      const transport = await this.#createTransport();
+      session = new Session(transport, name, {
+        onNotification: (notification) => this.#onNotification(notification),
+        onRequest: (request) =>
+          handleServerRequest(this.#options.handlers, request),
+        onClose: (error) => this.#onClose(session!, error),
+        onError: this.#options.onError,
+      });
+      const handshake = this.#handshake(session, timeoutMs);
+      handshake.catch(() => {}); // its failure is reported through the race below
+      const server = await raceAbort(handshake, abort.signal);
+      this.#session = session;
+      this.#server = server;
+      this.#lostError = undefined;
+      this.#options.onToolsChanged();
+    } catch (error) {
+      await session?.close().catch(() => {});
+      throw this.#connectionError(error, session);
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      if (this.#connectAbort === abort) this.#connectAbort = undefined;
+    }
+  }
+
+  async #handshake(
+    session: Session,
+    timeoutMs: number,
+  ): Promise<MCPServerInfo> {
+    await session.start();
+    return await this.#initialize(session, timeoutMs);
+  }
+
+  /** The `initialize` exchange; also re-run over a live transport when a remote session expired. */
+  async #initialize(
+    session: Session,
+    timeoutMs: number,
+  ): Promise<MCPServerInfo> {
+    const result = await session.request("initialize", {
+      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS[0],
+      capabilities: clientCapabilities(this.#options.handlers),
+      clientInfo: this.#options.clientInfo,
+    }, { timeoutMs });
+    const version = result.protocolVersion;
+    if (
+      typeof version !== "string" ||
+      !SUPPORTED_PROTOCOL_VERSIONS.includes(version)
+    ) {
+      throw new MCPConnectionError(
+        `MCP server "${this.#name}" answered with protocol version ${
+          JSON.stringify(version)
+        }, which this client does not speak (supported: ${
+          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+        }); upgrade the server or this library`,
+      );
+    }
+    session.transport.setProtocolVersion?.(version);
+    await session.notify("notifications/initialized");
+    const info: MCPServerInfo = {
+      protocolVersion: version,
+      serverInfo: (result.serverInfo as MCPServerInfo["serverInfo"]) ??
+        { name: "unknown", version: "unknown" },
+      capabilities: (result.capabilities as Record<string, unknown>) ?? {},
+    };
+    if (typeof result.instructions === "string") {
+      info.instructions = result.instructions;
+    }
+    return info;
+  }
+
+  async #createTransport(): Promise<MCPTransport> {
+    const option = this.#options.transport;
+    if (typeof option === "function") return await option();
+    if (option) return option;
+    return createTransport(this.#options.config, this.#options.remote);
+  }
+
+  /** The one error `connect()` throws: what failed, the server's last stderr lines, no secrets. */
+  #connectionError(
+    error: unknown,
+    session: Session | undefined,
+  ): MCPConnectionError {
+    const name = this.#name;
+    let message: string;
+    if (error instanceof MCPConnectionError) {
+      message = error.message;
+    } else if (error instanceof MCPNotConnectedError) {
+      message =
+        `MCP server "${name}" closed the connection before completing the handshake`;
+    } else if (error instanceof MCPProtocolError) {
+      message = `MCP server "${name}" rejected "initialize": ${error.message}`;
+    } else {
+      message = `Cannot connect to MCP server "${name}": ${
+        error instanceof Error ? error.message : String(error)
+      }`;
+    }
+    const tail = (session?.transport as { stderrTail?: string[] } | undefined)
+      ?.stderrTail;
+    if (tail && tail.length > 0) {
+      message += `\nLast lines of the server's stderr:\n  ${tail.join("\n  ")}`;
+    }
+    const cause = error instanceof MCPConnectionError
+      ? error.cause ?? error
+      : error;
+    return new MCPConnectionError(redact(message, this.#options.secrets), {
+      cause,
+    });
+  }
+
+  /**
+   * Re-runs `initialize` over the live transport after the server dropped our
+   * session (it processed nothing). Concurrent callers share one attempt. The
+   * tool list is invalidated: a restarted server may offer other tools.
+   */
+  #renew(session: Session): Promise<void> {
+    this.#renewing ??= (async () => {
+      this.#options.onToolsChanged();
+      const info = await this.#initialize(
+        session,
+        this.#options.connectTimeoutMs,
+      );
+      if (this.#session === session) this.#server = info;
+    })().finally(() => this.#renewing = undefined);
+    return this.#renewing;
+  }
+
+  async #close(): Promise<void> {
+    const session = this.#session;
+    this.#session = undefined;
+    this.#lostError = undefined;
+    this.#options.onToolsChanged();
+    await session?.close();
+  }
+
+  #onClose(session: Session, error: Error | undefined): void {
+    if (this.#session !== session || !error) return;
+    this.#session = undefined;
+    this.#lostError = new MCPNotConnectedError(
+      `The connection to MCP server "${this.#name}" was lost; call reconnect()`,
+      { cause: error },
+    );
+  }
+
+  #onNotification(notification: JSONRPCNotification): void {
+    if (notification.method === "notifications/tools/list_changed") {
+      this.#options.onToolsChanged();
+    }
+  }
+}
+
+/**
+ * Checks an optional deadline option.
+ *
+ * @throws {MCPConfigError} When it is not a positive finite number of milliseconds.
+ */
+export function checkTimeoutMs(
+  field: string,
+  value: number | undefined,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new MCPConfigError(
+      field,
+      `${field} must be a positive number of milliseconds (e.g. 30000), got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+/** Resolves or rejects with `promise`, or rejects with the signal's reason first. */
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() =>
+      signal.removeEventListener("abort", onAbort)
+    );
+  });
+}
