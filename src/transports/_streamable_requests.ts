@@ -1,0 +1,365 @@
+/**
+ * Requests whose responses are still expected, and the delivery of the
+ * server's messages: a request's SSE stream is read, resumed with
+ * `Last-Event-ID` when it breaks before the response, and reported lost
+ * when that fails. Web standards only. Internal: never exported.
+ *
+ * @module
+ */
+
+import { MCPConnectionError, MCPRequestLostError } from "../errors.ts";
+import type { JSONRPCMessage, RequestId } from "../transport.ts";
+import {
+  discardBody,
+  displayUrl,
+  type EventSourceMessage,
+  eventStream,
+  excerpt,
+  type HttpClient,
+  mediaType,
+  readBodyStart,
+} from "./_http.ts";
+import {
+  type Backoff,
+  backoffDelay,
+  EVENT_STREAM,
+  isMessageEvent,
+  type StreamableSession,
+  Timers,
+} from "./_streamable_session.ts";
+
+/** What {@linkcode RequestStreams} needs from its transport. */
+export interface RequestStreamsOptions {
+  /** The server's MCP endpoint: resuming GETs go there; error text names it. */
+  url: URL;
+  /** Sends the GETs; its secrets are redacted from error text. */
+  http: HttpClient;
+  /** The current session id and the GET headers. */
+  session: StreamableSession;
+  /** Backoff for resuming broken streams. */
+  backoff: Backoff;
+  /** Hands one message to the transport's `onmessage`; may throw. */
+  onMessage: (message: JSONRPCMessage) => void;
+  /** Hands a non-fatal error to the transport's `onerror`; never throws. */
+  report: (error: unknown) => void;
+}
+
+/** A request whose response is still expected on an SSE stream. */
+export interface RequestStream {
+  id: RequestId;
+  method: string;
+  /** The session the request was sent in; a resume into another session is pointless. */
+  session: string | undefined;
+  lastEventId: string | undefined;
+  retryMs: number | undefined;
+  attempts: number;
+  answered: boolean;
+  /** Set when the request was cancelled or the transport closed: stop quietly. */
+  done: boolean;
+  reader: ReadableStreamDefaultReader<EventSourceMessage> | undefined;
+}
+
+/**
+ * The requests whose responses are still expected, by id. Each stream that
+ * breaks before its response is resumed with backoff, or given up and
+ * reported as {@linkcode MCPRequestLostError}. Also delivers every message
+ * (from a JSON answer, a request's stream or the GET stream) to `onMessage`.
+ */
+export class RequestStreams {
+  readonly #url: URL;
+  readonly #http: HttpClient;
+  readonly #session: StreamableSession;
+  readonly #backoff: Backoff;
+  readonly #onMessage: (message: JSONRPCMessage) => void;
+  readonly #report: (error: unknown) => void;
+  readonly #streams = new Map<RequestId, RequestStream>();
+  readonly #timers = new Timers();
+  #isClosed = false;
+
+  /**
+   * Starts with no request.
+   *
+   * @param options The endpoint, HTTP client, session, backoff and hooks.
+   */
+  constructor(options: RequestStreamsOptions) {
+    this.#url = options.url;
+    this.#http = options.http;
+    this.#session = options.session;
+    this.#backoff = options.backoff;
+    this.#onMessage = options.onMessage;
+    this.#report = options.report;
+  }
+
+  /**
+   * Registers a request before its POST, so a cancellation sent meanwhile
+   * finds it.
+   *
+   * @returns The request's stream record; pass it to `settle()` once the
+   * POST is answered.
+   */
+  track(
+    id: RequestId,
+    request: { method: string; session: string | undefined },
+  ): RequestStream {
+    const stream: RequestStream = {
+      id,
+      method: request.method,
+      session: request.session,
+      lastEventId: undefined,
+      retryMs: undefined,
+      attempts: 0,
+      answered: false,
+      done: false,
+      reader: undefined,
+    };
+    this.#streams.set(id, stream);
+    return stream;
+  }
+
+  /** Forgets a request once its POST is over, unless its SSE stream is being read. */
+  settle(stream: RequestStream): void {
+    if (stream.reader === undefined) this.#streams.delete(stream.id);
+  }
+
+  /** Stops following a cancelled request's stream. */
+  cancel(requestId: unknown): void {
+    const stream = this.#streams.get(requestId as RequestId);
+    if (stream === undefined) return;
+    this.#streams.delete(stream.id);
+    stream.done = true;
+    stream.reader?.cancel().catch(() => {});
+  }
+
+  /**
+   * Reads the SSE stream that answered a request's POST; resumes it if it
+   * ends before the response. The reader is in place once this returns.
+   *
+   * @returns Settles when the stream is done with, resumptions included.
+   */
+  follow(
+    stream: RequestStream,
+    body: ReadableStream<Uint8Array>,
+  ): Promise<void> {
+    return this.#read(stream, body, false);
+  }
+
+  /**
+   * Delivers the JSON answer to a request's POST; reports the request lost
+   * if the answer held no response to it.
+   *
+   * @param text The answer's body.
+   * @throws {MCPConnectionError} If `text` is not JSON.
+   */
+  deliverJson(stream: RequestStream, text: string): void {
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      throw new MCPConnectionError(
+        `MCP server at ${displayUrl(this.#url)} answered POST ${
+          JSON.stringify(stream.method)
+        } with invalid JSON: ${excerpt(text, this.#http.secrets)}`,
+      );
+    }
+    if (!this.#dispatch(data, stream.id)) {
+      this.#lose(stream, "the server's JSON answer held no response to it");
+    }
+  }
+
+  /** Delivers the data of a message event of the GET stream. */
+  deliverEvent(data: string): void {
+    this.#dispatchText(data, undefined);
+  }
+
+  /** Reads a request's SSE stream; resumes it if it ends before the response. */
+  async #read(
+    stream: RequestStream,
+    body: ReadableStream<Uint8Array>,
+    resumed: boolean,
+  ): Promise<void> {
+    const reader = eventStream(body, (ms) => stream.retryMs = ms).getReader();
+    stream.reader = reader;
+    if (stream.done) reader.cancel().catch(() => {});
+    let progressed = false;
+    let failure: unknown;
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (value.id) {
+          stream.lastEventId = value.id;
+          progressed = true;
+        }
+        if (value.data === "" || !isMessageEvent(value)) continue;
+        if (this.#dispatchText(value.data, stream.id)) {
+          stream.answered = true;
+          this.#streams.delete(stream.id);
+          // A resumed stream may be held open by the server: let it go. A
+          // POST stream ends by itself; reading it to the end keeps the
+          // connection reusable.
+          if (resumed) break;
+        }
+      }
+    } catch (error) {
+      failure = error;
+    }
+    if (resumed || failure !== undefined) reader.cancel().catch(() => {});
+    if (stream.answered || stream.done || this.#closed()) return;
+    if (progressed) stream.attempts = 0;
+    this.#resume(stream, failure);
+  }
+
+  /** Schedules the next resumption attempt, or gives the request up. */
+  #resume(stream: RequestStream, cause: unknown): void {
+    if (stream.lastEventId === undefined) {
+      this.#lose(
+        stream,
+        "its SSE stream ended before the response and the server sent no event id to resume from",
+        cause,
+      );
+      return;
+    }
+    if (stream.attempts >= this.#backoff.maxRetries) {
+      this.#lose(
+        stream,
+        `its SSE stream broke and ${stream.attempts} attempt(s) to resume it failed`,
+        cause,
+      );
+      return;
+    }
+    const delayMs = stream.retryMs ??
+      backoffDelay(this.#backoff, stream.attempts);
+    stream.attempts++;
+    this.#timers.later(delayMs, () => void this.#reopen(stream));
+  }
+
+  async #reopen(stream: RequestStream): Promise<void> {
+    if (stream.done || this.#closed()) return;
+    if (stream.session !== this.#session.id) {
+      this.#lose(
+        stream,
+        "its session ended before the stream could be resumed",
+      );
+      return;
+    }
+    const lastEventId = stream.lastEventId!;
+    let response: Response;
+    try {
+      response = await this.#http.request(
+        "GET",
+        this.#url,
+        () => ({
+          ...this.#session.streamHeaders(),
+          "last-event-id": lastEventId,
+        }),
+      );
+    } catch (error) {
+      if (!stream.done && !this.#closed()) this.#resume(stream, error);
+      return;
+    }
+    if (stream.done || this.#closed()) {
+      discardBody(response);
+      return;
+    }
+    const type = mediaType(response.headers.get("content-type"));
+    if (!response.ok || type !== EVENT_STREAM || response.body === null) {
+      const text = await readBodyStart(response);
+      const reason = `resuming its SSE stream got HTTP ${response.status} (${
+        type ?? "no content type"
+      }): ${excerpt(text, this.#http.secrets)}`;
+      if (response.status >= 500 || response.status === 429) {
+        this.#resume(stream, new Error(reason));
+      } else this.#lose(stream, reason);
+      return;
+    }
+    await this.#read(stream, response.body, true);
+  }
+
+  #lose(stream: RequestStream, reason: string, cause?: unknown): void {
+    this.#streams.delete(stream.id);
+    stream.done = true;
+    this.#report(
+      new MCPRequestLostError(
+        stream.id,
+        `The response to "${stream.method}" (request ${
+          JSON.stringify(stream.id)
+        }) from MCP server at ${
+          displayUrl(this.#url)
+        } was lost: ${reason}. The call may or may not have run.`,
+        cause === undefined ? undefined : { cause },
+      ),
+    );
+  }
+
+  /** Delivers parsed JSON, one message or a batch; returns whether it held the response to `awaiting`. */
+  #dispatch(data: unknown, awaiting: RequestId | undefined): boolean {
+    if (!Array.isArray(data)) return this.#deliver(data, awaiting);
+    let answered = false;
+    for (const item of data) {
+      if (this.#deliver(item, awaiting)) answered = true;
+    }
+    return answered;
+  }
+
+  /** Parses an event's data and delivers it; returns whether it held the response to `awaiting`. */
+  #dispatchText(data: string, awaiting: RequestId | undefined): boolean {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      this.#report(
+        new Error(
+          `MCP server at ${
+            displayUrl(this.#url)
+          } sent an SSE event that is not JSON: ${
+            excerpt(data, this.#http.secrets)
+          }`,
+        ),
+      );
+      return false;
+    }
+    return this.#dispatch(parsed, awaiting);
+  }
+
+  #deliver(message: unknown, awaiting: RequestId | undefined): boolean {
+    if (
+      message === null || typeof message !== "object" || Array.isArray(message)
+    ) {
+      this.#report(
+        new Error(
+          `MCP server at ${
+            displayUrl(this.#url)
+          } sent something that is not a JSON-RPC message object: ${
+            excerpt(JSON.stringify(message) ?? "", this.#http.secrets)
+          }`,
+        ),
+      );
+      return false;
+    }
+    const answered = awaiting !== undefined &&
+      (message as { id?: unknown }).id === awaiting &&
+      ("result" in message || "error" in message);
+    try {
+      this.#onMessage(message as JSONRPCMessage);
+    } catch (error) {
+      this.#report(error);
+    }
+    return answered;
+  }
+
+  /**
+   * Stops for good: pending resumptions are cancelled and every request is
+   * dropped quietly. Readers end when the transport aborts its fetches.
+   */
+  close(): void {
+    this.#isClosed = true;
+    this.#timers.clear();
+    for (const stream of this.#streams.values()) stream.done = true;
+    this.#streams.clear();
+  }
+
+  /** A method, not a field read, so TypeScript does not narrow across awaits. */
+  #closed(): boolean {
+    return this.#isClosed;
+  }
+}
