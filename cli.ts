@@ -16,19 +16,27 @@
  */
 
 import process from "node:process";
-import { existsSync, realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { realpathSync } from "node:fs";
 import { setTimeout as startTimer } from "node:timers";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import {
-  type HubServerStatus,
-  type MCPProgress,
-  MCPToolHub,
-  type MCPToolResult,
-  type RegisteredTool,
-} from "./mod.ts";
-import { loadConfig, type ServerEntry } from "./config.ts";
+  callCommand,
+  checkCommand,
+  type Command,
+  schemaCommand,
+  toolsCommand,
+} from "./src/cli/_commands.ts";
+import { readConfig } from "./src/cli/_config.ts";
+import {
+  CliError,
+  errorMessage,
+  INTERRUPTED,
+  OK,
+  USAGE,
+  UsageError,
+} from "./src/cli/_errors.ts";
+import { COMMAND_OPTIONS, HELP } from "./src/cli/_help.ts";
 
 /** Where the command line writes: `process.stdout` / `process.stderr` or a test double. */
 export interface CliOutput {
@@ -54,90 +62,6 @@ export interface CliOptions {
   signal?: AbortSignal;
 }
 
-const OK = 0;
-const TOOL_ERROR = 1;
-const USAGE = 2;
-const CONNECTION = 3;
-const INTERRUPTED = 130;
-
-const CONFIG_FILES = ["mcp.yaml", "mcp.json", ".mcp.json"];
-const EXAMPLE_CONFIG = new URL("./examples/mcp.yaml", import.meta.url);
-const BAR_WIDTH = 24;
-
-const HELP: Record<string, string> = {
-  "": `Usage: mcp-adapter [--config FILE] <command> [options]
-
-List, call and check the tools of the MCP servers in a config file.
-
-Commands:
-  tools                      every tool of every server: name, server, access, description
-  call <ns/tool> [args...]   validate and call a tool, print its result
-  check                      connect to each server: protocol version, tool count, latency
-  schema <ns/tool>           print a tool's input schema
-
-Options:
-  -c, --config FILE   config file; default ./mcp.yaml, ./mcp.json or ./.mcp.json
-  -h, --help          help; also after a command ("mcp-adapter call --help")
-
-Exit codes: 0 ok, 1 the tool reported an error, 2 usage or config error,
-3 connection failure.
-`,
-  tools: `Usage: mcp-adapter tools [--json] [--config FILE]
-
-Connects to every enabled server and lists its tools: name ({namespace}/{tool}),
-server, access (read-only, writes or -) and description.
-
-Options:
-  --json   print a JSON array instead (name, alias, server, namespace,
-           readOnly, writes, description, inputSchema)
-
-Exits 3 when a server cannot be reached (the others are still listed).
-`,
-  call:
-    `Usage: mcp-adapter call <ns/tool> [--args JSON | key=value ...] [--timeout MS] [--json]
-
-Validates the arguments against the tool's input schema, calls the tool and
-prints its text content, then its structured content as JSON. A progress bar
-is shown on a terminal while the server reports progress.
-
-Arguments:
-  <ns/tool>      the tool, as "mcp-adapter tools" lists it (or its alias)
-  key=value      one argument; the value is parsed as JSON when it parses
-                 (n=3, tags='["a"]', flag=true), else taken as a string
-                 (query=milk). Quote to force a string: id='"42"'
-
-Options:
-  --args JSON    all arguments as a JSON object; key=value pairs override
-  --timeout MS   give up after MS milliseconds without an answer or progress
-  --json         print the whole result envelope as JSON
-
-Exits 1 when the call fails (validation, the tool's own error, timeout),
-2 when the tool does not exist, 3 when its server cannot be reached.
-`,
-  check: `Usage: mcp-adapter check [--json] [--config FILE]
-
-Connects to each enabled server and prints its protocol version, tool count
-and connect latency (start + handshake).
-
-Options:
-  --json   print the statuses as a JSON array
-
-Exits 3 when any server failed.
-`,
-  schema: `Usage: mcp-adapter schema <ns/tool> [--config FILE]
-
-Prints the tool's input schema (JSON Schema).
-`,
-};
-
-/** Options each command accepts, besides --config and --help. */
-const COMMAND_OPTIONS: Record<string, readonly string[]> = {
-  tools: ["json"],
-  call: ["args", "timeout", "json"],
-  check: ["json"],
-  schema: ["json"],
-};
-
 const PARSE_OPTIONS = {
   config: { type: "string", short: "c" },
   help: { type: "boolean", short: "h" },
@@ -153,31 +77,6 @@ function parse(args: readonly string[]) {
     strict: true,
     options: PARSE_OPTIONS,
   });
-}
-
-/** Reported to the user with an exit code; the message is shown as is. */
-class CliError extends Error {
-  constructor(readonly exitCode: number, message: string) {
-    super(message);
-    this.name = "CliError";
-  }
-}
-
-/** A malformed command line: exit 2, with a pointer to the command's help. */
-class UsageError extends CliError {
-  constructor(message: string) {
-    super(USAGE, message);
-    this.name = "UsageError";
-  }
-}
-
-type Command = (ctx: Context, servers: ServerEntry[]) => Promise<number>;
-
-interface Context {
-  stdout: CliOutput;
-  stderr: CliOutput;
-  signal: AbortSignal | undefined;
-  json: boolean;
 }
 
 /**
@@ -239,22 +138,21 @@ export async function main(
       );
     }
   }
-  const ctx: Context = {
-    stdout,
-    stderr,
-    signal: options.signal,
-    json: values.json ?? false,
-  };
   try {
     // The command line is checked before the config is read.
     const run = prepare(command, rest, values);
-    const servers = await readConfig(
-      values.config,
-      options.cwd ?? process.cwd(),
-      options.env,
+    const servers = await readConfig(values.config, {
+      cwd: options.cwd ?? process.cwd(),
+      env: options.env,
       stderr,
-    );
-    return await run(ctx, servers);
+    });
+    return await run({
+      stdout,
+      stderr,
+      signal: options.signal,
+      json: values.json ?? false,
+      servers,
+    });
   } catch (error) {
     if (options.signal?.aborted) {
       stderr.write("mcp-adapter: interrupted\n");
@@ -294,19 +192,19 @@ function prepare(
     case "check":
       expectOperands(command, operands, 0);
       return checkCommand;
-    case "schema": {
+    case "schema":
       expectOperands(command, operands, 1);
-      const name = operands[0]!;
-      return (ctx, servers) => schemaCommand(ctx, servers, name);
-    }
+      return schemaCommand(operands[0]!);
     default: {
       const [name, ...pairs] = operands;
       if (name === undefined) {
         throw new UsageError(`"call" needs a tool name (ns/tool)`);
       }
-      const args = buildArguments(values.args, pairs);
-      const timeoutMs = parseTimeout(values.timeout);
-      return (ctx, servers) => callCommand(ctx, servers, name, args, timeoutMs);
+      return callCommand({
+        name,
+        args: buildArguments(values.args, pairs),
+        timeoutMs: parseTimeout(values.timeout),
+      });
     }
   }
 }
@@ -324,285 +222,6 @@ function expectOperands(
       ? `"${command}" needs a tool name (ns/tool)`
       : `"${command}" takes one tool name, got ${operands.length} arguments`,
   );
-}
-
-/** Finds and loads the config: --config, else ./mcp.yaml & co., else the repo's example (Deno only). */
-async function readConfig(
-  explicit: string | undefined,
-  cwd: string,
-  env: Record<string, string | undefined> | undefined,
-  stderr: CliOutput,
-): Promise<ServerEntry[]> {
-  let path: string;
-  let example = false;
-  if (explicit !== undefined) {
-    path = resolve(cwd, explicit);
-    if (!existsSync(path)) {
-      throw new CliError(USAGE, `config file ${path} does not exist`);
-    }
-  } else {
-    const found = CONFIG_FILES.map((name) => resolve(cwd, name)).find((file) =>
-      existsSync(file)
-    );
-    if (found !== undefined) {
-      path = found;
-    } else if (
-      "Deno" in globalThis && EXAMPLE_CONFIG.protocol === "file:" &&
-      existsSync(EXAMPLE_CONFIG)
-    ) {
-      path = fileURLToPath(EXAMPLE_CONFIG);
-      example = true;
-      stderr.write(
-        `mcp-adapter: no ${
-          CONFIG_FILES.join(", ")
-        } here; using the example config ${path}\n`,
-      );
-    } else {
-      throw new CliError(
-        USAGE,
-        `no config file found: looked for ${
-          CONFIG_FILES.map((name) => resolve(cwd, name)).join(", ")
-        }; write one (see the README) or pass --config FILE`,
-      );
-    }
-  }
-  let servers: ServerEntry[];
-  try {
-    servers = (await loadConfig(path, env ? { env } : {})).servers;
-  } catch (error) {
-    throw new CliError(USAGE, errorMessage(error));
-  }
-  if (servers.length === 0) {
-    throw new CliError(USAGE, `${path} configures no servers`);
-  }
-  return example ? servers.map(runnableExample) : servers;
-}
-
-/**
- * The example config starts `deno` in the repository: use this Deno (it may
- * not be on PATH) and the repository as working directory, wherever we run.
- */
-function runnableExample(entry: ServerEntry): ServerEntry {
-  const config = { ...entry.config };
-  if (config.command === "deno") config.command = process.execPath;
-  config.cwd ??= fileURLToPath(new URL(".", import.meta.url));
-  return { ...entry, config };
-}
-
-async function withHub<T>(
-  ctx: Context,
-  servers: readonly ServerEntry[],
-  run: (hub: MCPToolHub, statuses: HubServerStatus[]) => Promise<T>,
-): Promise<T> {
-  const hub = new MCPToolHub(servers);
-  const onAbort = () => void hub.close();
-  ctx.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const statuses = await hub.start();
-    if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
-    return await run(hub, statuses);
-  } finally {
-    ctx.signal?.removeEventListener("abort", onAbort);
-    await hub.close();
-  }
-}
-
-function reportFailures(ctx: Context, statuses: HubServerStatus[]): boolean {
-  const failed = statuses.filter((status) => status.state === "failed");
-  for (const status of failed) {
-    ctx.stderr.write(
-      `mcp-adapter: server "${status.name}" failed: ${status.error}\n`,
-    );
-  }
-  return failed.length > 0;
-}
-
-async function toolsCommand(
-  ctx: Context,
-  servers: ServerEntry[],
-): Promise<number> {
-  return await withHub(ctx, servers, (hub, statuses) => {
-    const failed = reportFailures(ctx, statuses);
-    const tools = hub.registry.list();
-    if (ctx.json) {
-      writeJson(
-        ctx,
-        tools.map((tool) => ({
-          name: tool.name,
-          alias: hub.registry.aliasOf(tool.name),
-          server: tool.sourceMetadata.server,
-          namespace: namespaceOf(tool.name),
-          readOnly: tool.capability.readOnly,
-          writes: tool.capability.writes,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-        })),
-      );
-    } else if (tools.length === 0) {
-      ctx.stdout.write("No tools.\n");
-    } else {
-      const rows = tools.map((tool) => [
-        tool.name,
-        tool.sourceMetadata.server,
-        tool.capability.writes
-          ? "writes"
-          : tool.capability.readOnly
-          ? "read-only"
-          : "-",
-        firstLine(tool.description),
-      ]);
-      writeTable(ctx.stdout, ["TOOL", "SERVER", "ACCESS", "DESCRIPTION"], rows);
-    }
-    return Promise.resolve(failed ? CONNECTION : OK);
-  });
-}
-
-async function checkCommand(
-  ctx: Context,
-  servers: ServerEntry[],
-): Promise<number> {
-  return await withHub(ctx, servers, (_hub, statuses) => {
-    if (ctx.json) {
-      writeJson(ctx, statuses);
-    } else {
-      const rows = statuses.map((status) => [
-        status.name,
-        status.state === "connected" ? "ok" : status.state,
-        status.state === "connected"
-          ? `protocol ${status.protocolVersion}, ${status.toolCount} tool${
-            status.toolCount === 1 ? "" : "s"
-          }, connected in ${status.connectMs} ms`
-          : status.error ?? "",
-      ]);
-      writeTable(ctx.stdout, ["SERVER", "STATE", "DETAILS"], rows);
-    }
-    const failed = statuses.some((status) => status.state === "failed");
-    return Promise.resolve(failed ? CONNECTION : OK);
-  });
-}
-
-async function schemaCommand(
-  ctx: Context,
-  servers: ServerEntry[],
-  name: string,
-): Promise<number> {
-  return await withTool(ctx, servers, name, (tool) => {
-    writeJson(ctx, tool.inputSchema);
-    return Promise.resolve(OK);
-  });
-}
-
-async function callCommand(
-  ctx: Context,
-  servers: ServerEntry[],
-  name: string,
-  args: Record<string, unknown>,
-  timeoutMs: number | undefined,
-): Promise<number> {
-  return await withTool(ctx, servers, name, async (tool, hub) => {
-    const adapter = hub.adapter(tool.sourceMetadata.server)!;
-    const bar = ctx.stderr.isTTY ? new ProgressBar(ctx.stderr) : undefined;
-    let result: MCPToolResult;
-    try {
-      result = await adapter.invoke(toolPart(tool.name), args, {
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-        ...(bar ? { onProgress: (progress) => bar.draw(progress) } : {}),
-      });
-    } catch (error) {
-      if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
-      throw new CliError(CONNECTION, errorMessage(error));
-    } finally {
-      bar?.clear();
-    }
-    if (ctx.json) {
-      writeJson(ctx, result);
-    } else if (result.success) {
-      writeResult(ctx.stdout, result.data);
-    } else {
-      ctx.stderr.write(
-        `mcp-adapter: the call failed (${result.errorKind}): ${result.error}\n`,
-      );
-      if (result.errorKind === "validation") {
-        ctx.stderr.write(
-          `See the arguments it takes: mcp-adapter schema ${tool.name}\n`,
-        );
-      }
-    }
-    if (result.success) return OK;
-    switch (result.errorKind) {
-      case "not_found":
-        return USAGE;
-      case "connection":
-        return CONNECTION;
-      case "cancelled":
-        return ctx.signal?.aborted ? INTERRUPTED : TOOL_ERROR;
-      default:
-        return TOOL_ERROR;
-    }
-  });
-}
-
-/**
- * Starts the server(s) a tool name needs and finds the tool. `ns/tool` starts
- * only the server of namespace `ns`; an alias starts them all.
- */
-async function withTool(
-  ctx: Context,
-  servers: ServerEntry[],
-  name: string,
-  run: (tool: RegisteredTool, hub: MCPToolHub) => Promise<number>,
-): Promise<number> {
-  let needed = servers.filter((entry) => entry.enabled);
-  if (name.includes("/")) {
-    const namespace = namespaceOf(name);
-    const entry = servers.find((server) => server.namespace === namespace);
-    if (!entry) {
-      throw new CliError(
-        USAGE,
-        `no server has the namespace ${
-          JSON.stringify(namespace)
-        }; namespaces: ${servers.map((server) => server.namespace).join(", ")}`,
-      );
-    }
-    if (!entry.enabled) {
-      throw new CliError(
-        USAGE,
-        `server "${entry.config.name}" (namespace ${
-          JSON.stringify(namespace)
-        }) is disabled in the config`,
-      );
-    }
-    needed = [entry];
-  }
-  return await withHub(ctx, needed, async (hub, statuses) => {
-    const tool = hub.registry.resolve(name);
-    if (tool) return await run(tool, hub);
-    const failed = statuses.filter((status) => status.state === "failed");
-    if (failed.length > 0) {
-      throw new CliError(
-        CONNECTION,
-        failed.map((status) =>
-          `server "${status.name}" failed: ${status.error}`
-        ).join("\n"),
-      );
-    }
-    const known = (name.includes("/")
-      ? hub.registry.listNamespace(namespaceOf(name))
-      : hub.registry.list()).map((entry) =>
-        entry.name
-      );
-    throw new CliError(
-      USAGE,
-      `no tool ${JSON.stringify(name)}; ${
-        known.length === 0
-          ? "the server exposes no tools"
-          : `available: ${known.slice(0, 20).join(", ")}${
-            known.length > 20 ? ", …" : ""
-          }`
-      } (see "mcp-adapter tools")`,
-    );
-  });
 }
 
 /** `--args JSON` overlaid with `key=value` pairs. */
@@ -661,110 +280,6 @@ function parseTimeout(value: string | undefined): number | undefined {
     );
   }
   return ms;
-}
-
-/** Text content as is, other content as a one-line summary, then structured content as JSON. */
-function writeResult(out: CliOutput, data: Record<string, unknown>): void {
-  const content = Array.isArray(data.content) ? data.content : [];
-  for (const item of content as Record<string, unknown>[]) {
-    if (item?.type === "text" && typeof item.text === "string") {
-      out.write(item.text.endsWith("\n") ? item.text : `${item.text}\n`);
-    } else if (item?.type === "image" || item?.type === "audio") {
-      const size = typeof item.data === "string"
-        ? ` ${Math.floor(item.data.length * 3 / 4)} bytes`
-        : "";
-      out.write(`[${item.type} ${item.mimeType ?? ""}${size}]\n`);
-    } else if (item?.type === "resource_link") {
-      out.write(`[resource link ${item.uri ?? ""}]\n`);
-    } else if (item?.type === "resource") {
-      const resource = item.resource as Record<string, unknown> | undefined;
-      out.write(
-        typeof resource?.text === "string"
-          ? `${resource.text}\n`
-          : `[resource ${resource?.uri ?? ""}]\n`,
-      );
-    } else {
-      out.write(`${JSON.stringify(item)}\n`);
-    }
-  }
-  if (data.structuredContent !== undefined) {
-    out.write(`${JSON.stringify(data.structuredContent, null, 2)}\n`);
-  }
-}
-
-function writeJson(ctx: Context, value: unknown): void {
-  ctx.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
-
-/** Left-aligned columns; the last one is cut to the terminal's width. */
-function writeTable(
-  out: CliOutput,
-  header: readonly string[],
-  rows: readonly string[][],
-): void {
-  const all = [header, ...rows];
-  const widths = header.map((_, column) =>
-    Math.max(...all.map((row) => (row[column] ?? "").length))
-  );
-  for (const row of all) {
-    let line = row.map((cell, column) =>
-      column === row.length - 1 ? cell : cell.padEnd(widths[column]!)
-    ).join("  ").trimEnd();
-    if (out.isTTY && out.columns && line.length > out.columns) {
-      line = `${line.slice(0, out.columns - 1)}…`;
-    }
-    out.write(`${line}\n`);
-  }
-}
-
-/** A one-line progress bar redrawn in place with `\r`. */
-class ProgressBar {
-  #out: CliOutput;
-  #drawn = false;
-
-  constructor(out: CliOutput) {
-    this.#out = out;
-  }
-
-  draw({ progress, total, message }: MCPProgress): void {
-    let line: string;
-    if (total !== undefined && total > 0) {
-      const ratio = Math.min(1, Math.max(0, progress / total));
-      const filled = Math.round(ratio * BAR_WIDTH);
-      line = `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${
-        Math.round(ratio * 100)
-      }% ${progress}/${total}`;
-    } else {
-      line = `progress ${progress}`;
-    }
-    if (message) line += ` ${message}`;
-    // A pseudo-terminal without a size reports 0 columns.
-    const width = (this.#out.columns || 80) - 1;
-    if (line.length > width) line = line.slice(0, width);
-    this.#out.write(`\r${line}\x1b[K`);
-    this.#drawn = true;
-  }
-
-  clear(): void {
-    if (this.#drawn) this.#out.write("\r\x1b[K");
-    this.#drawn = false;
-  }
-}
-
-function namespaceOf(name: string): string {
-  return name.slice(0, name.indexOf("/"));
-}
-
-function toolPart(name: string): string {
-  return name.slice(name.indexOf("/") + 1);
-}
-
-function firstLine(text: string): string {
-  return text.split("\n", 1)[0]!.trim();
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Whether this file is the program (`deno run cli.ts`, `node cli.js`, an npm bin link). */

@@ -7,6 +7,7 @@
  */
 
 import { MCPToolAdapter } from "./adapter.ts";
+import { configSecrets, redact } from "./_redact.ts";
 import type { ServerEntry } from "./config_file.ts";
 import { MCPAdapterError, MCPConfigError } from "./errors.ts";
 import { ToolRegistry } from "./registry.ts";
@@ -61,9 +62,6 @@ interface Slot {
 }
 
 const NOT_STARTED = "Not connected yet; call start()";
-const REDACTED = "***";
-// Shorter values ("1", "true", "debug") are too likely to occur by chance.
-const MIN_SECRET_LENGTH = 6;
 
 /**
  * Connects several MCP servers and registers all their tools into one
@@ -385,9 +383,11 @@ export class MCPToolHub {
         name,
         namespace: entry.namespace,
         state: "failed",
+        // The adapter's own errors are redacted already; a custom
+        // createAdapter's may not be.
         error: redact(
           error instanceof Error ? error.message : String(error),
-          entry,
+          configSecrets(entry.config),
         ),
         toolCount: 0,
       };
@@ -411,41 +411,4 @@ function initialStatus(entry: ServerEntry): HubServerStatus {
   };
   if (entry.enabled) status.error = NOT_STARTED;
   return status;
-}
-
-/**
- * Hides the server's env and header values, and URL credentials, should a
- * message (e.g. the server's stderr) quote them.
- */
-function redact(message: string, entry: ServerEntry): string {
-  const { config } = entry;
-  const secrets: string[] = [];
-  const values: string[] = [
-    ...Object.values(config.env ?? {}),
-    ...Object.values(config.headers ?? {}),
-  ];
-  for (const value of values) {
-    // Also the token alone, as in "Bearer <token>".
-    secrets.push(value, ...value.split(/\s+/));
-  }
-  if (config.url) {
-    try {
-      const url = new URL(config.url);
-      secrets.push(
-        decodeURIComponent(url.username),
-        decodeURIComponent(url.password),
-        ...[...url.searchParams.values()],
-      );
-    } catch {
-      // validated by the adapter; nothing to hide when it is not a URL
-    }
-  }
-  let redacted = message;
-  for (
-    const secret of secrets.filter((value) => value.length >= MIN_SECRET_LENGTH)
-      .sort((a, b) => b.length - a.length)
-  ) {
-    redacted = redacted.split(secret).join(REDACTED);
-  }
-  return redacted;
 }

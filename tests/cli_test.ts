@@ -13,6 +13,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { fixturePath, runtimeCommand } from "./_helpers.ts";
+import type { Extra } from "./_in_memory.ts";
+import { listen, sdkStreamableServer } from "./_remote.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
@@ -82,7 +84,6 @@ describe("mcp-adapter (the command line)", () => {
   let dir: string;
   let config: string;
   let brokenConfig: string;
-  let secretConfig: string;
 
   /** Runs the CLI with `args` in `cwd` (default: the temp folder). */
   function cli(args: readonly string[], cwd = dir): Promise<Run> {
@@ -102,20 +103,6 @@ describe("mcp-adapter (the command line)", () => {
         mcpServers: {
           sdk,
           ghost: { command: join(dir, "no-such-mcp-server") },
-        },
-      }),
-    );
-    secretConfig = join(dir, "secret.json");
-    await writeFile(
-      secretConfig,
-      JSON.stringify({
-        mcpServers: {
-          sdk: { ...sdk, env: { API_KEY: SECRET } },
-          remote: {
-            type: "http",
-            url: "http://127.0.0.1:9/mcp",
-            headers: { Authorization: `Bearer ${SECRET}` },
-          },
         },
       }),
     );
@@ -353,21 +340,179 @@ describe("mcp-adapter (the command line)", () => {
     },
   );
 
-  it("never prints env or header values", {
+  it("call --timeout MS gives up on a slow tool: exit 1, says timeout", {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {
-    const runs = await Promise.all([
-      cli(["check", "--config", secretConfig]),
-      cli(["check", "--json", "--config", secretConfig]),
-      cli(["tools", "--json", "--config", secretConfig]),
-      cli(["call", "sdk/echo", "message=hi", "--config", secretConfig]),
-      cli(["call", "remote/echo", "message=hi", "--config", secretConfig]),
-    ]);
-    assert.equal(runs[0]!.code, 3, "the unreachable remote server fails");
-    assert.equal(runs[3]!.code, 0, runs[3]!.stderr);
-    assert.equal(runs[4]!.code, 3);
-    for (const run of runs) {
-      assert.doesNotMatch(run.stdout + run.stderr, /9f8e7d6c5b4a/);
+    // A quick call measures what starting the CLI and the server costs here.
+    const quick = await timed(() =>
+      cli(["call", "sdk/add", "a=1", "b=2", "--config", config])
+    );
+    assert.equal(quick.run.code, 0, quick.run.stderr);
+    const slow = await timed(() =>
+      cli([
+        "call",
+        "sdk/sleep",
+        "ms=5000",
+        "--timeout",
+        "300",
+        "--config",
+        config,
+      ])
+    );
+    assert.equal(slow.run.code, 1, slow.run.stdout + slow.run.stderr);
+    assert.equal(slow.run.stdout, "");
+    assert.match(slow.run.stderr, /the call failed \(timeout\): .*timeout/);
+    assert.ok(
+      slow.ms < quick.ms + 2500,
+      `took ${slow.ms} ms (a quick call: ${quick.ms} ms); the tool sleeps 5000`,
+    );
+  });
+
+  it(
+    "finds ./mcp.json, else ./.mcp.json (Claude Code's format), after ./mcp.yaml",
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const server = (name: string) => ({
+        mcpServers: {
+          [name]: {
+            type: "stdio",
+            command: fixture.command,
+            args: fixture.args,
+            env: {},
+          },
+        },
+      });
+      const both = join(dir, "json-and-dot-json");
+      await mkdir(both);
+      await writeFile(join(both, "mcp.json"), JSON.stringify(server("json")));
+      await writeFile(join(both, ".mcp.json"), JSON.stringify(server("dot")));
+      const json = await cli(["tools"], both);
+      assert.equal(json.code, 0, json.stderr);
+      assert.match(json.stdout, /^json\/add\s/m);
+      assert.doesNotMatch(json.stdout, /^dot\//m);
+
+      const dotOnly = join(dir, "dot-json");
+      await mkdir(dotOnly);
+      await writeFile(
+        join(dotOnly, ".mcp.json"),
+        JSON.stringify(server("dot")),
+      );
+      const dot = await cli(["check"], dotOnly);
+      assert.equal(dot.code, 0, dot.stderr);
+      assert.match(dot.stdout, /^dot\s+ok\s/m);
+
+      await writeFile(
+        join(both, "mcp.yaml"),
+        `mcpServers:\n  yaml:\n    command: ${
+          JSON.stringify(fixture.command)
+        }\n    args: ${JSON.stringify(fixture.args)}\n`,
+      );
+      const yaml = await cli(["tools"], both);
+      assert.equal(yaml.code, 0, yaml.stderr);
+      assert.match(yaml.stdout, /^yaml\/add\s/m);
+      assert.doesNotMatch(yaml.stdout, /^json\//m);
+    },
+  );
+
+  it("never prints env or header values, yet shows the rest of each error", {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    // Each server quotes the secret back when it fails: the stdio one on
+    // stderr, the HTTP one in its error body, the SDK one in a tool's error
+    // (the HTTP ones quote the token alone, without "Bearer ").
+    const remote = await listen((req, res) => {
+      res.writeHead(500, { "content-type": "text/plain" });
+      res.end(`rejected token ${bearerToken(req.headers.authorization)}`);
+    });
+    const api = await sdkStreamableServer({
+      extend: (server) =>
+        server.registerTool("reject", {
+          description: "Fails, quoting the caller's token",
+          inputSchema: {},
+        }, (_args: unknown, extra: Extra) => ({
+          isError: true,
+          content: [{
+            type: "text" as const,
+            text: `rejected token ${
+              bearerToken(extra.requestInfo?.headers.authorization)
+            }`,
+          }],
+        })),
+    });
+    try {
+      const leaky = join(dir, "leaky.json");
+      await writeFile(
+        leaky,
+        JSON.stringify({
+          mcpServers: {
+            leak: {
+              command: fixture.command,
+              args: [...fixture.args, "leak"],
+              env: { MCP_SECRET: SECRET },
+            },
+            remote: {
+              type: "http",
+              url: `${remote.origin}/mcp`,
+              headers: { Authorization: `Bearer ${SECRET}` },
+            },
+            api: {
+              type: "http",
+              url: api.url,
+              headers: { Authorization: `Bearer ${SECRET}` },
+            },
+          },
+        }),
+      );
+      const [check, checkJson, tools, toolsJson, callLeak, callRemote, alias] =
+        await Promise.all([
+          cli(["check", "--config", leaky]),
+          cli(["check", "--json", "--config", leaky]),
+          cli(["tools", "--config", leaky]),
+          cli(["tools", "--json", "--config", leaky]),
+          cli(["call", "leak/echo", "message=hi", "--config", leaky]),
+          cli(["call", "remote/echo", "message=hi", "--config", leaky]),
+          cli(["call", "leak__echo", "message=hi", "--config", leaky]),
+        ]);
+      const runs = { check, checkJson, tools, toolsJson, callLeak, callRemote };
+      for (const [name, run] of Object.entries({ ...runs, alias })) {
+        assert.equal(run.code, 3, `${name}: ${run.stderr}`);
+        const output = run.stdout + run.stderr;
+        assert.ok(
+          !output.includes(SECRET) && !output.includes(SECRET.slice(-12)),
+          `${name} printed the secret:\n${output}`,
+        );
+      }
+      // What the servers said is still there, with the secret masked.
+      for (const [name, run] of Object.entries(runs)) {
+        const output = run.stdout + run.stderr;
+        const server = name.includes("Remote") ? "remote" : "leak";
+        if (server === "leak" || !name.startsWith("call")) {
+          assert.match(output, /token=\[redacted\]/, `${name}: ${output}`);
+        }
+        if (server === "remote" || !name.startsWith("call")) {
+          assert.match(output, /HTTP 500/, `${name}: ${output}`);
+          assert.match(
+            output,
+            /rejected token \[redacted\]/,
+            `${name}: ${output}`,
+          );
+        }
+      }
+      // A tool's own error, printed by "call", is masked too.
+      const rejected = await cli(["call", "api/reject", "--config", leaky]);
+      assert.equal(rejected.code, 1, rejected.stderr);
+      assert.match(
+        rejected.stderr,
+        /the call failed .*rejected token \[redacted\]/,
+      );
+      assert.ok(
+        !(rejected.stdout + rejected.stderr).includes(SECRET.slice(-12)),
+        rejected.stderr,
+      );
+    } finally {
+      await Promise.all([remote.close(), api.close()]);
     }
   });
 
@@ -402,6 +547,20 @@ describe("mcp-adapter (the command line)", () => {
     assert.match(tty.stdout, /done 3/);
   });
 });
+
+/** The token of an `Authorization: Bearer <token>` header. */
+function bearerToken(header: string | string[] | undefined): string {
+  return String(header ?? "").replace(/^Bearer /, "");
+}
+
+/** Runs `run` and measures its wall time in ms. */
+async function timed(
+  run: () => Promise<Run>,
+): Promise<{ run: Run; ms: number }> {
+  const started = performance.now();
+  const result = await run();
+  return { run: result, ms: Math.round(performance.now() - started) };
+}
 
 function shellQuote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;

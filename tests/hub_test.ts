@@ -19,6 +19,8 @@ import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 const fixture = runtimeCommand(fixturePath(`sdk_server${ext}`));
 const TEST_TIMEOUT_MS = 60_000;
+/** How long the fixture's "slow" mode waits before it answers `initialize`. */
+const SLOW_SERVER_MS = 1500;
 
 function sdkEntry(
   name: string,
@@ -200,6 +202,49 @@ describe("MCPToolHub against real stdio servers", () => {
     },
   );
 
+  it(
+    "connects the servers concurrently: two slow ones take about as long as one",
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const slow = (name: string) => {
+        const entry = sdkEntry(name, name);
+        entry.config.args = [...fixture.args, "slow", String(SLOW_SERVER_MS)];
+        return entry;
+      };
+      const hub = new MCPToolHub([slow("slow1"), slow("slow2")]);
+      try {
+        const started = performance.now();
+        const statuses = await hub.start();
+        const elapsedMs = performance.now() - started;
+        assert.deepEqual(
+          statuses.map((status) => status.state),
+          ["connected", "connected"],
+          JSON.stringify(statuses),
+        );
+        const connectMs = statuses.map((status) => status.connectMs!);
+        for (const ms of connectMs) {
+          assert.ok(ms >= SLOW_SERVER_MS, `connected in ${ms} ms: not slow`);
+        }
+        // The startup slack is this run's own: the slowest connect minus the
+        // delay. A bound measured beforehand breaks when the machine's load
+        // changes in between. One after the other, start() would take at least
+        // the sum of the connects: at least 0.4 × the delay over this bound.
+        const slowestMs = Math.max(...connectMs);
+        const startupMs = slowestMs - SLOW_SERVER_MS;
+        assert.ok(
+          elapsedMs < 1.6 * SLOW_SERVER_MS + startupMs,
+          `start() took ${Math.round(elapsedMs)} ms; connects took ${
+            connectMs.join(" + ")
+          } ms`,
+        );
+      } finally {
+        await hub.close();
+      }
+    },
+  );
+
   it("never reports env or header values, even when the server prints them", {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {
@@ -218,7 +263,7 @@ describe("MCPToolHub against real stdio servers", () => {
     try {
       const [status] = await hub.start();
       assert.equal(status?.state, "failed");
-      assert.match(status!.error!, /auth failed for token \*\*\*/);
+      assert.match(status!.error!, /auth failed for token \[redacted\]/);
       assert.doesNotMatch(JSON.stringify(hub.status()), /5ecret/);
     } finally {
       await hub.close();
@@ -316,6 +361,33 @@ describe("MCPToolHub without servers to reach", () => {
     }]);
     await hub.close();
     assert.equal(hub.status()[0]?.state, "failed");
+  });
+
+  it("redacts env and header values from what a custom adapter throws", async () => {
+    const secret = "sk-live-hub-test-5ecret";
+    const entry = sdkEntry("custom", "custom");
+    entry.config.env = { API_TOKEN: secret };
+    const remote: ServerEntry = {
+      config: {
+        name: "remote",
+        transport: "streamable-http",
+        url: "https://mcp.example.com/mcp",
+        headers: { Authorization: `Bearer ${secret}` },
+      },
+      namespace: "remote",
+      enabled: true,
+    };
+    const hub = new MCPToolHub([entry, remote], {
+      createAdapter: (server) => {
+        throw new Error(`${server.config.name} refused token ${secret}`);
+      },
+    });
+    const statuses = await hub.start();
+    assert.deepEqual(statuses.map((status) => status.error), [
+      "custom refused token [redacted]",
+      "remote refused token [redacted]",
+    ]);
+    await hub.close();
   });
 
   it("builds adapters with createAdapter and reports what it throws", async () => {

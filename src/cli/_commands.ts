@@ -1,0 +1,273 @@
+/**
+ * What each command of the command line does once its arguments are checked
+ * and its config is loaded: start the servers it needs, print, pick the exit
+ * code. Internal.
+ *
+ * @module
+ */
+
+import type { CliOutput } from "../../cli.ts";
+import type { ServerEntry } from "../config_file.ts";
+import { type HubServerStatus, MCPToolHub } from "../hub.ts";
+import type { RegisteredTool } from "../registry.ts";
+import type { MCPToolResult } from "../types.ts";
+import {
+  CliError,
+  CONNECTION,
+  errorMessage,
+  INTERRUPTED,
+  OK,
+  TOOL_ERROR,
+  USAGE,
+} from "./_errors.ts";
+import {
+  firstLine,
+  ProgressBar,
+  writeJson,
+  writeResult,
+  writeTable,
+} from "./_output.ts";
+
+/** One run of a command: where to print, what cancels it, the servers of the config. */
+export interface Context {
+  stdout: CliOutput;
+  stderr: CliOutput;
+  signal: AbortSignal | undefined;
+  /** `--json`: print JSON instead of text. */
+  json: boolean;
+  servers: readonly ServerEntry[];
+}
+
+/** A command ready to run; resolves to the exit code. */
+export type Command = (ctx: Context) => Promise<number>;
+
+/** A tool call as the command line describes it. */
+export interface ToolCall {
+  /** `ns/tool` or an alias. */
+  name: string;
+  args: Record<string, unknown>;
+  timeoutMs: number | undefined;
+}
+
+/** `tools`: every tool of every enabled server. */
+export async function toolsCommand(ctx: Context): Promise<number> {
+  return await withHub(ctx, (hub, statuses) => {
+    const failed = reportFailures(ctx, statuses);
+    const tools = hub.registry.list();
+    if (ctx.json) {
+      writeJson(
+        ctx.stdout,
+        tools.map((tool) => ({
+          name: tool.name,
+          alias: hub.registry.aliasOf(tool.name),
+          server: tool.sourceMetadata.server,
+          namespace: namespaceOf(tool.name),
+          readOnly: tool.capability.readOnly,
+          writes: tool.capability.writes,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+        })),
+      );
+    } else if (tools.length === 0) {
+      ctx.stdout.write("No tools.\n");
+    } else {
+      const rows = tools.map((tool) => [
+        tool.name,
+        tool.sourceMetadata.server,
+        tool.capability.writes
+          ? "writes"
+          : tool.capability.readOnly
+          ? "read-only"
+          : "-",
+        firstLine(tool.description),
+      ]);
+      writeTable(ctx.stdout, ["TOOL", "SERVER", "ACCESS", "DESCRIPTION"], rows);
+    }
+    return Promise.resolve(failed ? CONNECTION : OK);
+  });
+}
+
+/** `check`: connects each enabled server and reports how that went. */
+export async function checkCommand(ctx: Context): Promise<number> {
+  return await withHub(ctx, (_hub, statuses) => {
+    if (ctx.json) {
+      writeJson(ctx.stdout, statuses);
+    } else {
+      const rows = statuses.map((status) => [
+        status.name,
+        status.state === "connected" ? "ok" : status.state,
+        status.state === "connected"
+          ? `protocol ${status.protocolVersion}, ${status.toolCount} tool${
+            status.toolCount === 1 ? "" : "s"
+          }, connected in ${status.connectMs} ms`
+          : status.error ?? "",
+      ]);
+      writeTable(ctx.stdout, ["SERVER", "STATE", "DETAILS"], rows);
+    }
+    const failed = statuses.some((status) => status.state === "failed");
+    return Promise.resolve(failed ? CONNECTION : OK);
+  });
+}
+
+/** `schema <name>`: prints the tool's input schema. */
+export function schemaCommand(name: string): Command {
+  return (ctx) =>
+    withTool(ctx, name, (tool) => {
+      writeJson(ctx.stdout, tool.inputSchema);
+      return Promise.resolve(OK);
+    });
+}
+
+/** `call <name> [args]`: validates, calls, prints the result. */
+export function callCommand(call: ToolCall): Command {
+  return (ctx) =>
+    withTool(ctx, call.name, async (tool, hub) => {
+      const adapter = hub.adapter(tool.sourceMetadata.server)!;
+      const bar = ctx.stderr.isTTY ? new ProgressBar(ctx.stderr) : undefined;
+      let result: MCPToolResult;
+      try {
+        result = await adapter.invoke(toolPart(tool.name), call.args, {
+          ...(call.timeoutMs === undefined
+            ? {}
+            : { timeoutMs: call.timeoutMs }),
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+          ...(bar ? { onProgress: (progress) => bar.draw(progress) } : {}),
+        });
+      } catch (error) {
+        if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
+        throw new CliError(CONNECTION, errorMessage(error));
+      } finally {
+        bar?.clear();
+      }
+      if (ctx.json) {
+        writeJson(ctx.stdout, result);
+      } else if (result.success) {
+        writeResult(ctx.stdout, result.data);
+      } else {
+        ctx.stderr.write(
+          `mcp-adapter: the call failed (${result.errorKind}): ${result.error}\n`,
+        );
+        if (result.errorKind === "validation") {
+          ctx.stderr.write(
+            `See the arguments it takes: mcp-adapter schema ${tool.name}\n`,
+          );
+        }
+      }
+      return exitCodeOf(result, ctx.signal);
+    });
+}
+
+function exitCodeOf(
+  result: MCPToolResult,
+  signal: AbortSignal | undefined,
+): number {
+  if (result.success) return OK;
+  switch (result.errorKind) {
+    case "not_found":
+      return USAGE;
+    case "connection":
+      return CONNECTION;
+    case "cancelled":
+      return signal?.aborted ? INTERRUPTED : TOOL_ERROR;
+    default:
+      return TOOL_ERROR;
+  }
+}
+
+/** Starts a hub over `ctx.servers`, runs `run`, and always closes the hub (also on abort). */
+async function withHub<T>(
+  ctx: Context,
+  run: (hub: MCPToolHub, statuses: HubServerStatus[]) => Promise<T>,
+): Promise<T> {
+  const hub = new MCPToolHub(ctx.servers);
+  const onAbort = () => void hub.close();
+  ctx.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const statuses = await hub.start();
+    if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
+    return await run(hub, statuses);
+  } finally {
+    ctx.signal?.removeEventListener("abort", onAbort);
+    await hub.close();
+  }
+}
+
+function reportFailures(ctx: Context, statuses: HubServerStatus[]): boolean {
+  const failed = statuses.filter((status) => status.state === "failed");
+  for (const status of failed) {
+    ctx.stderr.write(
+      `mcp-adapter: server "${status.name}" failed: ${status.error}\n`,
+    );
+  }
+  return failed.length > 0;
+}
+
+/**
+ * Starts the server(s) a tool name needs and finds the tool. `ns/tool` starts
+ * only the server of namespace `ns`; an alias starts them all.
+ */
+async function withTool(
+  ctx: Context,
+  name: string,
+  run: (tool: RegisteredTool, hub: MCPToolHub) => Promise<number>,
+): Promise<number> {
+  const { servers } = ctx;
+  let needed = servers.filter((entry) => entry.enabled);
+  if (name.includes("/")) {
+    const namespace = namespaceOf(name);
+    const entry = servers.find((server) => server.namespace === namespace);
+    if (!entry) {
+      throw new CliError(
+        USAGE,
+        `no server has the namespace ${
+          JSON.stringify(namespace)
+        }; namespaces: ${servers.map((server) => server.namespace).join(", ")}`,
+      );
+    }
+    if (!entry.enabled) {
+      throw new CliError(
+        USAGE,
+        `server "${entry.config.name}" (namespace ${
+          JSON.stringify(namespace)
+        }) is disabled in the config`,
+      );
+    }
+    needed = [entry];
+  }
+  return await withHub({ ...ctx, servers: needed }, async (hub, statuses) => {
+    const tool = hub.registry.resolve(name);
+    if (tool) return await run(tool, hub);
+    const failed = statuses.filter((status) => status.state === "failed");
+    if (failed.length > 0) {
+      throw new CliError(
+        CONNECTION,
+        failed.map((status) =>
+          `server "${status.name}" failed: ${status.error}`
+        ).join("\n"),
+      );
+    }
+    const known = (name.includes("/")
+      ? hub.registry.listNamespace(namespaceOf(name))
+      : hub.registry.list()).map((entry) =>
+        entry.name
+      );
+    throw new CliError(
+      USAGE,
+      `no tool ${JSON.stringify(name)}; ${
+        known.length === 0
+          ? "the server exposes no tools"
+          : `available: ${known.slice(0, 20).join(", ")}${
+            known.length > 20 ? ", …" : ""
+          }`
+      } (see "mcp-adapter tools")`,
+    );
+  });
+}
+
+function namespaceOf(name: string): string {
+  return name.slice(0, name.indexOf("/"));
+}
+
+function toolPart(name: string): string {
+  return name.slice(name.indexOf("/") + 1);
+}

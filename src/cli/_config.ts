@@ -1,0 +1,89 @@
+/**
+ * Finds and loads the command line's config file. Internal.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { CliOutput } from "../../cli.ts";
+import { loadConfig, type ServerEntry } from "../config_file.ts";
+import { CliError, errorMessage, USAGE } from "./_errors.ts";
+
+/** Looked for in the working directory, in this order. */
+export const CONFIG_FILES = ["mcp.yaml", "mcp.json", ".mcp.json"];
+/** The repository's example, used on Deno when no config file is found. */
+const EXAMPLE_CONFIG = new URL("../../examples/mcp.yaml", import.meta.url);
+/** The repository's root: the example config's paths are relative to it. */
+const REPOSITORY = new URL("../../", import.meta.url);
+
+/**
+ * Finds and loads the config: --config, else ./mcp.yaml & co., else the
+ * repo's example (Deno only).
+ */
+export async function readConfig(
+  explicit: string | undefined,
+  options: {
+    cwd: string;
+    env: Record<string, string | undefined> | undefined;
+    stderr: CliOutput;
+  },
+): Promise<ServerEntry[]> {
+  const { cwd, env, stderr } = options;
+  let path: string;
+  let example = false;
+  if (explicit !== undefined) {
+    path = resolve(cwd, explicit);
+    if (!existsSync(path)) {
+      throw new CliError(USAGE, `config file ${path} does not exist`);
+    }
+  } else {
+    const found = CONFIG_FILES.map((name) => resolve(cwd, name)).find((file) =>
+      existsSync(file)
+    );
+    if (found !== undefined) {
+      path = found;
+    } else if (
+      "Deno" in globalThis && EXAMPLE_CONFIG.protocol === "file:" &&
+      existsSync(EXAMPLE_CONFIG)
+    ) {
+      path = fileURLToPath(EXAMPLE_CONFIG);
+      example = true;
+      stderr.write(
+        `mcp-adapter: no ${
+          CONFIG_FILES.join(", ")
+        } here; using the example config ${path}\n`,
+      );
+    } else {
+      throw new CliError(
+        USAGE,
+        `no config file found: looked for ${
+          CONFIG_FILES.map((name) => resolve(cwd, name)).join(", ")
+        }; write one (see the README) or pass --config FILE`,
+      );
+    }
+  }
+  let servers: ServerEntry[];
+  try {
+    servers = (await loadConfig(path, env ? { env } : {})).servers;
+  } catch (error) {
+    throw new CliError(USAGE, errorMessage(error));
+  }
+  if (servers.length === 0) {
+    throw new CliError(USAGE, `${path} configures no servers`);
+  }
+  return example ? servers.map(runnableExample) : servers;
+}
+
+/**
+ * The example config starts `deno` in the repository: use this Deno (it may
+ * not be on PATH) and the repository as working directory, wherever we run.
+ */
+function runnableExample(entry: ServerEntry): ServerEntry {
+  const config = { ...entry.config };
+  if (config.command === "deno") config.command = process.execPath;
+  config.cwd ??= fileURLToPath(REPOSITORY);
+  return { ...entry, config };
+}

@@ -1,0 +1,37 @@
+/**
+ * The command line's exit codes and the errors that carry one. Internal.
+ *
+ * @module
+ */
+
+/** Success. */
+export const OK = 0;
+/** The tool reported an error (validation, its own error, timeout). */
+export const TOOL_ERROR = 1;
+/** A malformed command line, or a missing or bad config file. */
+export const USAGE = 2;
+/** A server could not be reached. */
+export const CONNECTION = 3;
+/** Cancelled through the caller's signal (Ctrl-C). */
+export const INTERRUPTED = 130;
+
+/** Reported to the user with an exit code; the message is shown as is. */
+export class CliError extends Error {
+  constructor(readonly exitCode: number, message: string) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+/** A malformed command line: exit 2, with a pointer to the command's help. */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super(USAGE, message);
+    this.name = "UsageError";
+  }
+}
+
+/** The message of an error, or the thrown value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,108 @@
+/**
+ * How the command line prints: tool results, JSON, tables and the progress
+ * bar. Internal.
+ *
+ * @module
+ */
+
+import type { CliOutput } from "../../cli.ts";
+import type { MCPProgress } from "../types.ts";
+
+const BAR_WIDTH = 24;
+
+/** Text content as is, other content as a one-line summary, then structured content as JSON. */
+export function writeResult(
+  out: CliOutput,
+  data: Record<string, unknown>,
+): void {
+  const content = Array.isArray(data.content) ? data.content : [];
+  for (const item of content as Record<string, unknown>[]) {
+    if (item?.type === "text" && typeof item.text === "string") {
+      out.write(item.text.endsWith("\n") ? item.text : `${item.text}\n`);
+    } else if (item?.type === "image" || item?.type === "audio") {
+      const size = typeof item.data === "string"
+        ? ` ${Math.floor(item.data.length * 3 / 4)} bytes`
+        : "";
+      out.write(`[${item.type} ${item.mimeType ?? ""}${size}]\n`);
+    } else if (item?.type === "resource_link") {
+      out.write(`[resource link ${item.uri ?? ""}]\n`);
+    } else if (item?.type === "resource") {
+      const resource = item.resource as Record<string, unknown> | undefined;
+      out.write(
+        typeof resource?.text === "string"
+          ? `${resource.text}\n`
+          : `[resource ${resource?.uri ?? ""}]\n`,
+      );
+    } else {
+      out.write(`${JSON.stringify(item)}\n`);
+    }
+  }
+  if (data.structuredContent !== undefined) {
+    out.write(`${JSON.stringify(data.structuredContent, null, 2)}\n`);
+  }
+}
+
+/** `value` as indented JSON and a newline. */
+export function writeJson(out: CliOutput, value: unknown): void {
+  out.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Left-aligned columns; the last one is cut to the terminal's width. */
+export function writeTable(
+  out: CliOutput,
+  header: readonly string[],
+  rows: readonly string[][],
+): void {
+  const all = [header, ...rows];
+  const widths = header.map((_, column) =>
+    Math.max(...all.map((row) => (row[column] ?? "").length))
+  );
+  for (const row of all) {
+    let line = row.map((cell, column) =>
+      column === row.length - 1 ? cell : cell.padEnd(widths[column]!)
+    ).join("  ").trimEnd();
+    if (out.isTTY && out.columns && line.length > out.columns) {
+      line = `${line.slice(0, out.columns - 1)}…`;
+    }
+    out.write(`${line}\n`);
+  }
+}
+
+/** The first line of `text`, trimmed. */
+export function firstLine(text: string): string {
+  return text.split("\n", 1)[0]!.trim();
+}
+
+/** A one-line progress bar redrawn in place with `\r`. */
+export class ProgressBar {
+  #out: CliOutput;
+  #drawn = false;
+
+  constructor(out: CliOutput) {
+    this.#out = out;
+  }
+
+  draw({ progress, total, message }: MCPProgress): void {
+    let line: string;
+    if (total !== undefined && total > 0) {
+      const ratio = Math.min(1, Math.max(0, progress / total));
+      const filled = Math.round(ratio * BAR_WIDTH);
+      line = `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${
+        Math.round(ratio * 100)
+      }% ${progress}/${total}`;
+    } else {
+      line = `progress ${progress}`;
+    }
+    if (message) line += ` ${message}`;
+    // A pseudo-terminal without a size reports 0 columns.
+    const width = (this.#out.columns || 80) - 1;
+    if (line.length > width) line = line.slice(0, width);
+    this.#out.write(`\r${line}\x1b[K`);
+    this.#drawn = true;
+  }
+
+  clear(): void {
+    if (this.#drawn) this.#out.write("\r\x1b[K");
+    this.#drawn = false;
+  }
+}
