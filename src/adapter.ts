@@ -17,7 +17,6 @@ import {
   type TransportFactory,
 } from "./connection.ts";
 import {
-  MCPConfigError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPTimeoutError,
@@ -372,17 +371,6 @@ export class MCPToolAdapter {
     namespace: string = this.config.name,
     options: RegisterToolsOptions = {},
   ): Promise<RegisteredTool[]> {
-    if (
-      typeof namespace !== "string" || namespace === "" ||
-      namespace.includes("/")
-    ) {
-      throw new MCPConfigError(
-        "namespace",
-        `Namespace must be a non-empty string without "/", got ${
-          JSON.stringify(namespace)
-        }; tools are registered as "{namespace}/{tool}"`,
-      );
-    }
     const tools = await this.#toolMap(false);
     const server = this.config.name;
     const registered: RegisteredTool[] = [];

@@ -217,16 +217,6 @@ describe("tool list and validation edge cases", () => {
   });
 
   it("invoke() issued during reconnect() waits for it", async () => {
-    const { adapter } = await lowLevel((server) => {
-      server.setRequestHandler(
-        ListToolsRequestSchema,
-        () => ({ tools: [{ name: "a", inputSchema: { type: "object" } }] }),
-      );
-      server.setRequestHandler(
-        CallToolRequestSchema,
-        () => ({ content: [{ type: "text", text: "ok" }] }),
-      );
-    });
     // A fresh in-memory pair per connection, so reconnect() has somewhere to go.
     const factoryAdapter = new MCPToolAdapter({
       name: "re",
@@ -258,7 +248,6 @@ describe("tool list and validation edge cases", () => {
       assert.equal(result.success, true);
     } finally {
       await factoryAdapter.disconnect();
-      await adapter.disconnect();
     }
   });
 });

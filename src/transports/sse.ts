@@ -21,19 +21,6 @@ import {
   serverUrl,
 } from "./_http.ts";
 
-// Re-exported so this module's documentation is complete on its own; mod.ts
-// exports the same types.
-export type {
-  JSONRPCErrorResponse,
-  JSONRPCMessage,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResultResponse,
-  MCPTransport,
-  RequestId,
-  TransportSendOptions,
-} from "../transport.ts";
-
 /** Options of {@linkcode SSEClientTransport}. */
 export interface SSEClientTransportOptions {
   /** The server's SSE URL, e.g. `"https://example.com/sse"`. */

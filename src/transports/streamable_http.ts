@@ -26,19 +26,6 @@ import {
   StreamableSession,
 } from "./_streamable_session.ts";
 
-// Re-exported so this module's documentation is complete on its own; mod.ts
-// exports the same types.
-export type {
-  JSONRPCErrorResponse,
-  JSONRPCMessage,
-  JSONRPCNotification,
-  JSONRPCRequest,
-  JSONRPCResultResponse,
-  MCPTransport,
-  RequestId,
-  TransportSendOptions,
-} from "../transport.ts";
-
 /** How broken SSE streams are reopened when the server sent no `retry:` delay. */
 export interface StreamableHTTPReconnectionOptions {
   /** Delay before the first attempt, in milliseconds. Default 1000. */
