@@ -29,7 +29,16 @@ export interface Step {
 const MINUTE = 60_000;
 
 /** Paths `deno check` covers, when they exist. */
-const CHECKED = ["mod.ts", "src", "tests", "scripts", "examples"];
+const CHECKED = [
+  "mod.ts",
+  "config.ts",
+  "cli.ts",
+  "src",
+  "tests",
+  "scripts",
+  "examples",
+  "bench",
+];
 
 /**
  * The pipeline's steps, in order. They all run this Deno's own executable,
