@@ -129,6 +129,8 @@ export class MCPToolAdapter {
   /** The validated server configuration. */
   readonly config: MCPServerConfig;
   readonly #connection: Connection;
+  readonly #toolsListeners = new Set<() => void>();
+  readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #secrets: string[];
@@ -158,6 +160,7 @@ export class MCPToolAdapter {
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
     this.#secrets = configSecrets(this.config);
+    this.#onError = options.onError;
     this.#connection = new Connection({
       config: this.config,
       transport: options.transport,
@@ -169,7 +172,12 @@ export class MCPToolAdapter {
       handlers: options.handlers,
       onError: options.onError,
       secrets: this.#secrets,
-      onToolsChanged: () => this.#invalidateTools(),
+      onToolsChanged: (reason) => {
+        this.#invalidateTools();
+        if (reason === "renewed" || reason === "list_changed") {
+          this.#notifyToolsChanged();
+        }
+      },
     });
   }
 
@@ -229,6 +237,29 @@ export class MCPToolAdapter {
    */
   reconnect(options: ConnectOptions = {}): Promise<void> {
     return this.#connection.reconnect(options);
+  }
+
+  /**
+   * Calls `listener` whenever the server's tools may have changed: it sent
+   * `notifications/tools/list_changed`, or it forgot our session (a restart)
+   * and the adapter re-initialized. The cached list is already invalidated;
+   * call `discoverTools()` or `registerTools()` again to see the new tools.
+   *
+   * @example Keep a registry in step with the server
+   * ```ts ignore
+   * import { MCPToolAdapter, ToolRegistry } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * const registry = new ToolRegistry();
+   * adapter.onToolsChanged(() => void adapter.registerTools(registry));
+   * ```
+   *
+   * @param listener Called with no arguments; what it throws goes to `options.onError`.
+   * @returns A function that removes the listener.
+   */
+  onToolsChanged(listener: () => void): () => void {
+    this.#toolsListeners.add(listener);
+    return () => this.#toolsListeners.delete(listener);
   }
 
   /**
@@ -402,6 +433,18 @@ export class MCPToolAdapter {
    * Forgets the tool list (its validators go with its schema objects). A list being fetched right now
    * may predate the change, so it is not kept either (the generation moves).
    */
+  #notifyToolsChanged(): void {
+    for (const listener of this.#toolsListeners) {
+      try {
+        listener();
+      } catch (error) {
+        this.#onError?.(
+          error instanceof Error ? error : new Error(String(error)),
+        );
+      }
+    }
+  }
+
   #invalidateTools(): void {
     this.#tools = undefined;
     this.#refreshing = undefined;

@@ -57,6 +57,13 @@ export interface MCPServerInfo {
   instructions?: string;
 }
 
+/** Why a tool list may have changed: our own connect/close, or the server's doing. */
+export type ToolsChangeReason =
+  | "connected"
+  | "closed"
+  | "renewed"
+  | "list_changed";
+
 /** What a {@linkcode Connection} is built from. */
 export interface ConnectionOptions {
   config: MCPServerConfig;
@@ -68,8 +75,8 @@ export interface ConnectionOptions {
   onError: ((error: Error) => void) | undefined;
   /** Values kept out of every message. */
   secrets: readonly string[];
-  /** The server's tool list may have changed: a new or renewed session, a close, `list_changed`. */
-  onToolsChanged: () => void;
+  /** The server's tool list may have changed, and why. */
+  onToolsChanged: (reason: ToolsChangeReason) => void;
 }
 
 /** The lifecycle of one server connection. */
@@ -209,7 +216,7 @@ export class Connection {
       this.#session = session;
       this.#server = server;
       this.#lostError = undefined;
-      this.#options.onToolsChanged();
+      this.#options.onToolsChanged("connected");
     } catch (error) {
       await session?.close().catch(() => {});
       throw this.#connectionError(error, session);
@@ -311,7 +318,7 @@ export class Connection {
    */
   #renew(session: Session): Promise<void> {
     this.#renewing ??= (async () => {
-      this.#options.onToolsChanged();
+      this.#options.onToolsChanged("renewed");
       const info = await this.#initialize(
         session,
         this.#options.connectTimeoutMs,
@@ -325,7 +332,7 @@ export class Connection {
     const session = this.#session;
     this.#session = undefined;
     this.#lostError = undefined;
-    this.#options.onToolsChanged();
+    this.#options.onToolsChanged("closed");
     await session?.close();
   }
 
@@ -340,7 +347,7 @@ export class Connection {
 
   #onNotification(notification: JSONRPCNotification): void {
     if (notification.method === "notifications/tools/list_changed") {
-      this.#options.onToolsChanged();
+      this.#options.onToolsChanged("list_changed");
     }
   }
 }

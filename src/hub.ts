@@ -59,6 +59,8 @@ interface Slot {
   queue: Promise<void>;
   /** Bumped by `close()`; an attempt of an older epoch stops. */
   epoch: number;
+  /** A re-registration after the server's tools changed is queued. */
+  refreshQueued: boolean;
 }
 
 const NOT_STARTED = "Not connected yet; call start()";
@@ -171,6 +173,7 @@ export class MCPToolHub {
         status: initialStatus(entry),
         queue: Promise.resolve(),
         epoch: 0,
+        refreshQueued: false,
       });
     }
   }
@@ -337,6 +340,38 @@ export class MCPToolHub {
     });
   }
 
+  /**
+   * Re-registers a connected server's tools after it announced a change (or
+   * was restarted), so the registry never serves a stale list. Bursts of
+   * announcements coalesce into one refresh.
+   */
+  #refreshTools(slot: Slot): void {
+    if (slot.refreshQueued) return;
+    slot.refreshQueued = true;
+    const epoch = slot.epoch;
+    void this.#enqueue(slot, async () => {
+      slot.refreshQueued = false;
+      const adapter = slot.adapter;
+      if (
+        slot.epoch !== epoch || slot.status.state !== "connected" ||
+        !adapter?.connected
+      ) return;
+      const { entry } = slot;
+      try {
+        const tools = await adapter.registerTools(
+          this.registry,
+          entry.namespace,
+          entry.overrides ? { overrides: entry.overrides } : {},
+        );
+        slot.status = { ...slot.status, toolCount: tools.length };
+      } catch (error) {
+        if (slot.epoch !== epoch) return;
+        await this.#stop(slot);
+        slot.status = failedStatus(entry, error);
+      }
+    });
+  }
+
   #enqueue(slot: Slot, operation: () => Promise<void>): Promise<void> {
     const next = slot.queue.then(operation);
     slot.queue = next.catch(() => {});
@@ -349,7 +384,10 @@ export class MCPToolHub {
     let connectMs: number | undefined;
     try {
       await this.#stop(slot);
-      slot.adapter ??= this.#createAdapter(entry);
+      if (!slot.adapter) {
+        slot.adapter = this.#createAdapter(entry);
+        slot.adapter.onToolsChanged(() => this.#refreshTools(slot));
+      }
       const adapter = slot.adapter;
       const started = performance.now();
       await adapter.connect(
@@ -379,18 +417,7 @@ export class MCPToolHub {
     } catch (error) {
       if (slot.epoch !== epoch) return;
       await this.#stop(slot);
-      slot.status = {
-        name,
-        namespace: entry.namespace,
-        state: "failed",
-        // The adapter's own errors are redacted already; a custom
-        // createAdapter's may not be.
-        error: redact(
-          error instanceof Error ? error.message : String(error),
-          configSecrets(entry.config),
-        ),
-        toolCount: 0,
-      };
+      slot.status = failedStatus(entry, error);
       if (connectMs !== undefined) slot.status.connectMs = connectMs;
     }
   }
@@ -400,6 +427,23 @@ export class MCPToolHub {
     this.registry.replaceNamespace(slot.entry.namespace, []);
     await slot.adapter?.disconnect().catch(() => {});
   }
+}
+
+/**
+ * The status of a server that failed. The adapter's own errors are redacted
+ * already; a custom `createAdapter`'s may not be.
+ */
+function failedStatus(entry: ServerEntry, error: unknown): HubServerStatus {
+  return {
+    name: entry.config.name,
+    namespace: entry.namespace,
+    state: "failed",
+    error: redact(
+      error instanceof Error ? error.message : String(error),
+      configSecrets(entry.config),
+    ),
+    toolCount: 0,
+  };
 }
 
 function initialStatus(entry: ServerEntry): HubServerStatus {

@@ -216,6 +216,27 @@ describe("tool list and validation edge cases", () => {
     }
   });
 
+  it("onToolsChanged() listeners hear list_changed until they unsubscribe", async () => {
+    const { adapter, server } = await lowLevel((server) => {
+      server.setRequestHandler(
+        ListToolsRequestSchema,
+        () => ({ tools: [{ name: "a", inputSchema: { type: "object" } }] }),
+      );
+    });
+    try {
+      let heard = 0;
+      const unsubscribe = adapter.onToolsChanged(() => heard++);
+      await server.sendToolListChanged();
+      assert.ok(await waitFor(() => heard === 1, 1000));
+      unsubscribe();
+      await server.sendToolListChanged();
+      await adapter.discoverTools(); // a round trip, so the second notification has arrived
+      assert.equal(heard, 1);
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+
   it("invoke() issued during reconnect() waits for it", async () => {
     // A fresh in-memory pair per connection, so reconnect() has somewhere to go.
     const factoryAdapter = new MCPToolAdapter({

@@ -286,6 +286,29 @@ describe("MCPToolHub against real stdio servers", () => {
     assert.equal(hub.registry.size, 0);
   });
 
+  it("keeps the registry in step when a server announces new tools", {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const hub = new MCPToolHub([sdkEntry("live", "live")]);
+    try {
+      const [status] = await hub.start();
+      assert.equal(status?.state, "connected", status?.error);
+      const before = status!.toolCount;
+      assert.equal(hub.registry.has("live/grown_1"), false);
+      const grown = await hub.registry.get("live/grow")!.invoke();
+      assert.equal(grown.success, true, grown.error ?? "");
+      assert.ok(
+        await waitFor(() => hub.registry.has("live/grown_1"), 5000),
+        "the new tool was registered without a call to retry()",
+      );
+      assert.equal(hub.status()[0]!.toolCount, before + 1);
+      const called = await hub.registry.get("live/grown_1")!.invoke();
+      assert.equal(called.success, true, called.error ?? "");
+    } finally {
+      await hub.close();
+    }
+  });
+
   it("starts the servers of a loaded config file", {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {
