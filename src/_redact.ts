@@ -93,3 +93,30 @@ export function redact(text: string, secrets: readonly string[]): string {
 function longestFirst(secrets: Set<string>): string[] {
   return [...secrets].sort((a, b) => b.length - a.length);
 }
+
+/**
+ * Removes every secret from `error`'s message, stack and cause chain, in
+ * place, so the error keeps its class and identity; an error printed with its
+ * causes would otherwise show what its message hides. Strings are redacted;
+ * anything else is returned as it is.
+ */
+export function redactError<T>(
+  error: T,
+  secrets: readonly string[],
+  depth = 0,
+): T {
+  // A cause chain can loop; real ones are short.
+  if (secrets.length === 0 || depth > 8) return error;
+  if (typeof error === "string") return redact(error, secrets) as T;
+  if (!(error instanceof Error)) return error;
+  try {
+    error.message = redact(error.message, secrets);
+    if (error.stack !== undefined) error.stack = redact(error.stack, secrets);
+    if (error.cause !== undefined) {
+      error.cause = redactError(error.cause, secrets, depth + 1);
+    }
+  } catch {
+    // A frozen error cannot be cleaned; it is not ours to replace either.
+  }
+  return error;
+}

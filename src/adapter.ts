@@ -28,9 +28,9 @@ import type { Result, Session } from "./session.ts";
 import { compileToolFilter } from "./tool_filter.ts";
 import type { MCPTransport } from "./transport.ts";
 import type {
+  InvokeOptions,
   JsonSchema,
   MCPErrorKind,
-  MCPProgress,
   MCPToolDescriptor,
   MCPToolFilter,
   MCPToolResult,
@@ -38,10 +38,10 @@ import type {
   ToolCapability,
 } from "./types.ts";
 import { type ArgumentValidator, compileValidator } from "./validation.ts";
-import { configSecrets, redact } from "./_redact.ts";
+import { configSecrets, redact, redactError } from "./_redact.ts";
 import { listAllTools } from "./_tool_list.ts";
 
-export type { ConnectOptions, MCPServerInfo, TransportFactory };
+export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
 /** Options of {@linkcode MCPToolAdapter}'s constructor. */
 export interface MCPToolAdapterOptions {
@@ -68,18 +68,6 @@ export interface MCPToolAdapterOptions {
   handlers?: ClientHandlers;
   /** Receives non-fatal problems (a malformed message, a stream that could not be reopened). */
   onError?: (error: Error) => void;
-}
-
-/** Options of `invoke()`. */
-export interface InvokeOptions {
-  /** Deadline in ms without a response or progress report. Default: `requestTimeoutMs`. */
-  timeoutMs?: number;
-  /** Absolute deadline in ms, which progress does not push back. Default: none. */
-  totalTimeoutMs?: number;
-  /** Cancels the call; the server is sent `notifications/cancelled`. */
-  signal?: AbortSignal;
-  /** Receives every progress report the server sends before the result. */
-  onProgress?: (progress: MCPProgress) => void;
 }
 
 /** Options of `registerTools()`. */
@@ -160,7 +148,9 @@ export class MCPToolAdapter {
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
     this.#secrets = configSecrets(this.config);
-    this.#onError = options.onError;
+    const onError = options.onError;
+    this.#onError = onError &&
+      ((error) => onError(redactError(error, this.#secrets)));
     this.#connection = new Connection({
       config: this.config,
       transport: options.transport,
@@ -170,7 +160,7 @@ export class MCPToolAdapter {
           DEFAULT_CONNECT_TIMEOUT_MS,
       remote: { fetch: options.fetch, authProvider: options.authProvider },
       handlers: options.handlers,
-      onError: options.onError,
+      onError: this.#onError,
       secrets: this.#secrets,
       onToolsChanged: (reason) => {
         this.#invalidateTools();
@@ -273,7 +263,9 @@ export class MCPToolAdapter {
    */
   async discoverTools(filter?: MCPToolFilter): Promise<MCPToolDescriptor[]> {
     const accept = compileToolFilter(filter);
-    const tools = await this.#toolMap(true);
+    const tools = await this.#toolMap(true).catch((error) => {
+      throw redactError(error, this.#secrets);
+    });
     this.#filter = filter ? accept : undefined;
     return [...tools.values()].filter((tool) => accept(tool.name));
   }
@@ -295,6 +287,12 @@ export class MCPToolAdapter {
     options: InvokeOptions = {},
   ): Promise<MCPToolResult> {
     const started = performance.now();
+    const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
+      this.#requestTimeoutMs;
+    const totalTimeoutMs = checkTimeoutMs(
+      "totalTimeoutMs",
+      options.totalTimeoutMs,
+    );
     const fail = (
       errorKind: MCPErrorKind,
       error: string,
@@ -306,8 +304,18 @@ export class MCPToolAdapter {
       errorKind,
       durationMs: performance.now() - started,
     });
-    const session = await this.#connection.session("invoke");
-    const tool = await this.#findTool(name);
+    let session: Session;
+    let tool: MCPToolDescriptor | undefined;
+    try {
+      // Waiting for a (re)connect or a fresh tool list spends the call's own budget.
+      [session, tool] = await bounded(
+        this.#lookUp(name),
+        options.signal,
+        totalTimeoutMs,
+      );
+    } catch (error) {
+      return this.#failed(name, error, options.signal, fail);
+    }
     if (!tool) return fail("not_found", this.#notFoundMessage(name));
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
       return fail(
@@ -330,42 +338,15 @@ export class MCPToolAdapter {
         name,
         arguments: args,
       }, {
-        timeoutMs: checkTimeoutMs("timeoutMs", options.timeoutMs) ??
-          this.#requestTimeoutMs,
-        totalTimeoutMs: checkTimeoutMs(
-          "totalTimeoutMs",
-          options.totalTimeoutMs,
-        ),
+        timeoutMs,
+        totalTimeoutMs,
+        startedAt: started,
         signal: options.signal,
         onProgress: options.onProgress,
         trackProgress: true,
       });
     } catch (error) {
-      if (error instanceof MCPTimeoutError) {
-        return fail(
-          "timeout",
-          `Tool "${name}" timeout: ${error.message}; the server was asked to cancel. Raise timeoutMs if the tool needs longer.`,
-        );
-      }
-      if (error instanceof MCPProtocolError) {
-        return fail(
-          "server_error",
-          `Tool "${name}" failed with a server error: ${error.message} (code ${error.rpcCode})`,
-        );
-      }
-      if (error instanceof MCPNotConnectedError) throw error;
-      if (options.signal?.aborted) {
-        return fail(
-          "cancelled",
-          `Tool "${name}" was cancelled: ${
-            describeReason(options.signal.reason)
-          }`,
-        );
-      }
-      return fail(
-        "connection",
-        `Tool "${name}" could not be called: ${errorMessage(error)}`,
-      );
+      return this.#failed(name, error, options.signal, fail);
     }
     if (result.isError === true) {
       return fail(
@@ -422,17 +403,57 @@ export class MCPToolAdapter {
         checkpointable: false,
         source: "mcp",
         sourceMetadata: { server },
-        invoke: (args?: Record<string, unknown>) => this.invoke(toolName, args),
+        invoke: (
+          args?: Record<string, unknown>,
+          invokeOptions?: InvokeOptions,
+        ) => this.invoke(toolName, args, invokeOptions),
       });
     }
     registry.replaceNamespace(namespace, registered);
     return registered;
   }
 
-  /**
-   * Forgets the tool list (its validators go with its schema objects). A list being fetched right now
-   * may predate the change, so it is not kept either (the generation moves).
-   */
+  async #lookUp(
+    name: string,
+  ): Promise<[Session, MCPToolDescriptor | undefined]> {
+    const session = await this.#connection.session("invoke");
+    return [session, await this.#findTool(name)];
+  }
+
+  /** The result envelope for a failed call; only a missing connection throws. */
+  #failed(
+    name: string,
+    error: unknown,
+    signal: AbortSignal | undefined,
+    fail: (kind: MCPErrorKind, message: string) => MCPToolResult,
+  ): MCPToolResult {
+    if (error instanceof MCPNotConnectedError) {
+      throw redactError(error, this.#secrets);
+    }
+    if (error instanceof MCPTimeoutError) {
+      return fail(
+        "timeout",
+        `Tool "${name}" timeout: ${error.message}. Raise timeoutMs or totalTimeoutMs if the tool needs longer.`,
+      );
+    }
+    if (error instanceof MCPProtocolError) {
+      return fail(
+        "server_error",
+        `Tool "${name}" failed with a server error: ${error.message} (code ${error.rpcCode})`,
+      );
+    }
+    if (signal?.aborted) {
+      return fail(
+        "cancelled",
+        `Tool "${name}" was cancelled: ${describeReason(signal.reason)}`,
+      );
+    }
+    return fail(
+      "connection",
+      `Tool "${name}" could not be called: ${errorMessage(error)}`,
+    );
+  }
+
   #notifyToolsChanged(): void {
     for (const listener of this.#toolsListeners) {
       try {
@@ -445,6 +466,11 @@ export class MCPToolAdapter {
     }
   }
 
+  /**
+   * Forgets the tool list (its validators go with its schema objects). A list
+   * being fetched right now may predate the change, so it is not kept either
+   * (the generation moves).
+   */
   #invalidateTools(): void {
     this.#tools = undefined;
     this.#refreshing = undefined;
@@ -542,4 +568,37 @@ function describeReason(reason: unknown): string {
     : reason === undefined
     ? "aborted"
     : String(reason);
+}
+
+/**
+ * `promise`, unless `signal` aborts first (its reason is thrown) or
+ * `budgetMs` passes first (an `MCPTimeoutError`). What `promise` does after
+ * that is ignored.
+ */
+function bounded<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  budgetMs: number | undefined,
+): Promise<T> {
+  if (!signal && budgetMs === undefined) return promise;
+  promise.catch(() => {});
+  return new Promise<T>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => reject(signal!.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = budgetMs === undefined ? undefined : setTimeout(
+      () =>
+        reject(
+          new MCPTimeoutError(
+            `it ran past its total deadline of ${budgetMs} ms while waiting for the connection or the tool list`,
+            budgetMs,
+          ),
+        ),
+      budgetMs,
+    );
+    promise.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
+  });
 }

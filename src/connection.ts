@@ -24,7 +24,7 @@ import {
 import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
 import { createTransport, type RemoteOptions } from "./_create_transport.ts";
-import { redact } from "./_redact.ts";
+import { redact, redactError } from "./_redact.ts";
 
 /** Protocol versions this client speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
@@ -85,8 +85,14 @@ export class Connection {
   #session: Session | undefined;
   #server: MCPServerInfo | undefined;
   #lostError: MCPNotConnectedError | undefined;
-  /** The in-progress connect or reconnect; requests wait for it. */
-  #transition: Promise<void> | undefined;
+  /** connect, reconnect and disconnect run one after another, in call order. */
+  #queue: Promise<void> = Promise.resolve();
+  /** Transitions queued or running; requests wait until there are none. */
+  #busy = 0;
+  /** A connect queued or running, shared by concurrent `connect()` calls. */
+  #pendingConnect: Promise<void> | undefined;
+  /** Moved by `disconnect()`: a connect or reconnect queued before it does not open. */
+  #generation = 0;
   #connectAbort: AbortController | undefined;
   /** A re-initialization after the remote session expired. */
   #renewing: Promise<void> | undefined;
@@ -107,29 +113,41 @@ export class Connection {
 
   /** Connects unless connected; concurrent calls share one attempt. */
   connect(options: ConnectOptions): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    return this.#transition ?? this.#begin(this.#open(options));
+    if (this.#busy === 0 && this.connected) return Promise.resolve();
+    if (this.#pendingConnect) return this.#pendingConnect;
+    const generation = this.#generation;
+    const connecting = this.#enqueue(async () => {
+      if (this.connected) return;
+      this.#checkNotCancelled(generation);
+      await this.#open(options);
+    });
+    this.#pendingConnect = connecting;
+    const clear = () => {
+      if (this.#pendingConnect === connecting) this.#pendingConnect = undefined;
+    };
+    connecting.then(clear, clear);
+    return connecting;
   }
 
-  /** Cancels a connect in progress, then closes. Idempotent. */
-  async disconnect(): Promise<void> {
-    this.#connectAbort?.abort(
-      new MCPConnectionError(
-        `Connecting to MCP server "${this.#name}" was cancelled by disconnect()`,
-      ),
-    );
-    await this.#transition?.catch(() => {});
-    await this.#close();
+  /**
+   * Cancels a connect in progress (and any queued after it), then closes.
+   * From the moment it is called, `connect()` starts anew. Idempotent.
+   */
+  disconnect(): Promise<void> {
+    this.#generation++;
+    this.#pendingConnect = undefined;
+    this.#connectAbort?.abort(this.#cancelledError());
+    return this.#enqueue(() => this.#close());
   }
 
   /** Closes and connects again, as one transition. */
   reconnect(options: ConnectOptions): Promise<void> {
-    const run = async () => {
-      await this.#transition?.catch(() => {});
+    const generation = this.#generation;
+    return this.#enqueue(async () => {
       await this.#close();
+      this.#checkNotCancelled(generation);
       await this.#open(options);
-    };
-    return this.#begin(run());
+    });
   }
 
   /**
@@ -138,7 +156,7 @@ export class Connection {
    * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
    */
   async session(operation: string): Promise<Session> {
-    while (this.#transition) await this.#transition.catch(() => {});
+    while (this.#busy > 0) await this.#queue;
     if (this.#session && !this.#session.closed) return this.#session;
     throw this.#lostError ??
       new MCPNotConnectedError(
@@ -173,13 +191,22 @@ export class Connection {
     return this.#options.config.name;
   }
 
-  /** Runs a connect/reconnect as the current transition, so requests and connect() wait for it. */
-  #begin(attempt: Promise<void>): Promise<void> {
-    const transition = attempt.finally(() => {
-      if (this.#transition === transition) this.#transition = undefined;
-    });
-    this.#transition = transition;
-    return transition;
+  /** Runs `operation` after every transition queued before it; requests wait meanwhile. */
+  #enqueue(operation: () => Promise<void>): Promise<void> {
+    this.#busy++;
+    const run = this.#queue.then(operation).finally(() => this.#busy--);
+    this.#queue = run.then(() => {}, () => {});
+    return run;
+  }
+
+  #checkNotCancelled(generation: number): void {
+    if (generation !== this.#generation) throw this.#cancelledError();
+  }
+
+  #cancelledError(): MCPConnectionError {
+    return new MCPConnectionError(
+      `Connecting to MCP server "${this.#name}" was cancelled by disconnect()`,
+    );
   }
 
   async #open(options: ConnectOptions): Promise<void> {
@@ -202,7 +229,14 @@ export class Connection {
     let session: Session | undefined;
     try {
       if (options.signal?.aborted) throw options.signal.reason;
-      const transport = await this.#createTransport();
+      const creating = this.#createTransport();
+      const transport = await raceAbort(creating, abort.signal).catch(
+        (error) => {
+          // A factory that answers after the deadline: close what it made.
+          creating.then((late) => late.close().catch(() => {}), () => {});
+          throw error;
+        },
+      );
       session = new Session(transport, name, {
         onNotification: (notification) => this.#onNotification(notification),
         onRequest: (request) =>
@@ -213,6 +247,11 @@ export class Connection {
       const handshake = this.#handshake(session, timeoutMs);
       handshake.catch(() => {}); // its failure is reported through the race below
       const server = await raceAbort(handshake, abort.signal);
+      if (session.closed) {
+        throw new MCPNotConnectedError(
+          `MCP server "${name}" closed the connection right after the handshake`,
+        );
+      }
       this.#session = session;
       this.#server = server;
       this.#lostError = undefined;
@@ -303,11 +342,12 @@ export class Connection {
     if (tail && tail.length > 0) {
       message += `\nLast lines of the server's stderr:\n  ${tail.join("\n  ")}`;
     }
+    const secrets = this.#options.secrets;
     const cause = error instanceof MCPConnectionError
       ? error.cause ?? error
       : error;
-    return new MCPConnectionError(redact(message, this.#options.secrets), {
-      cause,
+    return new MCPConnectionError(redact(message, secrets), {
+      cause: redactError(cause, secrets),
     });
   }
 

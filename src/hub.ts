@@ -9,7 +9,11 @@
 import { MCPToolAdapter } from "./adapter.ts";
 import { configSecrets, redact } from "./_redact.ts";
 import type { ServerEntry } from "./config_file.ts";
-import { MCPAdapterError, MCPConfigError } from "./errors.ts";
+import {
+  MCPAdapterError,
+  MCPConfigError,
+  MCPNotConnectedError,
+} from "./errors.ts";
 import { ToolRegistry } from "./registry.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
@@ -27,7 +31,11 @@ export interface HubServerStatus {
    * `start()` and after `close()`. `disabled`: `enabled: false` in the config.
    */
   state: "connected" | "failed" | "disabled";
-  /** Why the server is not connected. Never contains env or header values. */
+  /**
+   * Why the server is not connected — or, while connected, why its last tool
+   * list refresh failed (its earlier tools stay registered). Never contains
+   * env or header values.
+   */
   error?: string;
   /** How many of its tools are in the registry. */
   toolCount: number;
@@ -366,8 +374,17 @@ export class MCPToolHub {
         slot.status = { ...slot.status, toolCount: tools.length };
       } catch (error) {
         if (slot.epoch !== epoch) return;
-        await this.#stop(slot);
-        slot.status = failedStatus(entry, error);
+        if (error instanceof MCPNotConnectedError) {
+          await this.#stop(slot);
+          slot.status = failedStatus(entry, error);
+          return;
+        }
+        // The connection is fine; keep the tools registered before and
+        // report why the list could not be refreshed.
+        slot.status = {
+          ...slot.status,
+          error: failedStatus(entry, error).error!,
+        };
       }
     });
   }
@@ -384,6 +401,7 @@ export class MCPToolHub {
     let connectMs: number | undefined;
     try {
       await this.#stop(slot);
+      if (slot.epoch !== epoch) return; // closed while stopping
       if (!slot.adapter) {
         slot.adapter = this.#createAdapter(entry);
         slot.adapter.onToolsChanged(() => this.#refreshTools(slot));

@@ -9,7 +9,12 @@
 import { describeValue } from "./_glob.ts";
 import { toolAlias } from "./alias.ts";
 import { MCPConfigError } from "./errors.ts";
-import type { JsonSchema, MCPToolResult, ToolCapability } from "./types.ts";
+import type {
+  InvokeOptions,
+  JsonSchema,
+  MCPToolResult,
+  ToolCapability,
+} from "./types.ts";
 
 /**
  * A tool in a {@linkcode ToolRegistry}, as registered by an MCP adapter.
@@ -47,10 +52,14 @@ export interface RegisteredTool {
   /** Provenance: the name of the server that provides the tool. */
   sourceMetadata: { server: string };
   /**
-   * Calls the tool. Resolves with a result envelope; failures are reported in
-   * it rather than thrown.
+   * Calls the tool with the adapter's `invoke()` options (deadlines, signal,
+   * progress). Resolves with a result envelope; failures are reported in it
+   * rather than thrown, except a missing connection.
    */
-  invoke(args?: Record<string, unknown>): Promise<MCPToolResult>;
+  invoke(
+    args?: Record<string, unknown>,
+    options?: InvokeOptions,
+  ): Promise<MCPToolResult>;
 }
 
 /**

@@ -30,6 +30,8 @@ export interface RequestOptions {
   timeoutMs: number;
   /** Absolute cap in ms, not pushed back by progress. */
   totalTimeoutMs?: number | undefined;
+  /** When the total deadline started counting (`performance.now()`), if before this request. */
+  startedAt?: number | undefined;
   /** Cancels the request (a `notifications/cancelled` is sent). */
   signal?: AbortSignal | undefined;
   /** Attach a progress token; progress reports go here. */
@@ -164,7 +166,7 @@ export class Session {
         deadline: now + options.timeoutMs,
         hardDeadline: options.totalTimeoutMs === undefined
           ? Infinity
-          : now + options.totalTimeoutMs,
+          : (options.startedAt ?? now) + options.totalTimeoutMs,
         onProgress: options.onProgress,
         signal,
         onAbort: undefined,
@@ -224,11 +226,11 @@ export class Session {
         id,
         total
           ? new MCPTimeoutError(
-            `${where} timed out: it ran past its total deadline of ${pending.totalTimeoutMs} ms`,
+            `${where} timed out: it ran past its total deadline of ${pending.totalTimeoutMs} ms; the server was sent notifications/cancelled`,
             pending.totalTimeoutMs!,
           )
           : new MCPTimeoutError(
-            `${where} timed out after ${pending.timeoutMs} ms without a response or progress`,
+            `${where} timed out after ${pending.timeoutMs} ms without a response or progress; the server was sent notifications/cancelled`,
             pending.timeoutMs,
           ),
         "Request timed out",

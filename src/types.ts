@@ -91,3 +91,15 @@ export interface MCPProgress {
   /** Human-readable status, when the server sent one. */
   message?: string;
 }
+
+/** Options of `invoke()`. */
+export interface InvokeOptions {
+  /** Deadline in ms without a response or progress report. Default: `requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Absolute deadline in ms, which progress does not push back. Default: none. */
+  totalTimeoutMs?: number;
+  /** Cancels the call; the server is sent `notifications/cancelled`. */
+  signal?: AbortSignal;
+  /** Receives every progress report the server sends before the result. */
+  onProgress?: (progress: MCPProgress) => void;
+}

@@ -13,6 +13,9 @@ import {
   ToolRegistry,
 } from "@cleveragents/mcp-adapter";
 import { loadConfig } from "@cleveragents/mcp-adapter/config";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
@@ -411,6 +414,45 @@ describe("MCPToolHub without servers to reach", () => {
       "remote refused token [redacted]",
     ]);
     await hub.close();
+  });
+
+  it("a failed refresh after list_changed keeps the server and its tools", async () => {
+    let lists = 0;
+    let server: Server | undefined;
+    const hub = new MCPToolHub([sdkEntry("mem", "mem")], {
+      createAdapter: (entry) =>
+        new MCPToolAdapter(entry.config, {
+          transport: async () => {
+            server = new Server({ name: "mem", version: "1" }, {
+              capabilities: { tools: { listChanged: true } },
+            });
+            server.setRequestHandler(ListToolsRequestSchema, () => {
+              if (++lists > 1) throw new Error("index rebuilding");
+              return {
+                tools: [{ name: "a", inputSchema: { type: "object" } }],
+              };
+            });
+            const [client, serverSide] = InMemoryTransport.createLinkedPair();
+            await server.connect(serverSide);
+            return client;
+          },
+        }),
+    });
+    try {
+      const [started] = await hub.start();
+      assert.equal(started?.state, "connected", started?.error);
+      await server!.sendToolListChanged();
+      assert.ok(
+        await waitFor(() => hub.status()[0]!.error !== undefined, 2000),
+      );
+      const [status] = hub.status();
+      assert.equal(status!.state, "connected");
+      assert.match(status!.error!, /index rebuilding/);
+      assert.ok(hub.registry.has("mem/a"), "the tools registered before stay");
+      assert.equal(hub.adapter("mem")!.connected, true);
+    } finally {
+      await hub.close();
+    }
   });
 
   it("builds adapters with createAdapter and reports what it throws", async () => {
