@@ -9,6 +9,7 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser/stream";
 import { mergeSecrets, redact, secretsOf } from "../_redact.ts";
+import type { JSONRPCMessage } from "../transport.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
@@ -133,6 +134,46 @@ export function excerpt(text: string, secrets: readonly string[]): string {
   if (clean === "") return "(empty body)";
   return JSON.stringify(
     clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean,
+  );
+}
+
+/**
+ * The JSON in an SSE event's data, or an `Error` (returned, for the caller
+ * to report) quoting what the server at `url` sent instead.
+ */
+export function parseEventData(
+  data: string,
+  url: URL,
+  secrets: readonly string[],
+): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return new Error(
+      `MCP server at ${displayUrl(url)} sent an SSE event that is not JSON: ${
+        excerpt(data, secrets)
+      }`,
+    );
+  }
+}
+
+/** Whether `value` can be a JSON-RPC message: an object, not an array. */
+export function isMessageObject(value: unknown): value is JSONRPCMessage {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The error to report for parsed data that is not a JSON-RPC message object. */
+export function notAMessage(
+  value: unknown,
+  url: URL,
+  secrets: readonly string[],
+): Error {
+  return new Error(
+    `MCP server at ${
+      displayUrl(url)
+    } sent something that is not a JSON-RPC message object: ${
+      excerpt(JSON.stringify(value) ?? "", secrets)
+    }`,
   );
 }
 

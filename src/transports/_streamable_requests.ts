@@ -16,7 +16,10 @@ import {
   eventStream,
   excerpt,
   type HttpClient,
+  isMessageObject,
   mediaType,
+  notAMessage,
+  parseEventData,
   readBodyStart,
 } from "./_http.ts";
 import {
@@ -303,37 +306,17 @@ export class RequestStreams {
 
   /** Parses an event's data and delivers it; returns whether it held the response to `awaiting`. */
   #dispatchText(data: string, awaiting: RequestId | undefined): boolean {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      this.#report(
-        new Error(
-          `MCP server at ${
-            displayUrl(this.#url)
-          } sent an SSE event that is not JSON: ${
-            excerpt(data, this.#http.secrets)
-          }`,
-        ),
-      );
+    const parsed = parseEventData(data, this.#url, this.#http.secrets);
+    if (parsed instanceof Error) {
+      this.#report(parsed);
       return false;
     }
     return this.#dispatch(parsed, awaiting);
   }
 
   #deliver(message: unknown, awaiting: RequestId | undefined): boolean {
-    if (
-      message === null || typeof message !== "object" || Array.isArray(message)
-    ) {
-      this.#report(
-        new Error(
-          `MCP server at ${
-            displayUrl(this.#url)
-          } sent something that is not a JSON-RPC message object: ${
-            excerpt(JSON.stringify(message) ?? "", this.#http.secrets)
-          }`,
-        ),
-      );
+    if (!isMessageObject(message)) {
+      this.#report(notAMessage(message, this.#url, this.#http.secrets));
       return false;
     }
     const answered = awaiting !== undefined &&

@@ -16,7 +16,10 @@ import {
   eventStream,
   excerpt,
   HttpClient,
+  isMessageObject,
   mediaType,
+  notAMessage,
+  parseEventData,
   readBodyStart,
   serverUrl,
 } from "./_http.ts";
@@ -286,37 +289,17 @@ export class SSEClientTransport implements MCPTransport {
   #event(event: EventSourceMessage): void {
     if (event.event !== undefined && event.event !== "message") return;
     if (event.data === "") return;
-    let message: unknown;
-    try {
-      message = JSON.parse(event.data);
-    } catch {
-      this.#report(
-        new Error(
-          `MCP server at ${
-            displayUrl(this.#url)
-          } sent a message event that is not JSON: ${
-            excerpt(event.data, this.#http.secrets)
-          }`,
-        ),
-      );
+    const message = parseEventData(event.data, this.#url, this.#http.secrets);
+    if (message instanceof Error) {
+      this.#report(message);
       return;
     }
-    if (
-      message === null || typeof message !== "object" || Array.isArray(message)
-    ) {
-      this.#report(
-        new Error(
-          `MCP server at ${
-            displayUrl(this.#url)
-          } sent a message event that is not a JSON-RPC message object: ${
-            excerpt(event.data, this.#http.secrets)
-          }`,
-        ),
-      );
+    if (!isMessageObject(message)) {
+      this.#report(notAMessage(message, this.#url, this.#http.secrets));
       return;
     }
     try {
-      this.onmessage?.(message as JSONRPCMessage);
+      this.onmessage?.(message);
     } catch (error) {
       this.#report(error);
     }
