@@ -114,3 +114,29 @@ export function childEnvironment(
   }
   return extra === undefined ? env : Object.assign(env, extra);
 }
+
+/**
+ * Linux: whether group `pgid` has a member that is not a zombie. Orphaned
+ * zombies answer `kill(-pgid, 0)` until init reaps them, and the init of
+ * some containers never does; without this check close() would wait out
+ * every timeout for processes that are already dead.
+ *
+ * @param pids The entries of `/proc` (non-numeric ones are skipped).
+ * @param readStat Reads `/proc/<pid>/stat`; `undefined` when it is gone.
+ */
+export function groupHasLiveMember(
+  pgid: number,
+  pids: Iterable<string>,
+  readStat: (pid: string) => string | undefined,
+): boolean {
+  for (const pid of pids) {
+    const first = pid.charCodeAt(0);
+    if (first < 48 || first > 57) continue; // not a pid
+    const stat = readStat(pid);
+    if (stat === undefined) continue; // exited meanwhile
+    // "pid (comm) state ppid pgrp …"; comm may itself contain ") ".
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+    if (fields[0] !== "Z" && Number(fields[2]) === pgid) return true;
+  }
+  return false;
+}

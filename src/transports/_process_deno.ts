@@ -8,11 +8,12 @@
  */
 
 import type nodeProcess from "node:process";
-import type {
-  ChildExit,
-  ChildProcessHandle,
-  ProcessBackend,
-  SpawnOptions,
+import {
+  type ChildExit,
+  type ChildProcessHandle,
+  groupHasLiveMember,
+  type ProcessBackend,
+  type SpawnOptions,
 } from "./_process.ts";
 
 // Set by load(): nothing runs at import time, so a bundler that inlines this
@@ -29,35 +30,22 @@ function granted(descriptor: Deno.PermissionDescriptor): boolean {
   }
 }
 
-/**
- * Linux: whether group `pgid` has a member that is not a zombie. Orphaned
- * zombies answer `kill(-pgid, 0)` until init reaps them, and the init of
- * some containers never does; without this check close() would wait out
- * every timeout for processes that are already dead. Assumes a live member
- * when /proc is not readable to us.
- */
-function groupHasLiveMember(pgid: number): boolean {
+/** `groupHasLiveMember` over Deno's file API; a live member when /proc is not readable to us. */
+function liveMemberIn(pgid: number): boolean {
   if (!granted({ name: "read", path: "/proc" })) return true;
-  let entries: Iterable<Deno.DirEntry>;
+  let pids: string[];
   try {
-    entries = Deno.readDirSync("/proc");
+    pids = [...Deno.readDirSync("/proc")].map((entry) => entry.name);
   } catch {
     return true;
   }
-  for (const entry of entries) {
-    const first = entry.name.charCodeAt(0);
-    if (first < 48 || first > 57) continue; // not a pid
-    let stat: string;
+  return groupHasLiveMember(pgid, pids, (pid) => {
     try {
-      stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      return Deno.readTextFileSync(`/proc/${pid}/stat`);
     } catch {
-      continue; // exited meanwhile
+      return undefined;
     }
-    // "pid (comm) state ppid pgrp …"; comm may itself contain ") ".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
-    if (fields[0] !== "Z" && Number(fields[2]) === pgid) return true;
-  }
-  return false;
+  });
 }
 
 /** Whether `path` is known to be missing (not merely unreadable to us). */
@@ -151,7 +139,7 @@ class DenoChild implements ChildProcessHandle {
     } catch {
       return false;
     }
-    return Deno.build.os !== "linux" || groupHasLiveMember(this.pid);
+    return Deno.build.os !== "linux" || liveMemberIn(this.pid);
   }
 }
 

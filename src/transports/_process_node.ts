@@ -11,11 +11,12 @@ import type * as nodeChildProcess from "node:child_process";
 import type * as nodeFs from "node:fs";
 import type nodeProcess from "node:process";
 import type { Readable, Writable } from "node:stream";
-import type {
-  ChildExit,
-  ChildProcessHandle,
-  ProcessBackend,
-  SpawnOptions,
+import {
+  type ChildExit,
+  type ChildProcessHandle,
+  groupHasLiveMember,
+  type ProcessBackend,
+  type SpawnOptions,
 } from "./_process.ts";
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
@@ -42,33 +43,21 @@ export async function load(): Promise<ProcessBackend> {
   return backend;
 }
 
-/**
- * Linux: whether group `pgid` has a member that is not a zombie. Orphaned
- * zombies answer `kill(-pgid, 0)` until init reaps them, and the init of
- * some containers never does; without this check close() would wait out
- * every timeout for processes that are already dead.
- */
-function groupHasLiveMember(pgid: number): boolean {
-  let entries: string[];
+/** `groupHasLiveMember` over `node:fs`; a live member when /proc is not readable. */
+function liveMemberIn(pgid: number): boolean {
+  let pids: string[];
   try {
-    entries = fs.readdirSync("/proc");
+    pids = fs.readdirSync("/proc");
   } catch {
     return true;
   }
-  for (const entry of entries) {
-    const first = entry.charCodeAt(0);
-    if (first < 48 || first > 57) continue; // not a pid
-    let stat: string;
+  return groupHasLiveMember(pgid, pids, (pid) => {
     try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, "latin1");
+      return fs.readFileSync(`/proc/${pid}/stat`, "latin1");
     } catch {
-      continue; // exited meanwhile
+      return undefined;
     }
-    // "pid (comm) state ppid pgrp …"; comm may itself contain ") ".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
-    if (fields[0] !== "Z" && Number(fields[2]) === pgid) return true;
-  }
-  return false;
+  });
 }
 
 /** Node reports a missing cwd as ENOENT on the command; tell the two apart. */
@@ -212,7 +201,7 @@ class NodeChild implements ChildProcessHandle {
     } catch {
       return false;
     }
-    return process.platform !== "linux" || groupHasLiveMember(this.pid);
+    return process.platform !== "linux" || liveMemberIn(this.pid);
   }
 }
 
