@@ -8,6 +8,7 @@
  * @module
  */
 
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import {
@@ -24,6 +25,7 @@ import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import {
   type JSONRPCMessage,
+  MCPConnectionError,
   MCPRequestLostError,
   type MCPTransport,
   type RequestId,
@@ -497,4 +499,31 @@ export function recordingFetch(): {
     return response;
   };
   return { fetch: recording as typeof fetch, log };
+}
+
+/** Bodies that quote the token they were sent; `token` is only the part after "Bearer ". */
+export const TOKEN_ECHOES: Record<
+  string,
+  (res: ServerResponse, token: string) => void
+> = {
+  "401": (res, token) =>
+    void res.writeHead(401, { "content-type": "text/plain" })
+      .end(`invalid token ${token}`),
+  "500": (res, token) =>
+    void res.writeHead(500, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: `cannot verify ${token} right now` })),
+  "HTML 200": (res, token) =>
+    void res.writeHead(200, { "content-type": "text/html" })
+      .end(`<p>Welcome back, ${token}! Please sign in.</p>`),
+};
+
+/** An `assert.rejects` check: a connection error whose message and cause do not hold `token`. */
+export function withoutToken(token: string): (error: unknown) => true {
+  return (error) => {
+    assert.ok(error instanceof MCPConnectionError, `got ${error}`);
+    assert.ok(!error.message.includes(token), error.message);
+    assert.ok(!String(error.cause).includes(token), String(error.cause));
+    assert.match(error.message, /\[redacted\]/);
+    return true;
+  };
 }

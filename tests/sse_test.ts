@@ -16,6 +16,8 @@ import {
   sdkSseServer,
   startEverything,
   type TestHttpServer,
+  TOKEN_ECHOES,
+  withoutToken,
 } from "./_remote.ts";
 import { waitFor } from "./_helpers.ts";
 
@@ -141,27 +143,7 @@ describe("legacy SSE against server-everything", () => {
 /** The token part of `Authorization: Bearer …`, as servers echo it back. */
 const TOKEN = "sk-abc123-legacy-token";
 
-/** Bodies that quote the token they were sent; `token` is only the part after "Bearer ". */
-const ECHOES: Record<string, (res: ServerResponse, token: string) => void> = {
-  "401": (res, token) =>
-    void res.writeHead(401, { "content-type": "text/plain" })
-      .end(`invalid token ${token}`),
-  "500": (res, token) =>
-    void res.writeHead(500, { "content-type": "application/json" })
-      .end(JSON.stringify({ error: `cannot verify ${token} right now` })),
-  "HTML 200": (res, token) =>
-    void res.writeHead(200, { "content-type": "text/html" })
-      .end(`<p>Welcome back, ${token}! Please sign in.</p>`),
-};
-
-/** Asserts neither the message nor the cause of `error` holds the token. */
-function assertNoToken(error: unknown): true {
-  assert.ok(error instanceof MCPConnectionError, `got ${error}`);
-  assert.ok(!error.message.includes(TOKEN), error.message);
-  assert.ok(!String(error.cause).includes(TOKEN), String(error.cause));
-  assert.match(error.message, /\[redacted\]/);
-  return true;
-}
+const assertNoToken = withoutToken(TOKEN);
 
 function tokenOf(req: IncomingMessage): string {
   return (req.headers.authorization ?? "").split(" ")[1] ?? "";
@@ -176,7 +158,7 @@ describe("legacy SSE never quotes a header value, not even a part of it", () => 
     }],
   ];
   for (const [source, options] of sources) {
-    for (const [answer, echo] of Object.entries(ECHOES)) {
+    for (const [answer, echo] of Object.entries(TOKEN_ECHOES)) {
       it(`redacts the token of a Bearer value from ${source} echoed in a ${answer} answer to the GET`, async () => {
         const received: string[] = [];
         const server = await rawServer((req, res) => {
@@ -197,7 +179,7 @@ describe("legacy SSE never quotes a header value, not even a part of it", () => 
           received.push(tokenOf(req));
           if (req.method === "GET") {
             openStream(res, "event: endpoint\ndata: /post\n\n");
-          } else ECHOES[answer]!(res, tokenOf(req));
+          } else TOKEN_ECHOES[answer]!(res, tokenOf(req));
         });
         const sse = transport(`${server.origin}/sse`, options);
         await sse.start();

@@ -25,6 +25,8 @@ import {
   type SeenRequest,
   startEverything,
   type TestHttpServer,
+  TOKEN_ECHOES,
+  withoutToken,
 } from "./_remote.ts";
 import { waitFor } from "./_helpers.ts";
 
@@ -473,27 +475,7 @@ describe("streamable HTTP against server-everything", () => {
 /** The token part of `Authorization: Bearer …`, as servers echo it back. */
 const TOKEN = "sk-abc123-streamable-token";
 
-/** Bodies that quote the token they were sent; `token` is only the part after "Bearer ". */
-const ECHOES: Record<string, (res: ServerResponse, token: string) => void> = {
-  "401": (res, token) =>
-    void res.writeHead(401, { "content-type": "text/plain" })
-      .end(`invalid token ${token}`),
-  "500": (res, token) =>
-    void res.writeHead(500, { "content-type": "application/json" })
-      .end(JSON.stringify({ error: `cannot verify ${token} right now` })),
-  "HTML 200": (res, token) =>
-    void res.writeHead(200, { "content-type": "text/html" })
-      .end(`<p>Welcome back, ${token}! Please sign in.</p>`),
-};
-
-/** Asserts neither the message nor the cause of `error` holds the token. */
-function assertNoToken(error: unknown): true {
-  assert.ok(error instanceof MCPConnectionError, `got ${error}`);
-  assert.ok(!error.message.includes(TOKEN), error.message);
-  assert.ok(!String(error.cause).includes(TOKEN), String(error.cause));
-  assert.match(error.message, /\[redacted\]/);
-  return true;
-}
+const assertNoToken = withoutToken(TOKEN);
 
 describe("streamable HTTP never quotes a header value, not even a part of it", () => {
   const sources: [string, Partial<StreamableHTTPTransportOptions>][] = [
@@ -504,7 +486,7 @@ describe("streamable HTTP never quotes a header value, not even a part of it", (
     }],
   ];
   for (const [source, options] of sources) {
-    for (const [answer, echo] of Object.entries(ECHOES)) {
+    for (const [answer, echo] of Object.entries(TOKEN_ECHOES)) {
       it(`redacts the token of a Bearer value from ${source} echoed in a ${answer} body`, async () => {
         const received: string[] = [];
         const server = await rawServer((req, res) => {
