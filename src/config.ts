@@ -204,7 +204,7 @@ function kindOf(value: unknown): string {
 }
 
 /** A short, safe rendering of a non-secret value for error messages. */
-export function describe(value: unknown): string {
+function describe(value: unknown): string {
   if (typeof value === "string") {
     return JSON.stringify(
       value.length > 60 ? `${value.slice(0, 57)}...` : value,

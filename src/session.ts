@@ -112,11 +112,6 @@ export class Session {
     return this.#closed;
   }
 
-  /** Number of requests awaiting a response. */
-  get pendingCount(): number {
-    return this.#pending.size;
-  }
-
   /** Starts the transport. */
   start(): Promise<void> {
     return this.#transport.start();

@@ -17,7 +17,7 @@ export type ArgumentValidator = (
 ) => string[] | undefined;
 
 /** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
-export function draftOf(schema: JsonSchema): Draft {
+function draftOf(schema: JsonSchema): Draft {
   const uri = schema.$schema;
   if (typeof uri !== "string") return "2020-12";
   if (uri.includes("draft-04")) return "4";
