@@ -28,9 +28,9 @@ import {
   toolsCommand,
 } from "./src/cli/_commands.ts";
 import { readConfig } from "./src/cli/_config.ts";
+import { errorMessage } from "./src/_error_text.ts";
 import {
   CliError,
-  errorMessage,
   INTERRUPTED,
   OK,
   USAGE,

@@ -16,6 +16,7 @@ import { ConfigProblem, formatPath, isRecord, setOwn } from "./_problem.ts";
 import { schemaProblems } from "./_schema_errors.ts";
 import type { CapabilityOverrides } from "./capabilities.ts";
 import type { JsonSchema, ToolCapability } from "./types.ts";
+import { errorMessage } from "./_error_text.ts";
 
 /**
  * Parses text, refusing empty documents.
@@ -153,7 +154,7 @@ function readFailure(error: unknown): string {
     case "NotCapable":
       return "Deno may not read it; run deno with --allow-read";
     default:
-      return error instanceof Error ? error.message : String(error);
+      return errorMessage(error);
   }
 }
 

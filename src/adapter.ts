@@ -40,6 +40,7 @@ import type {
 import { type ArgumentValidator, compileValidator } from "./validation.ts";
 import { configSecrets, redact, redactError } from "./_redact.ts";
 import { listAllTools } from "./_tool_list.ts";
+import { asError, errorMessage } from "./_error_text.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -460,7 +461,7 @@ export class MCPToolAdapter {
         listener();
       } catch (error) {
         this.#onError?.(
-          error instanceof Error ? error : new Error(String(error)),
+          asError(error),
         );
       }
     }
@@ -556,10 +557,6 @@ function textOf(result: Result): string {
     )
     .map((item) => item.text)
     .join("\n");
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function describeReason(reason: unknown): string {

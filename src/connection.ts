@@ -25,6 +25,7 @@ import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
 import { createTransport, type RemoteOptions } from "./_create_transport.ts";
 import { redact, redactError } from "./_redact.ts";
+import { errorMessage } from "./_error_text.ts";
 
 /** Protocol versions this client speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
@@ -334,7 +335,7 @@ export class Connection {
       message = `MCP server "${name}" rejected "initialize": ${error.message}`;
     } else {
       message = `Cannot connect to MCP server "${name}": ${
-        error instanceof Error ? error.message : String(error)
+        errorMessage(error)
       }`;
     }
     const tail = (session?.transport as { stderrTail?: string[] } | undefined)

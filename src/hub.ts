@@ -15,6 +15,7 @@ import {
   MCPNotConnectedError,
 } from "./errors.ts";
 import { ToolRegistry } from "./registry.ts";
+import { errorMessage } from "./_error_text.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { ServerEntry } from "./config_file.ts";
@@ -457,7 +458,7 @@ function failedStatus(entry: ServerEntry, error: unknown): HubServerStatus {
     namespace: entry.namespace,
     state: "failed",
     error: redact(
-      error instanceof Error ? error.message : String(error),
+      errorMessage(error),
       configSecrets(entry.config),
     ),
     toolCount: 0,

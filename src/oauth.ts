@@ -11,6 +11,7 @@ import {
   MCPConfigError,
   MCPConnectionError,
 } from "./errors.ts";
+import { errorMessage } from "./_error_text.ts";
 
 /**
  * The part of the MCP SDK's `OAuthClientProvider` this library calls
@@ -68,7 +69,7 @@ export function oauthHooks(
         if (error instanceof MCPAdapterError) throw error;
         throw new MCPConnectionError(
           `OAuth authorization for ${origin} failed: ${
-            error instanceof Error ? error.message : String(error)
+            errorMessage(error)
           }; check the client credentials and the authorization server`,
           { cause: error },
         );

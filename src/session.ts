@@ -20,6 +20,7 @@ import type {
   RequestId,
 } from "./transport.ts";
 import type { MCPProgress } from "./types.ts";
+import { asError } from "./_error_text.ts";
 
 /** A JSON-RPC result object. */
 export type Result = Record<string, unknown>;
@@ -179,7 +180,7 @@ export class Session {
       }
       this.#transport.send(message).catch((error) => {
         if (this.#settle(id)) {
-          reject(this.#closed ? this.#closedError(method) : toError(error));
+          reject(this.#closed ? this.#closedError(method) : asError(error));
         }
       });
     });
@@ -236,11 +237,11 @@ export class Session {
   #cancel(id: RequestId, error: unknown, reason: string): void {
     const pending = this.#pending.get(id);
     if (!pending || !this.#settle(id)) return;
-    pending.reject(toError(error));
+    pending.reject(asError(error));
     if (!this.#closed) {
       this.notify("notifications/cancelled", { requestId: id, reason }).catch((
         e,
-      ) => this.#handlers.onError?.(toError(e)));
+      ) => this.#handlers.onError?.(asError(e)));
     }
   }
 
@@ -306,7 +307,7 @@ export class Session {
         try {
           pending.onProgress(progress);
         } catch (error) {
-          this.#handlers.onError?.(toError(error));
+          this.#handlers.onError?.(asError(error));
         }
       }
       return;
@@ -320,7 +321,7 @@ export class Session {
     ) =>
       this.#transport.send(
         { jsonrpc: "2.0", id: request.id, ...body } as JSONRPCMessage,
-      ).catch((error) => this.#handlers.onError?.(toError(error)));
+      ).catch((error) => this.#handlers.onError?.(asError(error)));
     if (request.method === "ping") {
       reply({ result: {} });
       return;
@@ -339,7 +340,7 @@ export class Session {
       (result) => reply({ result }),
       (error) =>
         reply({
-          error: { code: INTERNAL_ERROR, message: toError(error).message },
+          error: { code: INTERNAL_ERROR, message: asError(error).message },
         }),
     );
   }
@@ -368,8 +369,4 @@ export class Session {
         : `"${method}" did not complete: the connection to MCP server "${this.#label}" is closed`,
     );
   }
-}
-
-function toError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }

@@ -11,10 +11,10 @@ import type { ServerEntry } from "../config_file.ts";
 import { type HubServerStatus, MCPToolHub } from "../hub.ts";
 import type { RegisteredTool } from "../registry.ts";
 import type { MCPToolResult } from "../types.ts";
+import { errorMessage } from "../_error_text.ts";
 import {
   CliError,
   CONNECTION,
-  errorMessage,
   INTERRUPTED,
   OK,
   TOOL_ERROR,

@@ -10,7 +10,8 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CliOutput } from "../../cli.ts";
 import { loadConfig, type ServerEntry } from "../config_file.ts";
-import { CliError, errorMessage, USAGE } from "./_errors.ts";
+import { errorMessage } from "../_error_text.ts";
+import { CliError, USAGE } from "./_errors.ts";
 
 /** Looked for in the working directory, in this order. */
 export const CONFIG_FILES = ["mcp.yaml", "mcp.json", ".mcp.json"];

@@ -8,6 +8,7 @@
 
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser/stream";
+import { errorMessage } from "../_error_text.ts";
 import { mergeSecrets, redact, secretsOf } from "../_redact.ts";
 import type { JSONRPCMessage } from "../transport.ts";
 import {
@@ -203,11 +204,6 @@ export async function readBodyStart(response: Response): Promise<string> {
 export function discardBody(response: Response): void {
   const body = response.body;
   if (body !== null && !body.locked) body.cancel().catch(() => {});
-}
-
-/** The message of any thrown value. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

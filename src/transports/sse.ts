@@ -8,10 +8,10 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
+import { asError, errorMessage } from "../_error_text.ts";
 import {
   discardBody,
   displayUrl,
-  errorMessage,
   type EventSourceMessage,
   eventStream,
   excerpt,
@@ -424,7 +424,7 @@ export class SSEClientTransport implements MCPTransport {
 
   #report(error: unknown): void {
     try {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      this.onerror?.(asError(error));
     } catch {
       // A throwing onerror must not stop the stream reader.
     }

@@ -17,6 +17,7 @@ import {
   loadBackend,
   type ProcessBackend,
 } from "./_process.ts";
+import { asError } from "../_error_text.ts";
 
 /** Options of {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {
@@ -58,10 +59,6 @@ function excerpt(text: string): string {
   return JSON.stringify(
     text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text,
   );
-}
-
-function asError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
 }
 
 /** Resolves `true` if `promise` settles within `ms`, else `false`; never leaves a timer behind. */

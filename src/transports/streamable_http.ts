@@ -9,10 +9,10 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
+import { asError, errorMessage } from "../_error_text.ts";
 import {
   discardBody,
   displayUrl,
-  errorMessage,
   excerpt,
   HttpClient,
   mediaType,
@@ -383,7 +383,7 @@ export class StreamableHTTPTransport implements MCPTransport {
   #report(error: unknown): void {
     if (this.#closed()) return;
     try {
-      this.onerror?.(error instanceof Error ? error : new Error(String(error)));
+      this.onerror?.(asError(error));
     } catch {
       // A throwing onerror must not break the stream readers.
     }
