@@ -14,19 +14,23 @@ import {
 } from "./transports/stdio.ts";
 import { StreamableHTTPTransport } from "./transports/streamable_http.ts";
 
-/** What the remote transports need beyond the config. */
-export interface RemoteOptions {
+/** What the transports need beyond the config. */
+export interface TransportOptions {
   fetch?: typeof fetch | undefined;
   authProvider?: OAuthClientProviderLike | undefined;
+  maxMessageBytes?: number | undefined;
 }
 
 /** A new transport for `config`. Throws `MCPConfigError` for malformed headers. */
 export function createTransport(
   config: MCPServerConfig,
-  remote: RemoteOptions,
+  remote: TransportOptions,
 ): MCPTransport {
   if (config.transport === "stdio") {
-    const options: StdioTransportOptions = { command: config.command! };
+    const options: StdioTransportOptions = {
+      command: config.command!,
+      maxMessageBytes: remote.maxMessageBytes,
+    };
     if (config.args) options.args = config.args;
     if (config.env) options.env = config.env;
     if (config.cwd) options.cwd = config.cwd;
@@ -36,6 +40,7 @@ export function createTransport(
     url: config.url!,
     headers: config.headers,
     fetch: remote.fetch,
+    maxMessageBytes: remote.maxMessageBytes,
     ...(remote.authProvider
       ? oauthHooks(remote.authProvider, config.url!, remote.fetch)
       : {}),

@@ -12,7 +12,8 @@ import {
   parseDocument,
   type TextFormat,
 } from "./_config_text.ts";
-import { ConfigProblem, formatPath, isRecord, setOwn } from "./_problem.ts";
+import { ConfigProblem, formatPath, setOwn } from "./_problem.ts";
+import { isRecord } from "./_values.ts";
 import { schemaProblems } from "./_schema_errors.ts";
 import type { CapabilityOverrides } from "./capabilities.ts";
 import type { JsonSchema, ToolCapability } from "./types.ts";

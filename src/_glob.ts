@@ -60,45 +60,6 @@ export function globToRegExp(pattern: string): RegExp {
   return new RegExp(`^${globSource(pattern)}$`, "s");
 }
 
-/**
- * Quotes a value for an error message: JSON where possible, shortened to
- * `maxLength` characters.
- *
- * @param value Any value a user may have written.
- * @param maxLength Longest text returned; longer text ends in `…`.
- * @returns A short, readable rendering of `value`.
- *
- * @example
- * ```ts ignore
- * describeValue("echo"); // "\"echo\""
- * describeValue("x".repeat(100), 10); // "\"xxxxxxxx…"
- * ```
- */
-export function describeValue(value: unknown, maxLength = 60): string {
-  let text: string;
-  switch (typeof value) {
-    case "undefined":
-      text = "undefined";
-      break;
-    case "function":
-      text = "a function";
-      break;
-    case "bigint":
-      text = `${value}n`;
-      break;
-    case "symbol":
-      text = value.toString();
-      break;
-    default:
-      try {
-        text = JSON.stringify(value) ?? String(value);
-      } catch {
-        text = Object.prototype.toString.call(value);
-      }
-  }
-  return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
-}
-
 function escapeRegExp(text: string): string {
   return text.replace(REGEXP_SPECIAL, "\\$&");
 }

@@ -76,33 +76,6 @@ export function formatPath(path: Path): string {
 }
 
 /**
- * Describes a value's kind for a message without showing the value: values
- * may be secrets.
- *
- * @param value Any parsed value.
- * @returns `a string`, `a number`, `a boolean`, `a list`, `an object`, `null` or `nothing`.
- */
-export function kindOf(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "a list";
-  switch (typeof value) {
-    case "boolean":
-      return "a boolean";
-    case "object":
-      return "an object";
-    case "undefined":
-      return "nothing";
-    default:
-      return `a ${typeof value}`;
-  }
-}
-
-/** Whether a value is a plain object (a mapping), not a list or null. */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/**
  * Sets an own, enumerable property, even one named `__proto__`.
  *
  * @param target The object.

@@ -1,8 +1,16 @@
 /**
- * Keeps secrets out of messages: header and env values — whole, and each
+ * Keeps secrets out of messages: env and header values — whole, and each
  * part, so a server echoing only the token of `Bearer <token>` (or one value
  * of a cookie list) leaks nothing — and the credentials and query values of
- * a server URL. Internal.
+ * a server URL. Matching ignores case. Callers redact before they shorten a
+ * text: a secret cut in half would no longer match. Internal.
+ *
+ * The rule: a value (or a part of it) is masked when it is at least
+ * {@linkcode MIN_SECRET_CHARS} long, so ordinary words that happen to be
+ * short env values ("loop", "true") stay readable. The value of a variable
+ * or header whose name says it is secret (`API_KEY`, `Authorization`,
+ * `session_token`, a URL's password, …) is masked whatever its length, and
+ * its parts from {@linkcode MIN_PART_CHARS} characters.
  *
  * @module
  */
@@ -12,10 +20,13 @@ import type { MCPServerConfig } from "./config.ts";
 /** What replaces a secret in a message. */
 export const REDACTED = "[redacted]";
 
-/** A whole value shorter than this is not redacted. */
-const MIN_SECRET_CHARS = 4;
-/** A part of a value shorter than this is not redacted on its own: it would mangle ordinary words. */
-const MIN_PART_CHARS = 6;
+/** A value, or a part of one, shorter than this is masked only under a secret-looking name. */
+export const MIN_SECRET_CHARS = 8;
+/** The parts of a secret-named value are masked from this length. */
+export const MIN_PART_CHARS = 4;
+/** Names whose values are secret whatever they look like. */
+const SECRET_NAME =
+  /token|secret|passw|pwd|key|auth|credential|cookie|session|private|signature|bearer|jwt/i;
 /** What separates the parts of a value: spaces, list commas, cookie semicolons, quotes. */
 const PART_SEPARATORS = /[\s,;"]+/;
 /** Authorization scheme names: not secret, and common words in error bodies. */
@@ -27,9 +38,16 @@ const AUTH_SCHEMES = new Set([
   "negotiate",
   "token",
 ]);
+const REGEXP_SPECIAL = /[.*+?^${}()|[\]\\]/g;
 
-/** The secrets in these values, longest first (so a value is masked before its parts). */
-export function secretsOf(values: Iterable<string>): string[] {
+/** One named value that may be secret: an env variable, a header, a URL part. */
+export type NamedValue = readonly [name: string, value: string];
+
+/**
+ * The secrets among these named values, longest first (so a value is
+ * masked before its parts).
+ */
+export function secretsOf(entries: Iterable<NamedValue>): string[] {
   const secrets = new Set<string>();
   const add = (part: string, min: number) => {
     if (part.length < min || AUTH_SCHEMES.has(part.toLowerCase())) return;
@@ -38,13 +56,16 @@ export function secretsOf(values: Iterable<string>): string[] {
     const encoded = encodeURIComponent(part);
     if (encoded !== part) secrets.add(encoded);
   };
-  for (const value of values) {
-    add(value, MIN_SECRET_CHARS);
+  for (const [name, value] of entries) {
+    if (typeof value !== "string") continue;
+    const named = SECRET_NAME.test(name);
+    add(value, named ? 1 : MIN_SECRET_CHARS);
+    const partMin = named ? MIN_PART_CHARS : MIN_SECRET_CHARS;
     for (const word of value.split(PART_SEPARATORS)) {
-      add(word, MIN_PART_CHARS);
+      add(word, partMin);
       const equals = word.indexOf("=");
       // `name=value` (cookies, auth params): the value alone is secret too.
-      if (equals > 0) add(word.slice(equals + 1), MIN_PART_CHARS);
+      if (equals > 0) add(word.slice(equals + 1), partMin);
     }
   }
   return longestFirst(secrets);
@@ -52,23 +73,23 @@ export function secretsOf(values: Iterable<string>): string[] {
 
 /** The secrets of one server config: its env and header values, and its URL's credentials and query values. */
 export function configSecrets(config: MCPServerConfig): string[] {
-  const values = [
-    ...Object.values(config.env ?? {}),
-    ...Object.values(config.headers ?? {}),
+  const entries: NamedValue[] = [
+    ...Object.entries(config.env ?? {}),
+    ...Object.entries(config.headers ?? {}),
   ];
   if (config.url) {
     try {
       const url = new URL(config.url);
-      values.push(
-        decodeURIComponent(url.username),
-        decodeURIComponent(url.password),
-        ...url.searchParams.values(),
+      entries.push(
+        ["username", decodeURIComponent(url.username)],
+        ["password", decodeURIComponent(url.password)],
+        ...url.searchParams.entries(),
       );
     } catch {
       // validated elsewhere; nothing to hide when it is not a URL
     }
   }
-  return secretsOf(values);
+  return secretsOf(entries);
 }
 
 /** Both lists in one, longest first. */
@@ -79,18 +100,27 @@ export function mergeSecrets(
   return longestFirst(new Set([...a, ...b]));
 }
 
-/** `text` with every secret replaced by {@linkcode REDACTED}; `secrets` come longest first. */
+/** One case-insensitive pattern per secrets list, built on first use. */
+const patterns = new WeakMap<readonly string[], RegExp>();
+
+/** `text` with every secret replaced by {@linkcode REDACTED}, ignoring case; `secrets` come longest first. */
 export function redact(text: string, secrets: readonly string[]): string {
-  let clean = text;
-  for (const secret of secrets) {
-    if (secret !== "" && clean.includes(secret)) {
-      clean = clean.split(secret).join(REDACTED);
-    }
+  if (secrets.length === 0 || text === "") return text;
+  let pattern = patterns.get(secrets);
+  if (pattern === undefined) {
+    pattern = new RegExp(
+      secrets.map((secret) => secret.replace(REGEXP_SPECIAL, "\\$&")).join(
+        "|",
+      ),
+      "gi",
+    );
+    patterns.set(secrets, pattern);
   }
-  return clean;
+  return text.replace(pattern, REDACTED);
 }
 
 function longestFirst(secrets: Set<string>): string[] {
+  secrets.delete("");
   return [...secrets].sort((a, b) => b.length - a.length);
 }
 

@@ -13,7 +13,8 @@
  */
 
 import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
-import { ConfigProblem, isRecord, kindOf, type Path } from "./_problem.ts";
+import { ConfigProblem, type Path } from "./_problem.ts";
+import { isRecord, kindOf } from "./_values.ts";
 import type { JsonSchema } from "./types.ts";
 
 const validators = new WeakMap<JsonSchema, Validator>();

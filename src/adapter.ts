@@ -17,6 +17,7 @@ import {
   type TransportFactory,
 } from "./connection.ts";
 import {
+  MCPAdapterError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPTimeoutError,
@@ -40,6 +41,7 @@ import type {
 import { type ArgumentValidator, compileValidator } from "./validation.ts";
 import { configSecrets, redact, redactError } from "./_redact.ts";
 import { listAllTools } from "./_tool_list.ts";
+import { checkMaxMessageBytes } from "./_limits.ts";
 import { asError, errorMessage } from "./_error_text.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
@@ -65,6 +67,13 @@ export interface MCPToolAdapterOptions {
    * SDK's `auth()` flow runs (loaded lazily) and the request is retried once.
    */
   authProvider?: OAuthClientProviderLike;
+  /**
+   * The largest message the server may send, in bytes (SSE events:
+   * characters); over stdio it also bounds what may wait to be written to a
+   * server that stops reading. Past it the call or connection fails with an
+   * error naming this option. Default 64 MiB.
+   */
+  maxMessageBytes?: number;
   /** Answers to server-initiated requests; each one given is declared as a client capability. */
   handlers?: ClientHandlers;
   /** Receives non-fatal problems (a malformed message, a stream that could not be reopened). */
@@ -133,7 +142,7 @@ export class MCPToolAdapter {
   /** Compiled once per tool and schema: a refreshed list brings new schema objects. */
   readonly #validators = new WeakMap<
     JsonSchema,
-    ArgumentValidator | undefined
+    ArgumentValidator | Promise<ArgumentValidator>
   >();
 
   /**
@@ -159,7 +168,14 @@ export class MCPToolAdapter {
       connectTimeoutMs:
         checkTimeoutMs("connectTimeoutMs", options.connectTimeoutMs) ??
           DEFAULT_CONNECT_TIMEOUT_MS,
-      remote: { fetch: options.fetch, authProvider: options.authProvider },
+      remote: {
+        fetch: options.fetch,
+        authProvider: options.authProvider,
+        maxMessageBytes: checkMaxMessageBytes(
+          options.maxMessageBytes,
+          "MCPToolAdapter",
+        ),
+      },
       handlers: options.handlers,
       onError: this.#onError,
       secrets: this.#secrets,
@@ -326,7 +342,11 @@ export class MCPToolAdapter {
         }`,
       );
     }
-    const problems = this.#validatorFor(tool)?.(args);
+    let validator = this.#validators.get(tool.inputSchema);
+    if (validator === undefined || validator instanceof Promise) {
+      validator = await this.#compile(tool.inputSchema);
+    }
+    const problems = validator(args);
     if (problems) {
       return fail(
         "validation",
@@ -443,6 +463,12 @@ export class MCPToolAdapter {
         `Tool "${name}" failed with a server error: ${error.message} (code ${error.rpcCode})`,
       );
     }
+    if (error instanceof MCPAdapterError && error.code === "invalid_response") {
+      return fail(
+        "server_error",
+        `Tool "${name}" failed with a server error: ${error.message}`,
+      );
+    }
     if (signal?.aborted) {
       return fail(
         "cancelled",
@@ -493,6 +519,9 @@ export class MCPToolAdapter {
 
   async #fetchTools(session: Session): Promise<Map<string, MCPToolDescriptor>> {
     const generation = this.#toolsGeneration;
+    // Every page has the request deadline, and so has the whole listing: a
+    // server paging slowly forever cannot keep discoverTools() waiting.
+    const startedAt = performance.now();
     const tools = await listAllTools(
       (cursor) =>
         this.#connection.request(
@@ -501,6 +530,8 @@ export class MCPToolAdapter {
           cursor === undefined ? undefined : { cursor },
           {
             timeoutMs: this.#requestTimeoutMs,
+            totalTimeoutMs: this.#requestTimeoutMs,
+            startedAt,
           },
         ),
       this.config.name,
@@ -540,10 +571,14 @@ export class MCPToolAdapter {
     return `Tool "${name}" not found on MCP server "${this.config.name}" (${listed}); check the name or the filter`;
   }
 
-  #validatorFor(tool: MCPToolDescriptor): ArgumentValidator | undefined {
-    const schema = tool.inputSchema;
-    if (this.#validators.has(schema)) return this.#validators.get(schema);
-    const validator = compileValidator(schema);
+  /** Compiles a schema's validator once; concurrent first calls share the work. */
+  async #compile(schema: JsonSchema): Promise<ArgumentValidator> {
+    let compiling = this.#validators.get(schema);
+    if (compiling === undefined) {
+      compiling = compileValidator(schema);
+      this.#validators.set(schema, compiling);
+    }
+    const validator = await compiling;
     this.#validators.set(schema, validator);
     return validator;
   }

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { describeValue, globToRegExp, isGlob } from "./_glob.ts";
+import { globToRegExp, isGlob } from "./_glob.ts";
+import { describeValue } from "./_values.ts";
 import { MCPConfigError } from "./errors.ts";
 import type { ToolAnnotations, ToolCapability } from "./types.ts";
 

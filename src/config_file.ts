@@ -28,13 +28,8 @@ import {
 } from "./_document.ts";
 import { parseDocument } from "./_config_text.ts";
 import { type EnvLookup, envLookup, interpolateValue } from "./_interpolate.ts";
-import {
-  ConfigProblem,
-  formatPath,
-  isRecord,
-  kindOf,
-  type Path,
-} from "./_problem.ts";
+import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
+import { isRecord, kindOf } from "./_values.ts";
 
 export { CONFIG_SCHEMA } from "./config_schema.ts";
 export {

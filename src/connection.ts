@@ -23,7 +23,7 @@ import {
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
-import { createTransport, type RemoteOptions } from "./_create_transport.ts";
+import { createTransport, type TransportOptions } from "./_create_transport.ts";
 import { redact, redactError } from "./_redact.ts";
 import { errorMessage } from "./_error_text.ts";
 
@@ -71,7 +71,7 @@ export interface ConnectionOptions {
   transport: MCPTransport | TransportFactory | undefined;
   clientInfo: { name: string; version: string };
   connectTimeoutMs: number;
-  remote: RemoteOptions;
+  remote: TransportOptions;
   handlers: ClientHandlers | undefined;
   onError: ((error: Error) => void) | undefined;
   /** Values kept out of every message. */
@@ -120,6 +120,8 @@ export class Connection {
     const connecting = this.#enqueue(async () => {
       if (this.connected) return;
       this.#checkNotCancelled(generation);
+      // A lost session's transport may still be stopping its server.
+      if (this.#session) await this.#close();
       await this.#open(options);
     });
     this.#pendingConnect = connecting;
@@ -329,8 +331,11 @@ export class Connection {
     if (error instanceof MCPConnectionError) {
       message = error.message;
     } else if (error instanceof MCPNotConnectedError) {
+      const reason = error.cause instanceof Error
+        ? `: ${error.cause.message}`
+        : "";
       message =
-        `MCP server "${name}" closed the connection before completing the handshake`;
+        `MCP server "${name}" closed the connection before completing the handshake${reason}`;
     } else if (error instanceof MCPProtocolError) {
       message = `MCP server "${name}" rejected "initialize": ${error.message}`;
     } else {
@@ -377,12 +382,16 @@ export class Connection {
     await session?.close();
   }
 
+  /**
+   * The session ended without us. It stays in `#session` (closed), so the
+   * next disconnect or reconnect still awaits its transport: a stdio server
+   * that failed may still be being stopped.
+   */
   #onClose(session: Session, error: Error | undefined): void {
     if (this.#session !== session || !error) return;
-    this.#session = undefined;
     this.#lostError = new MCPNotConnectedError(
-      `The connection to MCP server "${this.#name}" was lost; call reconnect()`,
-      { cause: error },
+      redact(`${error.message}; call reconnect()`, this.#options.secrets),
+      { cause: redactError(error, this.#options.secrets) },
     );
   }
 

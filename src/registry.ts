@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describeValue } from "./_glob.ts";
+import { describeValue } from "./_values.ts";
 import { toolAlias } from "./alias.ts";
 import { MCPConfigError } from "./errors.ts";
 import type {

@@ -7,6 +7,7 @@
  */
 
 import {
+  MCPAdapterError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPRequestLostError,
@@ -21,6 +22,7 @@ import type {
 } from "./transport.ts";
 import type { MCPProgress } from "./types.ts";
 import { asError } from "./_error_text.ts";
+import { isRecord, kindOf } from "./_values.ts";
 
 /** A JSON-RPC result object. */
 export type Result = Record<string, unknown>;
@@ -47,7 +49,11 @@ export interface SessionHandlers {
   onNotification?: (notification: JSONRPCNotification) => void;
   /** Server-initiated requests other than `ping`. Return `undefined` for "method not found". */
   onRequest?: (request: JSONRPCRequest) => Promise<Result> | undefined;
-  /** The connection ended; `error` is set when it was not closed by us. */
+  /**
+   * The connection ended. When it was not closed by us, `error` is set:
+   * an {@linkcode MCPNotConnectedError} saying so, with the transport's
+   * reason (if it gave one) in its message and `cause`.
+   */
   onClose?: (error?: Error) => void;
   /** Non-fatal problems (malformed messages, failed replies). */
   onError?: (error: Error) => void;
@@ -55,6 +61,8 @@ export interface SessionHandlers {
 
 interface Pending {
   method: string;
+  /** A progress token (the request id) was sent: progress for this id counts. */
+  tracked: boolean;
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -100,7 +108,7 @@ export class Session {
         this.#fail(error.requestId, error);
       } else handlers.onError?.(error);
     };
-    transport.onclose = () => this.#end(true);
+    transport.onclose = (reason) => this.#end(true, reason);
   }
 
   /** The transport underneath. */
@@ -154,6 +162,7 @@ export class Session {
       const now = performance.now();
       const pending: Pending = {
         method,
+        tracked,
         resolve,
         reject,
         timer: undefined,
@@ -199,9 +208,12 @@ export class Session {
     );
   }
 
-  /** Closes the transport and rejects every pending request. Idempotent. */
+  /**
+   * Rejects every pending request and closes the transport. Idempotent, and
+   * also awaits the transport after the other side ended the session: a
+   * stdio server that closed its stdout may still be being stopped.
+   */
   async close(): Promise<void> {
-    if (this.#closed) return;
     this.#end(false);
     await this.#transport.close();
   }
@@ -264,6 +276,7 @@ export class Session {
   }
 
   #receive(message: JSONRPCMessage): void {
+    if (this.#closed) return;
     if ("method" in message) {
       if ("id" in message && message.id !== undefined) {
         this.#answer(message as JSONRPCRequest);
@@ -284,19 +297,62 @@ export class Session {
     const pending = this.#pending.get(id);
     if (!pending) return; // late answer to a request that timed out or was cancelled
     this.#settle(id);
-    if ("error" in message) {
-      const { code, message: text, data } = message.error;
-      pending.reject(new MCPProtocolError(code, text, data));
-    } else {
-      pending.resolve(message.result ?? {});
+    const outcome = this.#outcome(message, pending.method);
+    if (outcome instanceof Error) pending.reject(outcome);
+    else pending.resolve(outcome);
+  }
+
+  /**
+   * The result of a response, or the error it stands for. A malformed
+   * response (`error: null`, neither `result` nor `error`, a result that is
+   * not an object) is an error too, so its request settles at once.
+   */
+  #outcome(message: JSONRPCMessage, method: string): Result | Error {
+    const response = message as { result?: unknown; error?: unknown };
+    if ("error" in response) {
+      const error = response.error;
+      if (
+        isRecord(error) && Number.isInteger(error.code) &&
+        typeof error.message === "string"
+      ) {
+        return new MCPProtocolError(
+          error.code as number,
+          error.message,
+          error.data,
+        );
+      }
+      return this.#malformed(
+        method,
+        `an "error" that is not a JSON-RPC error object (${
+          kindOf(error)
+        }); expected {"code": <integer>, "message": <string>}`,
+      );
     }
+    if (!("result" in response)) {
+      return this.#malformed(method, 'neither "result" nor "error"');
+    }
+    const result = response.result;
+    if (isRecord(result)) return result;
+    return this.#malformed(
+      method,
+      `a "result" that is not an object (${kindOf(result)})`,
+    );
+  }
+
+  #malformed(method: string, what: string): MCPAdapterError {
+    return new MCPAdapterError(
+      "invalid_response",
+      `MCP server "${this.#label}" answered "${method}" with ${what}. This is a bug in the server; report it to its maintainers.`,
+    );
   }
 
   #notification(notification: JSONRPCNotification): void {
     if (notification.method === "notifications/progress") {
       const params = notification.params ?? {};
       const pending = this.#pending.get(params.progressToken);
-      if (!pending) return;
+      // Only tokens we sent count: progress for a request sent without one
+      // (e.g. tools/list) must not keep it alive past its deadline.
+      if (!pending?.tracked) return;
       pending.deadline = performance.now() + pending.timeoutMs;
       if (pending.onProgress && typeof params.progress === "number") {
         const progress: MCPProgress = { progress: params.progress };
@@ -321,7 +377,10 @@ export class Session {
     ) =>
       this.#transport.send(
         { jsonrpc: "2.0", id: request.id, ...body } as JSONRPCMessage,
-      ).catch((error) => this.#handlers.onError?.(asError(error)));
+      ).catch((error) => {
+        // Once the session is over, its unsent replies do not matter.
+        if (!this.#closed) this.#handlers.onError?.(asError(error));
+      });
     if (request.method === "ping") {
       reply({ result: {} });
       return;
@@ -345,28 +404,40 @@ export class Session {
     );
   }
 
-  /** Ends the session; `lost` when the other side went away rather than us closing. */
-  #end(lost: boolean): void {
+  /**
+   * Ends the session; `lost` when the other side went away rather than us
+   * closing, with the transport's `reason` when it gave one.
+   */
+  #end(lost: boolean, reason?: Error): void {
     if (this.#closed) return;
     this.#closed = true;
+    const why = reason === undefined ? "" : ` (${reason.message})`;
+    const options = reason === undefined ? undefined : { cause: reason };
     for (const [id, pending] of this.#pending) {
       this.#settle(id);
-      pending.reject(this.#closedError(pending.method, lost));
+      pending.reject(this.#closedError(pending.method, lost, why, options));
     }
     this.#handlers.onClose?.(
       lost
         ? new MCPNotConnectedError(
-          `The connection to MCP server "${this.#label}" was lost`,
+          `The connection to MCP server "${this.#label}" was lost${why}`,
+          options,
         )
         : undefined,
     );
   }
 
-  #closedError(method: string, lost = false): MCPNotConnectedError {
+  #closedError(
+    method: string,
+    lost = false,
+    why = "",
+    options?: { cause: Error },
+  ): MCPNotConnectedError {
     return new MCPNotConnectedError(
       lost
-        ? `"${method}" did not complete: the connection to MCP server "${this.#label}" was lost; call reconnect()`
+        ? `"${method}" did not complete: the connection to MCP server "${this.#label}" was lost${why}; call reconnect()`
         : `"${method}" did not complete: the connection to MCP server "${this.#label}" is closed`,
+      options,
     );
   }
 }

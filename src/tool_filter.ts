@@ -5,7 +5,8 @@
  * @module
  */
 
-import { describeValue, globSource, isGlob } from "./_glob.ts";
+import { globSource, isGlob } from "./_glob.ts";
+import { describeValue } from "./_values.ts";
 import { MCPConfigError } from "./errors.ts";
 import type { MCPToolFilter } from "./types.ts";
 

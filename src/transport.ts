@@ -87,8 +87,12 @@ export interface MCPTransport {
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
   /** Receives non-fatal errors (a malformed line, a failed write). */
   onerror?: ((error: Error) => void) | undefined;
-  /** Called once when the channel is closed, by either side. */
-  onclose?: (() => void) | undefined;
+  /**
+   * Called once when the channel is closed, by either side. A transport
+   * that failed (the server closed its output, sent a message past the size
+   * limit, stopped reading) passes the reason; SDK transports pass none.
+   */
+  onclose?: ((reason?: Error) => void) | undefined;
   /** The session id, for transports that have one. */
   sessionId?: string | undefined;
   /** Told the negotiated protocol version after `initialize`. */

@@ -1,7 +1,9 @@
 /**
  * Argument validation against a tool's `inputSchema` with
  * `@cfworker/json-schema`: no `eval`/`new Function`, so it runs on edge
- * runtimes. Internal.
+ * runtimes. The schema comes from the server, so nothing in it may stall
+ * the process: patterns are vetted first (`_pattern_safety.ts`, loaded only
+ * for schemas that have patterns). Internal.
  *
  * @module
  */
@@ -16,6 +18,9 @@ export type ArgumentValidator = (
   args: Record<string, unknown>,
 ) => string[] | undefined;
 
+/** Arguments nested deeper than this are rejected when their validation overflows the stack. */
+const MAX_CHECKED_DEPTH = 256;
+
 /** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
 function draftOf(schema: JsonSchema): Draft {
   const uri = schema.$schema;
@@ -27,28 +32,40 @@ function draftOf(schema: JsonSchema): Draft {
 }
 
 /**
- * Compiles a validator for one schema. Returns `undefined` when the schema
- * itself cannot be compiled (the server then validates on its own). A
- * schema whose problem only shows while validating (an unresolvable `$ref`)
- * is likewise left to the server from its first use on.
+ * Compiles a validator for one schema; compile once per tool and reuse it.
+ * When the schema itself cannot be compiled, the validator accepts
+ * everything: the server then validates on its own. Patterns that cannot be proven free of
+ * catastrophic backtracking are left out of the local check.
+ *
+ * The validator never throws and never turns itself off. Arguments whose
+ * check overflows the stack are rejected as too deep when they are deeply
+ * nested; otherwise (the schema is at fault, e.g. an unresolvable `$ref`)
+ * that one call is left to the server.
  */
-export function compileValidator(
+export async function compileValidator(
   schema: JsonSchema,
-): ArgumentValidator | undefined {
+): Promise<ArgumentValidator> {
+  let local = schema;
   let validator: Validator;
   try {
-    validator = new Validator(schema as Schema, draftOf(schema), false);
+    if (mayHavePatterns(schema)) {
+      const { vetPatterns } = await import("./_pattern_safety.ts");
+      local = (await vetPatterns(schema)).schema;
+    }
+    validator = new Validator(local as Schema, draftOf(schema), false);
   } catch {
-    return undefined;
+    return acceptAll;
   }
-  let usable = true;
   return (args) => {
-    if (!usable) return undefined;
     let outcome: ReturnType<Validator["validate"]>;
     try {
       outcome = validator.validate(args);
-    } catch {
-      usable = false;
+    } catch (error) {
+      if (error instanceof RangeError && depthOf(args) > MAX_CHECKED_DEPTH) {
+        return [
+          `/: the arguments are nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels); flatten them`,
+        ];
+      }
       return undefined;
     }
     const { valid, errors } = outcome;
@@ -68,4 +85,29 @@ export function compileValidator(
     }
     return problems;
   };
+}
+
+const acceptAll: ArgumentValidator = () => undefined;
+
+/** Whether a schema may have a `pattern` or `patternProperties` (a cheap text test). */
+function mayHavePatterns(schema: JsonSchema): boolean {
+  try {
+    return JSON.stringify(schema).includes('"pattern');
+  } catch {
+    return true; // a cycle: let vetPatterns() walk it
+  }
+}
+
+/** How deeply a value nests, counted without recursion; stops counting past the limit. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > MAX_CHECKED_DEPTH) break;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }

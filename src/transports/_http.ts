@@ -9,6 +9,7 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { EventSourceMessage } from "eventsource-parser/stream";
 import { errorMessage } from "../_error_text.ts";
+import { checkMaxMessageBytes, messageTooLarge } from "../_limits.ts";
 import { mergeSecrets, redact, secretsOf } from "../_redact.ts";
 import type { JSONRPCMessage } from "../transport.ts";
 import {
@@ -36,6 +37,7 @@ export interface HttpOptions {
   fetch?: typeof fetch | undefined;
   authorize?: AuthorizeHook | undefined;
   getHeaders?: HeadersHook | undefined;
+  maxMessageBytes?: number | undefined;
 }
 
 /** Longest quoted body excerpt in an error message. */
@@ -44,8 +46,7 @@ const EXCERPT_CHARS = 200;
 const EXCERPT_READ_BYTES = 4096;
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** An SSE event may carry this many characters (a large tool result, e.g. an image). */
-const MAX_EVENT_CHARS = 32 * 1024 * 1024;
+const decoder = new TextDecoder();
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_HEADER_VALUE = /[\0\r\n]/;
 
@@ -206,22 +207,10 @@ export function discardBody(response: Response): void {
   if (body !== null && !body.locked) body.cancel().catch(() => {});
 }
 
-/**
- * Parses an SSE body into events. `onRetry` receives each `retry:` field,
- * `onComment` each comment line (keep-alives).
- */
-export function eventStream(
-  body: ReadableStream<Uint8Array>,
-  onRetry?: (ms: number) => void,
-  onComment?: () => void,
-): ReadableStream<EventSourceMessage> {
-  return body.pipeThrough(new TextDecoderStream()).pipeThrough(
-    new EventSourceParserStream({
-      onRetry,
-      onComment,
-      maxBufferSize: MAX_EVENT_CHARS,
-    }),
-  );
+/** Whether a stream of {@linkcode HttpClient.events} failed because an event passed `maxMessageBytes`. */
+export function isTooLarge(error: unknown): boolean {
+  return (error as { type?: unknown } | null)?.type ===
+    "max-buffer-size-exceeded";
 }
 
 /** Whether a response asks for (more) authorization. */
@@ -250,6 +239,8 @@ export class HttpClient {
   readonly #authorize: AuthorizeHook | undefined;
   readonly #getHeaders: HeadersHook | undefined;
   readonly #transport: string;
+  /** The largest body or SSE event a server may send, in bytes (events: characters). */
+  readonly maxMessageBytes: number;
   /** Longest first. Only grows: a token replaced by a refresh stays secret. */
   #secrets: string[] = [];
   #authorizing: Promise<boolean> | undefined;
@@ -276,6 +267,75 @@ export class HttpClient {
       ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
     this.#authorize = options.authorize;
     this.#getHeaders = options.getHeaders;
+    this.maxMessageBytes = checkMaxMessageBytes(
+      options.maxMessageBytes,
+      transport,
+    );
+  }
+
+  /**
+   * A JSON body as text, read up to `maxMessageBytes`: a longer one (by its
+   * Content-Length, or as it arrives) is cancelled and rejected early.
+   *
+   * @param what The server and request, for the error message.
+   * @throws {MCPConnectionError} When the body is too large.
+   */
+  async readText(response: Response, what: string): Promise<string> {
+    const limit = this.maxMessageBytes;
+    const tooLarge = () =>
+      messageTooLarge(
+        what,
+        limit,
+        "the request failed and its answer was discarded",
+      );
+    const declared = Number(response.headers.get("content-length"));
+    if (declared > limit) {
+      discardBody(response);
+      throw tooLarge();
+    }
+    const body = response.body;
+    if (body === null) return "";
+    const reader = body.getReader();
+    const parts: Uint8Array[] = [];
+    let bytes = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      bytes += value.byteLength;
+      if (bytes > limit) {
+        reader.cancel().catch(() => {});
+        throw tooLarge();
+      }
+      parts.push(value);
+    }
+    if (parts.length === 1) return decoder.decode(parts[0]);
+    const joined = new Uint8Array(bytes);
+    let offset = 0;
+    for (const part of parts) {
+      joined.set(part, offset);
+      offset += part.byteLength;
+    }
+    return decoder.decode(joined);
+  }
+
+  /**
+   * Parses an SSE body into events, each at most `maxMessageBytes`
+   * characters (past that the stream errors; see {@linkcode isTooLarge}).
+   * `onRetry` receives each `retry:` field, `onComment` each comment line
+   * (keep-alives).
+   */
+  events(
+    body: ReadableStream<Uint8Array>,
+    onRetry?: (ms: number) => void,
+    onComment?: () => void,
+  ): ReadableStream<EventSourceMessage> {
+    return body.pipeThrough(new TextDecoderStream()).pipeThrough(
+      new EventSourceParserStream({
+        onRetry,
+        onComment,
+        maxBufferSize: this.maxMessageBytes,
+      }),
+    );
   }
 
   /**
@@ -294,7 +354,7 @@ export class HttpClient {
   #addSecrets(headers: Record<string, string>): void {
     this.#secrets = mergeSecrets(
       this.#secrets,
-      secretsOf(Object.values(headers)),
+      secretsOf(Object.entries(headers)),
     );
   }
 

@@ -5,44 +5,114 @@
  * @module
  */
 
-/**
- * Reads `reader` as UTF-8 and calls `onLine` for each line: split on "\n",
- * a trailing "\r" stripped, empty lines skipped, a final unterminated line
- * included. One string buffer and `indexOf`, no per-chunk arrays; `scanFrom`
- * skips text already searched, so a long line arriving in many chunks is
- * scanned once. A pending line longer than `maxPendingChars` is handed on as
- * is. Read errors reject.
- */
-export async function readLines(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  onLine: (line: string) => void,
-  maxPendingChars = Infinity,
-): Promise<void> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let scanFrom = 0;
-  const emit = (start: number, end: number) => {
-    if (end > start && buffer.charCodeAt(end - 1) === 13) end--; // "\r"
-    if (end > start) onLine(buffer.slice(start, end));
-  };
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += decoder.decode(value, { stream: true });
-    let start = 0;
-    let newline = buffer.indexOf("\n", scanFrom);
-    while (newline !== -1) {
-      emit(start, newline);
-      start = newline + 1;
-      newline = buffer.indexOf("\n", start);
-    }
-    if (start > 0) buffer = buffer.slice(start);
-    if (buffer.length > maxPendingChars) {
-      emit(0, buffer.length);
-      buffer = "";
-    }
-    scanFrom = buffer.length;
+const NEWLINE = 10;
+const CARRIAGE_RETURN = 13;
+
+/** Thrown by {@linkcode LineSplitter.push} when a line outgrows the limit and `overflow` is `"throw"`. */
+export class LineTooLongError extends Error {
+  /** The limit that was passed, in bytes. */
+  readonly maxLineBytes: number;
+
+  /** @param maxLineBytes The limit that was passed. */
+  constructor(maxLineBytes: number) {
+    super(`a line is longer than ${maxLineBytes} bytes`);
+    this.name = "LineTooLongError";
+    this.maxLineBytes = maxLineBytes;
   }
-  buffer += decoder.decode();
-  emit(0, buffer.length);
+}
+
+/** Options of {@linkcode LineSplitter}. */
+export interface LineSplitterOptions {
+  /** Longest line in bytes, without its newline. */
+  maxLineBytes: number;
+  /**
+   * What a longer line does: `"throw"` a {@linkcode LineTooLongError} from
+   * `push()` (the stream is unusable after that), or `"split"` it, handing
+   * each `maxLineBytes` on as a line of its own.
+   */
+  overflow: "throw" | "split";
+}
+
+/**
+ * Splits bytes into lines: on "\n", a trailing "\r" stripped, empty lines
+ * skipped, decoded as UTF-8 (a newline byte never occurs inside a UTF-8
+ * character, so each line decodes alone). Work is linear in the bytes: each
+ * chunk is searched once, natively, and the parts of a line that spans
+ * chunks are joined once, when its end arrives.
+ */
+export class LineSplitter {
+  readonly #onLine: (line: string) => void;
+  readonly #max: number;
+  readonly #split: boolean;
+  readonly #decoder = new TextDecoder();
+  /** The start of a line whose end has not arrived yet. */
+  #parts: Uint8Array[] = [];
+  #partBytes = 0;
+
+  /**
+   * @param onLine Receives each line.
+   * @param options The line length limit and what passing it does.
+   */
+  constructor(onLine: (line: string) => void, options: LineSplitterOptions) {
+    this.#onLine = onLine;
+    this.#max = options.maxLineBytes;
+    this.#split = options.overflow === "split";
+  }
+
+  /**
+   * Takes the next chunk and hands on every line it completes.
+   *
+   * @throws {LineTooLongError} When a line passes the limit and `overflow` is `"throw"`.
+   */
+  push(chunk: Uint8Array): void {
+    let start = 0;
+    let newline = chunk.indexOf(NEWLINE);
+    while (newline !== -1) {
+      this.#line(chunk, start, newline);
+      start = newline + 1;
+      newline = chunk.indexOf(NEWLINE, start);
+    }
+    if (start === chunk.length) return;
+    // Only what is kept is copied out of `chunk`: a pooled buffer may be reused.
+    this.#parts.push(chunk.slice(start));
+    this.#partBytes += chunk.length - start;
+    if (this.#partBytes > this.#max) {
+      if (!this.#split) throw new LineTooLongError(this.#max);
+      this.end();
+    }
+  }
+
+  /** Hands on the last, unterminated line, if any. */
+  end(): void {
+    if (this.#parts.length === 0) return;
+    const empty = new Uint8Array(0);
+    this.#line(empty, 0, 0);
+  }
+
+  /** One line: the kept parts, then `chunk[start, end)`. */
+  #line(chunk: Uint8Array, start: number, end: number): void {
+    let bytes = chunk.subarray(start, end);
+    if (this.#parts.length > 0) {
+      const total = this.#partBytes + bytes.length;
+      if (total > this.#max && !this.#split) {
+        throw new LineTooLongError(this.#max);
+      }
+      const joined = new Uint8Array(total);
+      let offset = 0;
+      for (const part of this.#parts) {
+        joined.set(part, offset);
+        offset += part.length;
+      }
+      joined.set(bytes, offset);
+      bytes = joined;
+      this.#parts = [];
+      this.#partBytes = 0;
+    } else if (bytes.length > this.#max && !this.#split) {
+      throw new LineTooLongError(this.#max);
+    }
+    let length = bytes.length;
+    if (length > 0 && bytes[length - 1] === CARRIAGE_RETURN) length--;
+    if (length === 0) return;
+    this.#onLine(this.#decoder.decode(bytes.subarray(0, length)));
+  }
 }

@@ -25,19 +25,36 @@ export interface ChildExit {
 /** A running child with piped stdio, leader of its own process group (POSIX). */
 export interface ChildProcessHandle {
   readonly pid: number;
-  readonly stdout: ReadableStream<Uint8Array>;
-  readonly stderr: ReadableStream<Uint8Array>;
-  /** Writes to stdin; resolves once the data is handed to the OS (respects backpressure). */
-  write(data: Uint8Array): Promise<void>;
+  /**
+   * Reads stdout to its end, handing each chunk to `onData` as it arrives
+   * (a chunk may be reused by the runtime afterwards: copy what you keep).
+   * Resolves at end of file, rejects on a read error; what `onData` throws
+   * rejects it too and stops the reading. Call once.
+   */
+  readStdout(onData: (chunk: Uint8Array) => void): Promise<void>;
+  /** Reads stderr like {@linkcode ChildProcessHandle.readStdout}. */
+  readStderr(onData: (chunk: Uint8Array) => void): Promise<void>;
+  /** Stops reading stdout and stderr; their read promises then settle. */
+  stopReading(): void;
+  /** Writes UTF-8 text to stdin; resolves once it is handed to the OS (respects backpressure). */
+  write(text: string): Promise<void>;
   /** Closes stdin. Safe to call more than once and after exit. */
   closeStdin(): Promise<void>;
-  /** Signals the child's whole process group (falls back to the child). Never throws. */
+  /**
+   * Records the child's descendants as they are now (Linux: found through
+   * `/proc` by parent chain), so `kill()` and `groupAlive()` also reach those
+   * that left the process group (`setsid`). Call before stopping the child:
+   * once it exits, its orphans are re-parented and cannot be traced.
+   */
+  recordDescendants(): void;
+  /** Signals the child's process group and the recorded descendants (falls back to the child). Never throws. */
   kill(signal: "SIGTERM" | "SIGKILL"): void;
   /**
-   * Whether any process of the child's group is still running (`kill(-pid, 0)`;
-   * on Linux, members that are only unreaped zombies do not count). Stays true
-   * after the direct child exits while its descendants live on. On Windows
-   * (no process groups) it is true until the direct child exits.
+   * Whether any process of the child's group, or a recorded descendant, is
+   * still running (`kill(-pid, 0)`; on Linux, members that are only unreaped
+   * zombies do not count). Stays true after the direct child exits while
+   * its descendants live on. On Windows (no process groups) it is true
+   * until the direct child exits.
    */
   groupAlive(): boolean;
   /** Resolves when the direct child has exited. */
@@ -113,30 +130,4 @@ export function childEnvironment(
     env[key] = value;
   }
   return extra === undefined ? env : Object.assign(env, extra);
-}
-
-/**
- * Linux: whether group `pgid` has a member that is not a zombie. Orphaned
- * zombies answer `kill(-pgid, 0)` until init reaps them, and the init of
- * some containers never does; without this check close() would wait out
- * every timeout for processes that are already dead.
- *
- * @param pids The entries of `/proc` (non-numeric ones are skipped).
- * @param readStat Reads `/proc/<pid>/stat`; `undefined` when it is gone.
- */
-export function groupHasLiveMember(
-  pgid: number,
-  pids: Iterable<string>,
-  readStat: (pid: string) => string | undefined,
-): boolean {
-  for (const pid of pids) {
-    const first = pid.charCodeAt(0);
-    if (first < 48 || first > 57) continue; // not a pid
-    const stat = readStat(pid);
-    if (stat === undefined) continue; // exited meanwhile
-    // "pid (comm) state ppid pgrp …"; comm may itself contain ") ".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
-    if (fields[0] !== "Z" && Number(fields[2]) === pgid) return true;
-  }
-  return false;
 }

@@ -8,13 +8,13 @@
  */
 
 import type nodeProcess from "node:process";
-import {
-  type ChildExit,
-  type ChildProcessHandle,
-  groupHasLiveMember,
-  type ProcessBackend,
-  type SpawnOptions,
+import type {
+  ChildExit,
+  ChildProcessHandle,
+  ProcessBackend,
+  SpawnOptions,
 } from "./_process.ts";
+import { ProcessGroup, type ProcReader } from "./_process_group.ts";
 
 // Set by load(): nothing runs at import time, so a bundler that inlines this
 // module into an edge bundle leaves a module that loads (and is never used).
@@ -30,23 +30,24 @@ function granted(descriptor: Deno.PermissionDescriptor): boolean {
   }
 }
 
-/** `groupHasLiveMember` over Deno's file API; a live member when /proc is not readable to us. */
-function liveMemberIn(pgid: number): boolean {
-  if (!granted({ name: "read", path: "/proc" })) return true;
-  let pids: string[];
-  try {
-    pids = [...Deno.readDirSync("/proc")].map((entry) => entry.name);
-  } catch {
-    return true;
-  }
-  return groupHasLiveMember(pgid, pids, (pid) => {
+/** `/proc` through Deno's file API, only where reading it is already permitted. */
+const proc: ProcReader = {
+  entries() {
+    if (!granted({ name: "read", path: "/proc" })) return undefined;
+    try {
+      return [...Deno.readDirSync("/proc")].map((entry) => entry.name);
+    } catch {
+      return undefined;
+    }
+  },
+  stat(pid) {
     try {
       return Deno.readTextFileSync(`/proc/${pid}/stat`);
     } catch {
       return undefined;
     }
-  });
-}
+  },
+};
 
 /** Whether `path` is known to be missing (not merely unreadable to us). */
 function cwdMissing(path: string, error: Error): boolean {
@@ -80,34 +81,75 @@ function spawnError(error: unknown, options: SpawnOptions): unknown {
   );
 }
 
+const encoder = new TextEncoder();
+
+/** Reads a web stream to its end, handing each chunk to `onData`. */
+async function readAll(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  onData: (chunk: Uint8Array) => void,
+): Promise<void> {
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      onData(value);
+    }
+  } catch (error) {
+    reader.cancel().catch(() => {});
+    throw error;
+  }
+}
+
 class DenoChild implements ChildProcessHandle {
   readonly pid: number;
-  readonly stdout: ReadableStream<Uint8Array>;
-  readonly stderr: ReadableStream<Uint8Array>;
   readonly exited: Promise<ChildExit>;
-  #child: Deno.ChildProcess;
   #stdin: WritableStreamDefaultWriter<Uint8Array>;
+  #stdout: ReadableStreamDefaultReader<Uint8Array>;
+  #stderr: ReadableStreamDefaultReader<Uint8Array>;
+  #group: ProcessGroup;
   #stdinClosed: Promise<void> | undefined;
-  #hasExited = false;
 
   constructor(child: Deno.ChildProcess) {
-    this.#child = child;
     this.pid = child.pid;
-    this.stdout = child.stdout;
-    this.stderr = child.stderr;
     this.#stdin = child.stdin.getWriter();
-    this.exited = child.status.then((status) => {
-      this.#hasExited = true;
+    this.#stdout = child.stdout.getReader();
+    this.#stderr = child.stderr.getReader();
+    this.exited = child.status.then((status) => ({
       // Match Node: `code` is null when a signal ended the child.
-      return {
-        code: status.signal === null ? status.code : null,
-        signal: status.signal,
-      };
-    });
+      code: status.signal === null ? status.code : null,
+      signal: status.signal,
+    }));
+    this.#group = new ProcessGroup(child.pid, {
+      signal: (target, signal) =>
+        // `Deno.Signal` has no 0; node:process's kill is the documented probe.
+        signal === 0 ? process.kill(target, 0) : Deno.kill(target, signal),
+      signalChild: (signal) => {
+        try {
+          child.kill(signal);
+        } catch {
+          // Already exited.
+        }
+      },
+      platform: Deno.build.os,
+      proc,
+    }, this.exited);
   }
 
-  write(data: Uint8Array): Promise<void> {
-    return this.#stdin.write(data);
+  readStdout(onData: (chunk: Uint8Array) => void): Promise<void> {
+    return readAll(this.#stdout, onData);
+  }
+
+  readStderr(onData: (chunk: Uint8Array) => void): Promise<void> {
+    return readAll(this.#stderr, onData);
+  }
+
+  stopReading(): void {
+    this.#stdout.cancel().catch(() => {});
+    this.#stderr.cancel().catch(() => {});
+  }
+
+  write(text: string): Promise<void> {
+    return this.#stdin.write(encoder.encode(text));
   }
 
   closeStdin(): Promise<void> {
@@ -115,31 +157,16 @@ class DenoChild implements ChildProcessHandle {
     return this.#stdinClosed;
   }
 
+  recordDescendants(): void {
+    this.#group.recordDescendants();
+  }
+
   kill(signal: "SIGTERM" | "SIGKILL"): void {
-    if (!isWindows) {
-      try {
-        Deno.kill(-this.pid, signal);
-        return;
-      } catch {
-        // ESRCH (group gone) or EPERM: try the direct child below.
-      }
-    }
-    try {
-      this.#child.kill(signal);
-    } catch {
-      // Already exited.
-    }
+    this.#group.kill(signal);
   }
 
   groupAlive(): boolean {
-    if (isWindows) return !this.#hasExited;
-    try {
-      // `Deno.Signal` has no 0; node:process's kill is the documented probe.
-      process.kill(-this.pid, 0);
-    } catch {
-      return false;
-    }
-    return Deno.build.os !== "linux" || liveMemberIn(this.pid);
+    return this.#group.alive();
   }
 }
 

@@ -11,13 +11,13 @@ import type * as nodeChildProcess from "node:child_process";
 import type * as nodeFs from "node:fs";
 import type nodeProcess from "node:process";
 import type { Readable, Writable } from "node:stream";
-import {
-  type ChildExit,
-  type ChildProcessHandle,
-  groupHasLiveMember,
-  type ProcessBackend,
-  type SpawnOptions,
+import type {
+  ChildExit,
+  ChildProcessHandle,
+  ProcessBackend,
+  SpawnOptions,
 } from "./_process.ts";
+import { ProcessGroup, type ProcReader } from "./_process_group.ts";
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -43,22 +43,23 @@ export async function load(): Promise<ProcessBackend> {
   return backend;
 }
 
-/** `groupHasLiveMember` over `node:fs`; a live member when /proc is not readable. */
-function liveMemberIn(pgid: number): boolean {
-  let pids: string[];
-  try {
-    pids = fs.readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  return groupHasLiveMember(pgid, pids, (pid) => {
+/** `/proc` through `node:fs`. */
+const proc: ProcReader = {
+  entries() {
+    try {
+      return fs.readdirSync("/proc");
+    } catch {
+      return undefined;
+    }
+  },
+  stat(pid) {
     try {
       return fs.readFileSync(`/proc/${pid}/stat`, "latin1");
     } catch {
       return undefined;
     }
-  });
-}
+  },
+};
 
 /** Node reports a missing cwd as ENOENT on the command; tell the two apart. */
 function spawnError(error: unknown, options: SpawnOptions): unknown {
@@ -82,70 +83,77 @@ function spawnError(error: unknown, options: SpawnOptions): unknown {
 }
 
 /**
- * A web `ReadableStream` over a Node `Readable`: pauses the source while
- * the queue (8 chunks) is full, yields plain `Uint8Array`s, and closes on
- * 'close' too (a destroyed pipe may never emit 'end'). Written out rather
- * than `Readable.toWeb` so the behaviour does not vary across Node versions.
+ * Reads a Node stream natively ('data' events, no web-stream wrapper in
+ * between): the chunks go straight to `onData`. Settles on 'end', on
+ * 'close' (a destroyed pipe may never emit 'end') and on 'error'.
  */
-function toWebStream(readable: Readable): ReadableStream<Uint8Array> {
-  let finished = false;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      readable.on("data", (chunk: Uint8Array) => {
-        if (finished) return;
-        controller.enqueue(
-          new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength),
-        );
-        if ((controller.desiredSize ?? 0) <= 0) readable.pause();
-      });
-      const end = () => {
-        if (finished) return;
-        finished = true;
-        controller.close();
-      };
-      readable.once("end", end);
-      readable.once("close", end);
-      readable.once("error", (error) => {
-        if (finished) return;
-        finished = true;
-        controller.error(error);
-      });
-    },
-    pull() {
-      readable.resume();
-    },
-    cancel() {
-      finished = true;
+function readAll(
+  readable: Readable,
+  onData: (chunk: Uint8Array) => void,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (error: unknown) => {
+      readable.off("data", receive);
       readable.destroy();
-    },
-  }, { highWaterMark: 8 });
+      reject(error);
+    };
+    const receive = (chunk: Uint8Array) => {
+      try {
+        onData(chunk);
+      } catch (error) {
+        fail(error);
+      }
+    };
+    readable.on("data", receive);
+    readable.once("end", () => resolve());
+    readable.once("close", () => resolve());
+    readable.once("error", fail);
+  });
 }
 
 class NodeChild implements ChildProcessHandle {
   readonly pid: number;
-  readonly stdout: ReadableStream<Uint8Array>;
-  readonly stderr: ReadableStream<Uint8Array>;
   readonly exited: Promise<ChildExit>;
   #child: PipedChild;
+  #group: ProcessGroup;
   #stdinClosed: Promise<void> | undefined;
-  #hasExited = false;
 
   constructor(child: PipedChild, pid: number, exited: Promise<ChildExit>) {
     this.#child = child;
     this.pid = pid;
-    this.stdout = toWebStream(child.stdout);
-    this.stderr = toWebStream(child.stderr);
-    this.exited = exited.then((exit) => {
-      this.#hasExited = true;
-      return exit;
-    });
+    this.exited = exited;
+    this.#group = new ProcessGroup(pid, {
+      signal: (target, signal) => process.kill(target, signal),
+      signalChild: (signal) => {
+        try {
+          child.kill(signal);
+        } catch {
+          // Already exited.
+        }
+      },
+      platform: platform(),
+      proc,
+    }, exited);
     // EPIPE after the child exits reaches the write callbacks; without a
     // listener the 'error' event would crash the process.
     child.stdin.on("error", () => {});
     child.on("error", () => {});
   }
 
-  write(data: Uint8Array): Promise<void> {
+  readStdout(onData: (chunk: Uint8Array) => void): Promise<void> {
+    return readAll(this.#child.stdout, onData);
+  }
+
+  readStderr(onData: (chunk: Uint8Array) => void): Promise<void> {
+    return readAll(this.#child.stderr, onData);
+  }
+
+  stopReading(): void {
+    this.#child.stdout.destroy();
+    this.#child.stderr.destroy();
+  }
+
+  write(text: string): Promise<void> {
     const stdin = this.#child.stdin;
     return new Promise((resolve, reject) => {
       if (stdin.destroyed || stdin.writableEnded) {
@@ -158,7 +166,7 @@ class NodeChild implements ChildProcessHandle {
       }
       // The callback runs once the chunk is handed to the OS (or fails), so a
       // serial caller never has more than one chunk buffered: backpressure.
-      stdin.write(data, (error) => error ? reject(error) : resolve());
+      stdin.write(text, (error) => error ? reject(error) : resolve());
     });
   }
 
@@ -178,36 +186,26 @@ class NodeChild implements ChildProcessHandle {
     return this.#stdinClosed;
   }
 
+  recordDescendants(): void {
+    this.#group.recordDescendants();
+  }
+
   kill(signal: "SIGTERM" | "SIGKILL"): void {
-    if (!isWindows) {
-      try {
-        process.kill(-this.pid, signal);
-        return;
-      } catch {
-        // ESRCH (group gone) or EPERM: try the direct child below.
-      }
-    }
-    try {
-      this.#child.kill(signal);
-    } catch {
-      // Already exited.
-    }
+    this.#group.kill(signal);
   }
 
   groupAlive(): boolean {
-    if (isWindows) return !this.#hasExited;
-    try {
-      process.kill(-this.pid, 0);
-    } catch {
-      return false;
-    }
-    return process.platform !== "linux" || liveMemberIn(this.pid);
+    return this.#group.alive();
   }
+}
+
+function platform(): string {
+  return isWindows ? "windows" : process.platform;
 }
 
 const backend: ProcessBackend = {
   get platform(): string {
-    return isWindows ? "windows" : process.platform;
+    return platform();
   },
 
   getEnv(name: string): string | undefined {

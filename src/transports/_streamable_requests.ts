@@ -13,10 +13,10 @@ import {
   discardBody,
   displayUrl,
   type EventSourceMessage,
-  eventStream,
   excerpt,
   type HttpClient,
   isMessageObject,
+  isTooLarge,
   mediaType,
   notAMessage,
   parseEventData,
@@ -180,7 +180,8 @@ export class RequestStreams {
     body: ReadableStream<Uint8Array>,
     resumed: boolean,
   ): Promise<void> {
-    const reader = eventStream(body, (ms) => stream.retryMs = ms).getReader();
+    const reader = this.#http.events(body, (ms) => stream.retryMs = ms)
+      .getReader();
     stream.reader = reader;
     if (stream.done) reader.cancel().catch(() => {});
     let progressed = false;
@@ -208,6 +209,16 @@ export class RequestStreams {
     }
     if (resumed || failure !== undefined) reader.cancel().catch(() => {});
     if (stream.answered || stream.done || this.#closed()) return;
+    if (isTooLarge(failure)) {
+      // Resuming would bring the same event again.
+      this.#lose(
+        stream,
+        `the server sent an event larger than maxMessageBytes (${
+          this.#http.maxMessageBytes.toLocaleString("en-US")
+        } characters); raise the maxMessageBytes option if it legitimately sends messages this large`,
+      );
+      return;
+    }
     if (progressed) stream.attempts = 0;
     this.#resume(stream, failure);
   }

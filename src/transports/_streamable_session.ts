@@ -15,12 +15,13 @@ import {
   discardBody,
   displayUrl,
   type EventSourceMessage,
-  eventStream,
   excerpt,
   type HttpClient,
+  isTooLarge,
   mediaType,
   readBodyStart,
 } from "./_http.ts";
+import { messageTooLarge } from "../_limits.ts";
 
 /** The media type of an SSE stream. */
 export const EVENT_STREAM = "text/event-stream";
@@ -308,8 +309,11 @@ export class StreamableSession {
     }
     // Any sign of life (an event or a keep-alive comment) restarts the count.
     const alive = () => attempts = 0;
-    const reader = eventStream(response.body, (ms) => retryMs = ms, alive)
-      .getReader();
+    const reader = this.#http.events(
+      response.body,
+      (ms) => retryMs = ms,
+      alive,
+    ).getReader();
     this.#listenReader = reader;
     let failure: unknown;
     try {
@@ -327,6 +331,17 @@ export class StreamableSession {
     }
     if (this.#listenReader === reader) this.#listenReader = undefined;
     reader.cancel().catch(() => {});
+    if (current() && isTooLarge(failure)) {
+      // Reopening would bring the same event again.
+      this.#report(
+        messageTooLarge(
+          `MCP server at ${displayUrl(this.#url)}`,
+          this.#http.maxMessageBytes,
+          "its GET stream was closed; server notifications outside requests are missed until the next connect",
+        ),
+      );
+      return;
+    }
     if (current()) {
       this.#relisten(generation, lastEventId, attempts, retryMs, failure);
     }

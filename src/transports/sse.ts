@@ -9,14 +9,15 @@
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
 import { asError, errorMessage } from "../_error_text.ts";
+import { messageTooLarge } from "../_limits.ts";
 import {
   discardBody,
   displayUrl,
   type EventSourceMessage,
-  eventStream,
   excerpt,
   HttpClient,
   isMessageObject,
+  isTooLarge,
   mediaType,
   notAMessage,
   parseEventData,
@@ -45,6 +46,11 @@ export interface SSEClientTransportOptions {
   authorize?: (response: Response) => Promise<boolean>;
   /** Supplies extra headers (e.g. `Authorization`): called by `start()` and after each successful `authorize`. */
   getHeaders?: () => Promise<Record<string, string>>;
+  /**
+   * The largest message (SSE event) the server may send, in characters;
+   * past it the connection is closed. Default 64 MiB.
+   */
+  maxMessageBytes?: number;
   /** Not supported: use `headers`, `fetch` and `authorize` instead. */
   requestInit?: never;
 }
@@ -92,8 +98,8 @@ export class SSEClientTransport implements MCPTransport {
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
   /** Receives non-fatal errors, e.g. an event that is not JSON. */
   onerror?: ((error: Error) => void) | undefined;
-  /** Called once when the stream ends, by either side. */
-  onclose?: (() => void) | undefined;
+  /** Called once when the stream ends, by either side; with the reason when the server ended it. */
+  onclose?: ((reason?: Error) => void) | undefined;
 
   readonly #url: URL;
   readonly #http: HttpClient;
@@ -190,7 +196,7 @@ export class SSEClientTransport implements MCPTransport {
           }`,
         );
       }
-      const reader = eventStream(response.body).getReader();
+      const reader = this.#http.events(response.body).getReader();
       this.#reader = reader;
       for (;;) {
         const { value, done } = await reader.read();
@@ -273,17 +279,26 @@ export class SSEClientTransport implements MCPTransport {
       }
     } catch (error) {
       if (!this.#closed()) {
-        this.#report(
-          new MCPConnectionError(
-            `The event stream from MCP server at ${
-              displayUrl(this.#url)
-            } broke: ${this.#http.redact(errorMessage(error))}`,
-            { cause: error },
-          ),
+        this.#shutdown(
+          isTooLarge(error)
+            ? messageTooLarge(
+              `MCP server at ${displayUrl(this.#url)}`,
+              this.#http.maxMessageBytes,
+              "the connection was closed",
+            )
+            : new MCPConnectionError(
+              `the event stream broke: ${
+                this.#http.redact(errorMessage(error))
+              }`,
+              { cause: error },
+            ),
         );
+        return;
       }
     }
-    this.#shutdown();
+    this.#shutdown(
+      new MCPConnectionError("the server closed the event stream"),
+    );
   }
 
   #event(event: EventSourceMessage): void {
@@ -382,8 +397,8 @@ export class SSEClientTransport implements MCPTransport {
     return Promise.resolve();
   }
 
-  /** Releases everything; calls `onclose` if the transport was open. */
-  #shutdown(): void {
+  /** Releases everything; calls `onclose` (with `reason`, if the server ended it) if the transport was open. */
+  #shutdown(reason?: Error): void {
     const wasOpen = this.#state === "open";
     this.#state = "closed";
     this.#http.controller.abort(this.#closedError());
@@ -391,7 +406,7 @@ export class SSEClientTransport implements MCPTransport {
     this.#reader = undefined;
     if (!wasOpen) return;
     try {
-      this.onclose?.();
+      this.onclose?.(reason);
     } catch (error) {
       this.#report(error);
     }

@@ -9,7 +9,9 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
-import { readLines } from "./_lines.ts";
+import { LineSplitter, LineTooLongError } from "./_lines.ts";
+import { checkMaxMessageBytes, messageTooLarge } from "../_limits.ts";
+import { redact, secretsOf } from "../_redact.ts";
 import {
   childEnvironment,
   type ChildExit,
@@ -17,7 +19,7 @@ import {
   loadBackend,
   type ProcessBackend,
 } from "./_process.ts";
-import { asError } from "../_error_text.ts";
+import { asError, errorMessage } from "../_error_text.ts";
 
 /** Options of {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {
@@ -39,22 +41,34 @@ export interface StdioTransportOptions {
    * Default 2000.
    */
   closeTimeoutMs?: number;
-  /** Receives each line the server writes to stderr. */
+  /**
+   * Receives each line the server writes to stderr, with the values of
+   * `env` masked (see the README's "Secrets").
+   */
   onStderr?: (line: string) => void;
+  /**
+   * The largest message the server may send, in bytes; also bounds what
+   * may wait to be written to a server that stops reading its stdin. Past
+   * either, the connection fails with an error naming the limit. Default
+   * 64 MiB.
+   */
+  maxMessageBytes?: number;
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
+/** Messages that may wait for a server that does not read its stdin, besides the byte bound. */
+const MAX_QUEUED_MESSAGES = 100_000;
+/** How long stdout's end may precede the exit before it counts as a server that stopped talking. */
+const EOF_EXIT_GRACE_MS = 250;
 const STDERR_TAIL_LINES = 20;
 /** A stderr line longer than this is kept shortened in `stderrTail`. */
 const STDERR_TAIL_LINE_CHARS = 1000;
 /** An unterminated stderr line is handed on once it grows this long. */
-const STDERR_MAX_PENDING_CHARS = 64 * 1024;
+const STDERR_MAX_LINE_BYTES = 64 * 1024;
 const EXCERPT_CHARS = 200;
 const GROUP_POLL_MS = 20;
 
-const encoder = new TextEncoder();
-
-/** A quoted, shortened copy of `text` for error messages. */
+/** A quoted, shortened copy of `text` for error messages; redact first. */
 function excerpt(text: string): string {
   return JSON.stringify(
     text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text,
@@ -147,30 +161,44 @@ export class StdioTransport implements MCPTransport {
   onmessage?: ((message: JSONRPCMessage) => void) | undefined;
   /** Receives non-fatal errors, e.g. a stdout line that is not a JSON object. */
   onerror?: ((error: Error) => void) | undefined;
-  /** Called once when the server has exited and its stdout has been read to the end. */
-  onclose?: (() => void) | undefined;
+  /**
+   * Called once when the connection ends: the server exited (its output
+   * read to the end), `close()` was called, or the transport failed (the
+   * server closed its stdout, sent a message past `maxMessageBytes`,
+   * stopped reading its stdin), then with the reason. After a failure the
+   * server is being stopped; `close()` resolves once it is gone.
+   */
+  onclose?: ((reason?: Error) => void) | undefined;
 
   #options: StdioTransportOptions;
   #closeTimeoutMs: number;
+  #maxMessageBytes: number;
+  /** The values of `env`, kept out of every message this transport makes. */
+  #secrets: readonly string[];
   #child: ChildProcessHandle | undefined;
   #exit: ChildExit | undefined;
   #starting: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   /** Settles once the exited child is reaped, its output read and `onclose` called. */
   #finished: Promise<void> | undefined;
-  /** True while `send()` may write: from a successful start until close or exit. */
+  /** True while `send()` may write: from a successful start until close, exit or failure. */
   #accepting = false;
   #closeFired = false;
-  #writeChain: Promise<void> = Promise.resolve();
-  #readers: ReadableStreamDefaultReader<Uint8Array>[] = [];
   #tail: string[] = [];
   #tailNext = 0;
+  /** Lines sent while a write is under way, written together when it ends. */
+  #queue: string[] = [];
+  #queuedChars = 0;
+  /** The promise every `send()` of the queued batch returns. */
+  #batch: Batch | undefined;
+  #writing = false;
 
   /**
    * Creates a transport; nothing starts until {@linkcode StdioTransport.prototype.start}.
    *
    * @param options The command to run and how.
-   * @throws {MCPConfigError} If `command` is empty or `closeTimeoutMs` is negative.
+   * @throws {MCPConfigError} If `command` is empty, or `closeTimeoutMs` or
+   * `maxMessageBytes` is invalid.
    */
   constructor(options: StdioTransportOptions) {
     if (typeof options.command !== "string" || options.command.trim() === "") {
@@ -188,8 +216,13 @@ export class StdioTransport implements MCPTransport {
         }.`,
       );
     }
+    this.#maxMessageBytes = checkMaxMessageBytes(
+      options.maxMessageBytes,
+      "StdioTransport",
+    );
     this.#options = { ...options, args: [...(options.args ?? [])] };
     this.#closeTimeoutMs = closeTimeoutMs;
+    this.#secrets = secretsOf(Object.entries(options.env ?? {}));
   }
 
   /** The server's process id while it runs (and after it exits); `undefined` before start. */
@@ -202,7 +235,7 @@ export class StdioTransport implements MCPTransport {
     return this.#exit === undefined ? undefined : { ...this.#exit };
   }
 
-  /** The last 20 lines the server wrote to stderr, oldest first. */
+  /** The last 20 lines the server wrote to stderr, oldest first, secrets masked. */
   get stderrTail(): string[] {
     const tail = this.#tail;
     return tail.length < STDERR_TAIL_LINES
@@ -222,14 +255,16 @@ export class StdioTransport implements MCPTransport {
     if (this.#starting !== undefined || this.#closing !== undefined) {
       return Promise.reject(
         new MCPConnectionError(
-          `The stdio transport for ${
-            JSON.stringify(this.#options.command)
-          } was already started or closed; create a new transport to connect again.`,
+          `The stdio transport for ${this.#name} was already started or closed; create a new transport to connect again.`,
         ),
       );
     }
     this.#starting = this.#start();
     return this.#starting;
+  }
+
+  get #name(): string {
+    return JSON.stringify(this.#options.command);
   }
 
   async #start(): Promise<void> {
@@ -258,55 +293,96 @@ export class StdioTransport implements MCPTransport {
     this.#finished = this.#watch(child);
     if (this.#closing !== undefined) {
       throw new MCPConnectionError(
-        `The stdio transport for ${
-          JSON.stringify(options.command)
-        } was closed while the server was starting.`,
+        `The stdio transport for ${this.#name} was closed while the server was starting.`,
       );
     }
     this.#accepting = true;
   }
 
   /**
-   * Sends one message as a line of JSON on the server's stdin. Concurrent
-   * sends are written one after another, never interleaved.
+   * Sends one message as a line of JSON on the server's stdin. Messages
+   * sent while a write is under way are written together when it ends, in
+   * order, never interleaved.
    *
    * @param message The JSON-RPC message.
    * @returns Resolves once the line is handed to the operating system.
-   * @throws {MCPConnectionError} If the server is not running or the write fails.
+   * @throws {MCPConnectionError} If the server is not running, the write
+   * fails, or the server stopped reading (more than `maxMessageBytes` wait).
    */
   send(message: JSONRPCMessage): Promise<void> {
     if (!this.#accepting) return Promise.reject(notRunning());
-    let bytes: Uint8Array;
+    let line: string;
     try {
-      bytes = encoder.encode(JSON.stringify(message) + "\n");
+      line = JSON.stringify(message) + "\n";
     } catch (error) {
       return Promise.reject(error);
     }
-    const written = this.#writeChain.then(async () => {
-      const child = this.#child;
-      if (!this.#accepting || child === undefined) throw notRunning();
-      try {
-        await child.write(bytes);
-      } catch (error) {
-        throw new MCPConnectionError(
-          `Writing to the stdio server ${
-            JSON.stringify(this.#options.command)
-          } failed: ${asError(error).message}`,
-          { cause: error },
+    this.#queue.push(line);
+    this.#queuedChars += line.length;
+    const batch = this.#batch ??= new Batch();
+    if (
+      this.#queuedChars > this.#maxMessageBytes ||
+      this.#queue.length > MAX_QUEUED_MESSAGES
+    ) {
+      this.#fail(
+        new MCPConnectionError(
+          `MCP server ${this.#name} is not reading its stdin: more than ${
+            this.#queue.length > MAX_QUEUED_MESSAGES
+              ? `${MAX_QUEUED_MESSAGES.toLocaleString("en-US")} messages`
+              : `maxMessageBytes (${
+                this.#maxMessageBytes.toLocaleString("en-US")
+              } bytes)`
+          } wait to be written; the connection was closed. Check that the server reads its requests.`,
+        ),
+      );
+    } else if (!this.#writing) {
+      // Messages of this tick go out in one write.
+      this.#writing = true;
+      queueMicrotask(() => this.#flush());
+    }
+    return batch.promise;
+  }
+
+  /** Writes everything queued in one write, then what was queued meanwhile. */
+  #flush(): void {
+    const batch = this.#batch;
+    const child = this.#child;
+    if (batch === undefined || child === undefined || !this.#accepting) {
+      this.#writing = false;
+      return;
+    }
+    const text = this.#queue.length === 1
+      ? this.#queue[0]!
+      : this.#queue.join("");
+    this.#queue = [];
+    this.#queuedChars = 0;
+    this.#batch = undefined;
+    child.write(text).then(
+      () => {
+        batch.resolve();
+        this.#flush();
+      },
+      (error) => {
+        batch.reject(
+          new MCPConnectionError(
+            `Writing to the stdio server ${this.#name} failed: ${
+              redact(errorMessage(error), this.#secrets)
+            }`,
+            { cause: error },
+          ),
         );
-      }
-    });
-    this.#writeChain = written.catch(() => {});
-    return written;
+        this.#flush(); // what was queued meanwhile fails or goes out in turn
+      },
+    );
   }
 
   /**
    * Stops the server: closes its stdin, waits up to `closeTimeoutMs` for it
-   * to exit, then sends SIGTERM and later SIGKILL to its process group. Also
-   * stops processes of that group which outlive the server. Safe to call
-   * more than once; concurrent calls share one promise.
+   * to exit, then sends SIGTERM and later SIGKILL to its process group and
+   * to every descendant that left the group (Linux). Safe to call more than
+   * once; concurrent calls share one promise.
    *
-   * @returns Resolves once the server and its process group are gone and
+   * @returns Resolves once the server and its descendants are gone and
    * `onclose` has been called (if the transport had started).
    */
   close(): Promise<void> {
@@ -315,12 +391,15 @@ export class StdioTransport implements MCPTransport {
   }
 
   async #shutdown(): Promise<void> {
-    this.#accepting = false;
+    this.#stopAccepting(notRunning());
     await this.#starting?.catch(() => {});
     const child = this.#child;
     if (child === undefined) return;
     const timeoutMs = this.#closeTimeoutMs;
     if (this.#exit === undefined) {
+      // Traced now: once the server exits, what it started in a new session
+      // is re-parented and can no longer be found.
+      child.recordDescendants();
       // A well-behaved server exits when its stdin closes. Not awaited: a
       // write stuck on a full pipe would hold closeStdin() until the kill.
       void child.closeStdin();
@@ -335,6 +414,7 @@ export class StdioTransport implements MCPTransport {
       }
       if (!exited) {
         // Unkillable (e.g. stuck in the kernel): stop waiting for it.
+        child.stopReading();
         this.#finish();
         return;
       }
@@ -346,16 +426,26 @@ export class StdioTransport implements MCPTransport {
   /** Follows the child from spawn to `onclose`. */
   async #watch(child: ChildProcessHandle): Promise<void> {
     const output = Promise.all([
-      this.#readStdout(child.stdout),
-      this.#readStderr(child.stderr),
+      this.#readStdout(child),
+      this.#readStderr(child),
     ]);
     this.#exit = await child.exited;
-    this.#accepting = false;
+    this.#stopAccepting(notRunning());
     void child.closeStdin();
     await this.#reapGroup(child);
     // Normally at EOF by now; a process outside the group may hold the pipe.
     await settlesWithin(output, this.#closeTimeoutMs);
-    this.#finish();
+    child.stopReading();
+    this.#finish(this.#closing === undefined ? this.#exitReason() : undefined);
+  }
+
+  /** Why the connection ended when the server exited on its own. */
+  #exitReason(): MCPConnectionError {
+    const exit = this.#exit;
+    const how = exit?.signal
+      ? `was ended by ${exit.signal}`
+      : `exited with code ${exit?.code}`;
+    return new MCPConnectionError(`the server process ${how}`);
   }
 
   /** Stops what is left of the child's process group once the child itself has exited. */
@@ -379,15 +469,35 @@ export class StdioTransport implements MCPTransport {
     return true;
   }
 
-  /** Ends reading and calls `onclose`, exactly once. */
-  #finish(): void {
+  /**
+   * The transport cannot go on (see `onclose`): sends are refused, calls
+   * waiting on a write fail, `onclose` gets the reason at once, and the
+   * server is stopped in the background (`close()` awaits it).
+   */
+  #fail(reason: MCPConnectionError): void {
+    if (this.#closeFired) return;
+    this.#stopAccepting(reason);
+    this.#finish(reason);
+    this.close().catch((error) => this.#reportError(error));
+  }
+
+  /** Refuses further sends and fails the writes that have not started. */
+  #stopAccepting(reason: Error): void {
     this.#accepting = false;
-    for (const reader of this.#readers) reader.cancel().catch(() => {});
-    this.#readers = [];
+    this.#queue = [];
+    this.#queuedChars = 0;
+    const batch = this.#batch;
+    this.#batch = undefined;
+    batch?.reject(reason);
+  }
+
+  /** Calls `onclose`, exactly once. */
+  #finish(reason?: Error): void {
+    this.#accepting = false;
     if (this.#closeFired) return;
     this.#closeFired = true;
     try {
-      this.onclose?.();
+      this.onclose?.(reason);
     } catch (error) {
       this.#reportError(error);
     }
@@ -401,26 +511,50 @@ export class StdioTransport implements MCPTransport {
     }
   }
 
-  async #readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = stream.getReader();
-    this.#readers.push(reader);
+  async #readStdout(child: ChildProcessHandle): Promise<void> {
+    const lines = new LineSplitter((line) => this.#handleLine(line), {
+      maxLineBytes: this.#maxMessageBytes,
+      overflow: "throw",
+    });
     try {
-      await readLines(reader, (line) => this.#handleLine(line));
+      await child.readStdout((chunk) => lines.push(chunk));
+      lines.end();
     } catch (error) {
       if (this.#closeFired) return;
+      if (error instanceof LineTooLongError) {
+        child.stopReading();
+        this.#fail(
+          messageTooLarge(
+            `MCP server ${this.#name}`,
+            this.#maxMessageBytes,
+            "the connection was closed and the server stopped",
+          ),
+        );
+        return;
+      }
       this.#reportError(
         new Error(
-          `Reading the stdout of MCP server ${
-            JSON.stringify(this.#options.command)
-          } failed: ${asError(error).message}`,
+          `Reading the stdout of MCP server ${this.#name} failed: ${
+            this.#redact(errorMessage(error))
+          }`,
           { cause: error },
         ),
       );
     }
+    // The end of stdout is the end of the conversation. A server that
+    // exits shortly is the normal case; one that lives on is stopped.
+    if (this.#closeFired || this.#closing !== undefined) return;
+    if (await settlesWithin(child.exited, EOF_EXIT_GRACE_MS)) return;
+    this.#fail(
+      new MCPConnectionError(
+        `MCP server ${this.#name} closed its stdout but kept running; the connection was closed and the server stopped`,
+      ),
+    );
   }
 
-  /** Parses one stdout line and delivers it. */
+  /** Parses one stdout line and delivers it; after a failure, drains without delivering. */
   #handleLine(line: string): void {
+    if (this.#closeFired) return;
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -428,10 +562,8 @@ export class StdioTransport implements MCPTransport {
       if (line.trim() === "") return;
       this.#reportError(
         new Error(
-          `MCP server ${
-            JSON.stringify(this.#options.command)
-          } wrote a line to stdout that is not JSON: ${
-            excerpt(line)
+          `MCP server ${this.#name} wrote a line to stdout that is not JSON: ${
+            excerpt(this.#redact(line))
           }. Servers must write only JSON-RPC messages to stdout and log to stderr.`,
         ),
       );
@@ -442,10 +574,8 @@ export class StdioTransport implements MCPTransport {
     ) {
       this.#reportError(
         new Error(
-          `MCP server ${
-            JSON.stringify(this.#options.command)
-          } wrote a line to stdout that is not a JSON-RPC message object: ${
-            excerpt(line)
+          `MCP server ${this.#name} wrote a line to stdout that is not a JSON-RPC message object: ${
+            excerpt(this.#redact(line))
           }.`,
         ),
       );
@@ -458,22 +588,22 @@ export class StdioTransport implements MCPTransport {
     }
   }
 
-  async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
-    const reader = stream.getReader();
-    this.#readers.push(reader);
+  async #readStderr(child: ChildProcessHandle): Promise<void> {
+    const lines = new LineSplitter((line) => this.#stderrLine(line), {
+      maxLineBytes: STDERR_MAX_LINE_BYTES,
+      overflow: "split",
+    });
     try {
-      await readLines(
-        reader,
-        (line) => this.#stderrLine(line),
-        STDERR_MAX_PENDING_CHARS,
-      );
+      await child.readStderr((chunk) => lines.push(chunk));
+      lines.end();
     } catch {
       // stderr is diagnostics only; losing its end is not worth an error.
     }
   }
 
-  /** Keeps one stderr line in the tail and hands it to `onStderr`. */
-  #stderrLine(line: string): void {
+  /** Keeps one stderr line, secrets masked, in the tail and hands it to `onStderr`. */
+  #stderrLine(raw: string): void {
+    const line = this.#redact(raw);
     const kept = line.length > STDERR_TAIL_LINE_CHARS
       ? `${line.slice(0, STDERR_TAIL_LINE_CHARS)}…`
       : line;
@@ -490,6 +620,24 @@ export class StdioTransport implements MCPTransport {
     } catch (error) {
       this.#reportError(error);
     }
+  }
+
+  #redact(text: string): string {
+    return redact(text, this.#secrets);
+  }
+}
+
+/** The sends written together: one promise for all of them. */
+class Batch {
+  readonly promise: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: Error) => void;
+
+  constructor() {
+    this.promise = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
   }
 }
 

@@ -69,6 +69,12 @@ export interface StreamableHTTPTransportOptions {
    * on every request and are redacted from error messages too.
    */
   getHeaders?: () => Promise<Record<string, string>>;
+  /**
+   * The largest message the server may send, in bytes: a JSON answer
+   * longer than this fails its request early; an SSE event (counted in
+   * characters) longer than this ends its stream. Default 64 MiB.
+   */
+  maxMessageBytes?: number;
   /** Not supported: use `headers`, `fetch` and `authorize` instead. */
   requestInit?: never;
 }
@@ -313,7 +319,7 @@ export class StreamableHTTPTransport implements MCPTransport {
       }
       if (initialize && response.ok) {
         const session = response.headers.get("mcp-session-id");
-        if (session) this.#session.adopt(session);
+        if (session) this.#session.adopt(checkSessionId(session, this.#url));
       }
       if (!response.ok) {
         throw await this.#session.statusError(response, {
@@ -333,7 +339,12 @@ export class StreamableHTTPTransport implements MCPTransport {
       } else if (type === "application/json") {
         let text: string;
         try {
-          text = await response.text();
+          text = await this.#http.readText(
+            response,
+            `MCP server at ${displayUrl(this.#url)} (answering POST ${
+              describe(method)
+            })`,
+          );
         } catch (error) {
           throw this.#fetchError(error, `POST ${describe(method)}`);
         }
@@ -388,6 +399,30 @@ export class StreamableHTTPTransport implements MCPTransport {
       // A throwing onerror must not break the stream readers.
     }
   }
+}
+
+/** The longest `Mcp-Session-Id` accepted; ids are re-sent with every request. */
+const MAX_SESSION_ID_CHARS = 1024;
+/** What the specification allows in a session id: visible ASCII, 0x21 to 0x7E. */
+const SESSION_ID = /^[\x21-\x7E]+$/;
+
+/**
+ * Checks the session id a server assigned: visible ASCII only (the
+ * specification's rule), and not so long that re-sending it with every
+ * request would be a burden.
+ *
+ * @throws {MCPConnectionError} Naming what is wrong, not the id itself.
+ */
+function checkSessionId(id: string, url: URL): string {
+  if (id.length <= MAX_SESSION_ID_CHARS && SESSION_ID.test(id)) return id;
+  const what = id.length > MAX_SESSION_ID_CHARS
+    ? `${id.length} characters long (at most ${MAX_SESSION_ID_CHARS} are accepted)`
+    : "with characters other than visible ASCII (0x21 to 0x7E), which the MCP specification forbids";
+  throw new MCPConnectionError(
+    `MCP server at ${
+      displayUrl(url)
+    } assigned an Mcp-Session-Id ${what}; refusing it. This is a bug in the server; report it to its maintainers.`,
+  );
 }
 
 /** Names a message in error text: its method, quoted. */

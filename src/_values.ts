@@ -1,0 +1,72 @@
+/**
+ * Small helpers for values of unknown shape: what a parsed document, a
+ * server's message or a caller's argument turned out to be. Internal.
+ *
+ * @module
+ */
+
+/** Whether a value is a plain object (a mapping), not a list or null. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Describes a value's kind for a message without showing the value: values
+ * may be secrets.
+ *
+ * @param value Any parsed value.
+ * @returns `a string`, `a number`, `a boolean`, `a list`, `an object`, `null` or `nothing`.
+ */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  switch (typeof value) {
+    case "boolean":
+      return "a boolean";
+    case "object":
+      return "an object";
+    case "undefined":
+      return "nothing";
+    default:
+      return `a ${typeof value}`;
+  }
+}
+
+/**
+ * Quotes a value for an error message: JSON where possible, shortened to
+ * `maxLength` characters.
+ *
+ * @param value Any value a user may have written.
+ * @param maxLength Longest text returned; longer text ends in `…`.
+ * @returns A short, readable rendering of `value`.
+ *
+ * @example
+ * ```ts ignore
+ * describeValue("echo"); // "\"echo\""
+ * describeValue("x".repeat(100), 10); // "\"xxxxxxxx…"
+ * ```
+ */
+export function describeValue(value: unknown, maxLength = 60): string {
+  let text: string;
+  switch (typeof value) {
+    case "undefined":
+      text = "undefined";
+      break;
+    case "function":
+      text = "a function";
+      break;
+    case "bigint":
+      text = `${value}n`;
+      break;
+    case "symbol":
+      text = value.toString();
+      break;
+    default:
+      try {
+        text = JSON.stringify(value) ?? String(value);
+      } catch {
+        text = Object.prototype.toString.call(value);
+      }
+  }
+  return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
+}

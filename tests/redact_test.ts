@@ -1,0 +1,71 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  configSecrets,
+  redact,
+  redactError,
+  secretsOf,
+} from "../src/_redact.ts";
+
+describe("secretsOf() and redact()", () => {
+  it("masks values of 8 characters or more, and leaves short ordinary values alone", () => {
+    const secrets = secretsOf([["MODE", "loop"], ["DB_URL", "postgres-db-1"]]);
+    assert.equal(
+      redact("loop over postgres-db-1", secrets),
+      "loop over [redacted]",
+    );
+  });
+
+  it("masks the value of a secret-looking name whatever its length", () => {
+    const secrets = secretsOf([["API_KEY", "k9"], [
+      "Authorization",
+      "Bearer ab12",
+    ]]);
+    assert.equal(
+      redact("key=k9 token ab12", secrets),
+      "key=[redacted] token [redacted]",
+    );
+  });
+
+  it("ignores case", () => {
+    const secrets = secretsOf([["TOKEN", "AbCdEfGhIj"]]);
+    assert.equal(
+      redact("echo: abcdefghij ABCDEFGHIJ", secrets),
+      "echo: [redacted] [redacted]",
+    );
+  });
+
+  it("masks each part of a value, and its URL-encoded form", () => {
+    const secrets = secretsOf([[
+      "Cookie",
+      "sid=0123456789; theme=darkmode-plus",
+    ]]);
+    const text = redact("got 0123456789 and darkmode-plus", secrets);
+    assert.equal(text, "got [redacted] and [redacted]");
+    const encoded = secretsOf([["X_TOKEN", "a b/c+d=e"]]);
+    assert.equal(redact("q=a%20b%2Fc%2Bd%3De", encoded), "q=[redacted]");
+  });
+
+  it("takes a URL's credentials and query values from a config", () => {
+    const secrets = configSecrets({
+      name: "s",
+      transport: "streamable-http",
+      url: "https://user:pw@example.com/mcp?api_key=xy&region=eu-west-1a",
+    });
+    assert.equal(
+      redact("pw xy eu-west-1a", secrets),
+      "[redacted] [redacted] [redacted]",
+    );
+  });
+
+  it("redacts an error's message, stack and causes in place", () => {
+    const secrets = secretsOf([["SECRET", "hunter2hunter2"]]);
+    const error = new Error("bad hunter2hunter2", {
+      cause: new Error("cause HUNTER2HUNTER2"),
+    });
+    assert.equal(redactError(error, secrets), error);
+    assert.equal(error.message, "bad [redacted]");
+    assert.doesNotMatch(error.stack!, /hunter2/i);
+    assert.equal((error.cause as Error).message, "cause [redacted]");
+  });
+});
