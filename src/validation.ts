@@ -3,12 +3,14 @@
  * `@cfworker/json-schema`: no `eval`/`new Function`, so it runs on edge
  * runtimes. The schema comes from the server, so nothing in it may stall
  * the process: patterns are vetted first (`_pattern_safety.ts`, loaded only
- * for schemas that have patterns). Internal.
+ * for schemas that have patterns). The validator package is loaded with the
+ * first schema compiled, so a program that never calls a tool never loads
+ * it. Internal.
  *
  * @module
  */
 
-import { type Schema, Validator } from "@cfworker/json-schema";
+import type { Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "./types.ts";
 
 type Draft = "4" | "7" | "2019-09" | "2020-12";
@@ -52,6 +54,7 @@ export async function compileValidator(
       const { vetPatterns } = await import("./_pattern_safety.ts");
       local = (await vetPatterns(schema)).schema;
     }
+    const { Validator } = await import("@cfworker/json-schema");
     validator = new Validator(local as Schema, draftOf(schema), false);
   } catch {
     return acceptAll;

@@ -74,7 +74,7 @@ export class LineSplitter {
     }
     if (start === chunk.length) return;
     // Only what is kept is copied out of `chunk`: a pooled buffer may be reused.
-    this.#parts.push(chunk.slice(start));
+    this.#parts.push(Uint8Array.prototype.slice.call(chunk, start));
     this.#partBytes += chunk.length - start;
     if (this.#partBytes > this.#max) {
       if (!this.#split) throw new LineTooLongError(this.#max);
