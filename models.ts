@@ -72,6 +72,8 @@ export type {
   GeminiFunctionDeclaration,
   GeminiFunctionResponseContent,
   GeminiFunctionResponsePart,
+  GeminiOpenApiFunctionDeclaration,
+  GeminiOpenApiTool,
   GeminiSchema,
   GeminiTool,
   ModelProvider,

@@ -21,6 +21,7 @@ import type {
 import type {
   AnthropicTool,
   GeminiFunctionDeclaration,
+  GeminiOpenApiFunctionDeclaration,
   GeminiSchema,
   ModelProvider,
   OpenAIChatTool,
@@ -37,8 +38,6 @@ export interface Entry {
   description: string | undefined;
   /** The arguments' schema in the provider's form. */
   schema: Schema | undefined;
-  /** Gemini OpenAPI form: `schema` is a `parameters` schema. */
-  openApi: boolean;
   /** OpenAI: whether `schema` is strict. */
   strict: boolean;
   /** Undoes schema changes on the model's arguments (strict nulls). */
@@ -73,7 +72,8 @@ function buildEntry(
   options: ToolDefinitionOptions,
 ): Entry {
   const alias = toolAlias(tool.name);
-  const name = provider === "gemini" && !GEMINI_NAME_START.test(alias)
+  const gemini = provider === "gemini" || provider === "gemini-openapi";
+  const name = gemini && !GEMINI_NAME_START.test(alias)
     ? `_${alias}`.slice(0, 64)
     : alias;
   const input = tool.inputSchema ?? { type: "object" };
@@ -82,7 +82,6 @@ function buildEntry(
   let notes: string[];
   let strict = false;
   let restore = identity;
-  let openApi = false;
   switch (provider) {
     case "openai-chat":
     case "openai-responses": {
@@ -100,10 +99,10 @@ function buildEntry(
       ({ schema, hint, notes } = anthropicInputSchema(input));
       break;
     case "gemini":
-      openApi = options.geminiSchema === "openapi";
-      ({ schema, hint, notes } = openApi
-        ? geminiOpenApiSchema(input)
-        : geminiJsonSchema(input));
+      ({ schema, hint, notes } = geminiJsonSchema(input));
+      break;
+    case "gemini-openapi":
+      ({ schema, hint, notes } = geminiOpenApiSchema(input));
       break;
     case "ai-sdk": {
       // The AI SDK converts for each provider itself; only the root must
@@ -121,7 +120,6 @@ function buildEntry(
     name,
     description: describe(tool, options, hint),
     schema,
-    openApi,
     strict,
     restore,
     report,
@@ -190,19 +188,30 @@ export function anthropicTools(entries: readonly Entry[]): AnthropicTool[] {
   }));
 }
 
-/** Gemini function declarations. */
+/** Gemini function declarations with `parametersJsonSchema`. */
 export function geminiDeclarations(
   entries: readonly Entry[],
 ): GeminiFunctionDeclaration[] {
-  return entries.map((entry) => {
-    const declaration: GeminiFunctionDeclaration = { name: entry.name };
-    if (entry.description !== undefined) {
-      declaration.description = entry.description;
-    }
-    if (entry.schema !== undefined) {
-      if (entry.openApi) declaration.parameters = entry.schema as GeminiSchema;
-      else declaration.parametersJsonSchema = entry.schema;
-    }
-    return declaration;
-  });
+  return entries.map((entry) => ({
+    name: entry.name,
+    ...(entry.description === undefined
+      ? {}
+      : { description: entry.description }),
+    parametersJsonSchema: entry.schema ?? { type: "object", properties: {} },
+  }));
+}
+
+/** Gemini function declarations with OpenAPI-subset `parameters`. */
+export function geminiOpenApiDeclarations(
+  entries: readonly Entry[],
+): GeminiOpenApiFunctionDeclaration[] {
+  return entries.map((entry) => ({
+    name: entry.name,
+    ...(entry.description === undefined
+      ? {}
+      : { description: entry.description }),
+    ...(entry.schema === undefined
+      ? {}
+      : { parameters: entry.schema as GeminiSchema }),
+  }));
 }

@@ -12,6 +12,7 @@ import {
   buildEntries,
   type Entry,
   geminiDeclarations,
+  geminiOpenApiDeclarations,
   openaiChatTools,
   openaiResponsesTools,
 } from "./_build.ts";
@@ -172,6 +173,19 @@ const CODECS: { [P in ModelProvider]: Codec<P> } = {
       geminiResult(id, name, outcome),
     turn: (results) => ({ role: "user", parts: results }),
   },
+  "gemini-openapi": {
+    definitions: (
+      entries,
+    ) => [{ functionDeclarations: geminiOpenApiDeclarations(entries) }],
+    read: (call: GeminiFunctionCall) => ({
+      id: call.id,
+      name: call.name ?? "",
+      args: call.args,
+    }),
+    write: (id, name, outcome): GeminiFunctionResponsePart =>
+      geminiResult(id, name, outcome),
+    turn: (results) => ({ role: "user", parts: results }),
+  },
   "ai-sdk": {
     definitions: (entries, run) => aiSdkTools(entries, run),
     read: (call: AiSdkToolCall) => ({
@@ -199,9 +213,10 @@ const CODECS: { [P in ModelProvider]: Codec<P> } = {
  * @param source A {@linkcode ToolRegistry}, or a list of its tools (e.g. a
  * skill's `select(registry)`).
  * @param provider `"openai-chat"`, `"openai-responses"`, `"anthropic"`,
- * `"gemini"` or `"ai-sdk"`.
+ * `"gemini"` (`parametersJsonSchema`), `"gemini-openapi"` (OpenAPI-subset
+ * `parameters`, for older endpoints) or `"ai-sdk"`.
  * @param options How definitions are written (title, capability hint,
- * OpenAI strict mode, Gemini schema form) and the default dispatch options
+ * OpenAI strict mode) and the default dispatch options
  * (approval hook, invoke options); `dispatch()` may override the latter.
  * @returns The definitions, a report per tool, and `dispatch`/`dispatchAll`.
  *
@@ -291,9 +306,9 @@ export function modelTools<P extends ModelProvider>(
  *
  * @param source A {@linkcode ToolRegistry}, or a list of its tools.
  * @param provider The model API.
- * @param options Title, capability hint, OpenAI strict mode, Gemini schema
- * form (and, for `"ai-sdk"`, whose tools run themselves, dispatch options).
- * @returns The definitions: an array of tools, or for `"gemini"` one tool
+ * @param options Title, capability hint, OpenAI strict mode (and, for
+ * `"ai-sdk"`, whose tools run themselves, dispatch options).
+ * @returns The definitions: an array of tools, or for Gemini one tool
  * holding every function declaration, or for `"ai-sdk"` a record by name.
  *
  * @example OpenAI Chat Completions `tools`

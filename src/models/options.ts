@@ -33,12 +33,6 @@ export interface ToolDefinitionOptions {
    * schema with `strict: false`. Default `true`.
    */
   strict?: boolean;
-  /**
-   * Gemini: `"json-schema"` writes `parametersJsonSchema` (current
-   * endpoints); `"openapi"` writes `parameters` in the OpenAPI 3.0 subset
-   * (older endpoints, some Vertex AI models). Default `"json-schema"`.
-   */
-  geminiSchema?: "json-schema" | "openapi";
 }
 
 /** What the approval hook is asked about. */

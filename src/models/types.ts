@@ -14,6 +14,7 @@ export type ModelProvider =
   | "openai-responses"
   | "anthropic"
   | "gemini"
+  | "gemini-openapi"
   | "ai-sdk";
 
 // --- OpenAI Chat Completions ------------------------------------------------
@@ -234,22 +235,43 @@ export interface GeminiSchema {
   maximum?: number;
 }
 
-/** A function declaration. */
+/** A function declaration with a JSON Schema (`"gemini"`). */
 export interface GeminiFunctionDeclaration {
   /** The tool's alias (prefixed with `_` if it does not start with a letter or `_`). */
   name: string;
   /** What the tool does. */
   description?: string;
-  /** JSON Schema of the arguments (`geminiSchema: "json-schema"`, the default). */
-  parametersJsonSchema?: JsonSchema;
-  /** OpenAPI-subset schema of the arguments (`geminiSchema: "openapi"`). */
-  parameters?: GeminiSchema;
+  /** JSON Schema of the arguments. */
+  parametersJsonSchema: JsonSchema;
 }
 
-/** An entry of `config.tools`: all the declarations in one tool. */
+/** An entry of `config.tools`: all the declarations in one tool (`"gemini"`). */
 export interface GeminiTool {
   /** The function declarations. */
   functionDeclarations: GeminiFunctionDeclaration[];
+}
+
+/**
+ * A function declaration with an OpenAPI-subset schema (`"gemini-openapi"`),
+ * for endpoints without `parametersJsonSchema`.
+ */
+export interface GeminiOpenApiFunctionDeclaration {
+  /** The tool's alias (prefixed with `_` if it does not start with a letter or `_`). */
+  name: string;
+  /** What the tool does. */
+  description?: string;
+  /** The arguments; absent for a tool without any (the API refuses an empty OBJECT). */
+  parameters?: GeminiSchema;
+}
+
+/**
+ * An entry of `tools` with OpenAPI-subset schemas (`"gemini-openapi"`). With
+ * `@google/genai`, cast it (`as Tool[]`): the SDK types `type` as a
+ * TypeScript enum whose values are these same strings.
+ */
+export interface GeminiOpenApiTool {
+  /** The function declarations. */
+  functionDeclarations: GeminiOpenApiFunctionDeclaration[];
 }
 
 /** A `functionCall` of a response (`response.functionCalls`). */
@@ -404,9 +426,16 @@ export interface ProviderShapes {
     result: AnthropicToolResult;
     turn: AnthropicToolResultMessage;
   };
-  /** Gemini (`@google/genai`, REST). */
+  /** Gemini (`@google/genai`, REST), `parametersJsonSchema`. */
   gemini: {
     definitions: GeminiTool[];
+    call: GeminiFunctionCall;
+    result: GeminiFunctionResponsePart;
+    turn: GeminiFunctionResponseContent;
+  };
+  /** Gemini with OpenAPI-subset `parameters` (older endpoints, Vertex AI). */
+  "gemini-openapi": {
+    definitions: GeminiOpenApiTool[];
     call: GeminiFunctionCall;
     result: GeminiFunctionResponsePart;
     turn: GeminiFunctionResponseContent;
