@@ -190,9 +190,9 @@ export function aiSdkModelOutput(output: AiSdkToolOutput): AiSdkModelOutput {
     value: [
       { type: "text", text: output.text },
       ...output.images.map((image) => ({
-        type: "image-data" as const,
-        data: image.data,
+        type: "file" as const,
         mediaType: image.mimeType,
+        data: { type: "data" as const, data: image.data },
       })),
     ],
   };

@@ -157,12 +157,15 @@ function list(names: readonly string[]): string {
 function closest(name: string, names: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
-  const wanted = name.toLowerCase();
+  const wanted = normalize(name);
   for (const candidate of names) {
-    const lower = candidate.toLowerCase();
-    const distance = lower.endsWith(`__${wanted}`)
-      ? 0
-      : editDistance(wanted, lower);
+    const full = normalize(candidate);
+    // A model often drops the namespace: compare with the tool part too.
+    const tool = full.slice(full.indexOf("__") + 2);
+    const distance = Math.min(
+      editDistance(wanted, full),
+      editDistance(wanted, tool),
+    );
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
@@ -171,6 +174,11 @@ function closest(name: string, names: readonly string[]): string | undefined {
   return bestDistance <= Math.max(2, Math.floor(name.length / 3))
     ? best
     : undefined;
+}
+
+/** Lower case, with `-`, `.` and spaces read as `_`. */
+function normalize(name: string): string {
+  return name.toLowerCase().replace(/[-. ]/g, "_");
 }
 
 function editDistance(a: string, b: string): number {

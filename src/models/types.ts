@@ -352,7 +352,11 @@ export type AiSdkModelOutput =
     type: "content";
     value: Array<
       | { type: "text"; text: string }
-      | { type: "image-data"; data: string; mediaType: string }
+      | {
+        type: "file";
+        mediaType: string;
+        data: { type: "data"; data: string };
+      }
     >;
   };
 
@@ -440,7 +444,7 @@ export interface ProviderShapes {
     result: GeminiFunctionResponsePart;
     turn: GeminiFunctionResponseContent;
   };
-  /** Vercel AI SDK (v6 and later). */
+  /** Vercel AI SDK 7 (`ai`): tool results carry images as `file` parts. */
   "ai-sdk": {
     definitions: Record<string, AiSdkTool>;
     call: AiSdkToolCall;

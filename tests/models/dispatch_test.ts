@@ -385,7 +385,7 @@ describe("images", () => {
     });
   });
 
-  it("AI SDK: image-data content", async () => {
+  it("AI SDK: file content parts", async () => {
     const tools = modelTools(snapshot(), "ai-sdk");
     const part = await tools.dispatch({
       toolCallId: "1",
@@ -396,8 +396,16 @@ describe("images", () => {
       type: "content",
       value: [
         { type: "text", text: "two pictures" },
-        { type: "image-data", data: PNG, mediaType: "image/png" },
-        { type: "image-data", data: PNG, mediaType: "image/bmp" },
+        {
+          type: "file",
+          mediaType: "image/png",
+          data: { type: "data", data: PNG },
+        },
+        {
+          type: "file",
+          mediaType: "image/bmp",
+          data: { type: "data", data: PNG },
+        },
       ],
     });
   });
