@@ -22,6 +22,8 @@ export const TEST_PACKAGES: readonly string[] = [
   "zod",
   // tests/bundle_test.ts bundles the installed package.
   "esbuild",
+  // tests/models/loop_test.ts runs the AI SDK's generateText() with a mock model.
+  "ai",
 ];
 
 /**

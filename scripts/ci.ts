@@ -33,6 +33,7 @@ const CHECKED = [
   "mod.ts",
   "config.ts",
   "cli.ts",
+  "models.ts",
   "src",
   "tests",
   "scripts",

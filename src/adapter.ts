@@ -416,9 +416,11 @@ export class MCPToolAdapter {
       if (tool.annotations) resolveOptions.annotations = tool.annotations;
       if (options.overrides) resolveOptions.overrides = options.overrides;
       const toolName = tool.name;
+      const title = tool.title ?? tool.annotations?.title;
       registered.push({
         name: `${namespace}/${toolName}`,
         description: tool.description,
+        ...(typeof title === "string" ? { title } : {}),
         inputSchema: tool.inputSchema,
         capability: resolveCapability(toolName, resolveOptions),
         checkpointable: false,

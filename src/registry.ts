@@ -41,6 +41,11 @@ export interface RegisteredTool {
   name: string;
   /** Human-readable description; `""` when the server sent none. */
   description: string;
+  /**
+   * Display title: the server's `title`, else its `annotations.title`;
+   * absent when it sent neither.
+   */
+  title?: string;
   /** JSON Schema for the tool's arguments. */
   inputSchema: JsonSchema;
   /** What the tool may do to the world (see `resolveCapability`). */

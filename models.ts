@@ -1,0 +1,89 @@
+/**
+ * Hand the registered tools to a model: tool definitions in the exact JSON
+ * of the OpenAI (Chat Completions and Responses), Anthropic, Gemini and
+ * Vercel AI SDK APIs — each schema transformed to what that API accepts —
+ * and a `dispatch()` that runs the calls the model makes through the
+ * registry and answers in that API's tool-result format, with an approval
+ * hook before writing tools.
+ *
+ * No provider SDK is imported: the shapes are plain JSON, checked against
+ * the SDKs' types in this package's tests.
+ *
+ * @example Give a registry's tools to OpenAI and answer its tool calls
+ * ```ts ignore
+ * import OpenAI from "openai";
+ * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+ * import { modelTools } from "@cleveragents/mcp-adapter/models";
+ *
+ * const hub = new MCPToolHub(servers);
+ * await hub.start();
+ * const tools = modelTools(hub.registry, "openai-chat", {
+ *   approve: ({ name, args }) => confirm(`${name} ${JSON.stringify(args)}?`),
+ * });
+ * const openai = new OpenAI(); // reads OPENAI_API_KEY
+ * const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: "user", content: "…" }];
+ * const response = await openai.chat.completions.create({
+ *   model: "gpt-5",
+ *   messages,
+ *   tools: tools.definitions,
+ * });
+ * const message = response.choices[0]!.message;
+ * messages.push(message, ...await tools.dispatchAll(message.tool_calls ?? []));
+ * ```
+ *
+ * @module
+ */
+
+export { modelTools, toolDefinitions } from "./src/models/model_tools.ts";
+// Types of the root entry that this one's API uses, so it documents on its own.
+export type { RegisteredTool, ToolRegistry } from "./src/registry.ts";
+export type {
+  InvokeOptions,
+  JsonSchema,
+  MCPErrorKind,
+  MCPProgress,
+  MCPToolResult,
+  ToolCapability,
+} from "./src/types.ts";
+export type { ModelTools } from "./src/models/model_tools.ts";
+export type {
+  ApprovalRequest,
+  ApproveFunction,
+  DispatchOptions,
+  ModelToolsOptions,
+  SchemaReport,
+  ToolDefinitionOptions,
+  ToolSource,
+} from "./src/models/options.ts";
+export type {
+  AiSdkInputSchema,
+  AiSdkModelOutput,
+  AiSdkTool,
+  AiSdkToolCall,
+  AiSdkToolMessage,
+  AiSdkToolOutput,
+  AiSdkToolResultPart,
+  AnthropicResultBlock,
+  AnthropicTool,
+  AnthropicToolResult,
+  AnthropicToolResultMessage,
+  AnthropicToolUse,
+  GeminiFunctionCall,
+  GeminiFunctionDeclaration,
+  GeminiFunctionResponseContent,
+  GeminiFunctionResponsePart,
+  GeminiOpenApiFunctionDeclaration,
+  GeminiOpenApiTool,
+  GeminiSchema,
+  GeminiTool,
+  ModelProvider,
+  OpenAIChatImageMessage,
+  OpenAIChatMessage,
+  OpenAIChatTool,
+  OpenAIChatToolCall,
+  OpenAIChatToolMessage,
+  OpenAIResponsesFunctionCall,
+  OpenAIResponsesFunctionCallOutput,
+  OpenAIResponsesTool,
+  ProviderShapes,
+} from "./src/models/types.ts";

@@ -1,0 +1,198 @@
+/**
+ * Runs one tool call a model made: finds the tool by the name the model
+ * used, parses and checks the arguments, asks the approval hook, invokes the
+ * tool through the registry, and reports every failure as an outcome for
+ * the model instead of throwing. Internal.
+ *
+ * @module
+ */
+
+import { errorMessage } from "../_error_text.ts";
+import type { RegisteredTool, ToolRegistry } from "../registry.ts";
+import type { Entry } from "./_build.ts";
+import { declined, failure, type Outcome, outcomeOf } from "./_content.ts";
+import { isSchema } from "./_json_schema.ts";
+import type { DispatchOptions, ToolSource } from "./options.ts";
+
+/** The tools a dispatcher knows, by every name a model may use. */
+export class ToolIndex {
+  readonly #byName = new Map<string, Entry>();
+  readonly #registry: ToolRegistry | undefined;
+
+  constructor(source: ToolSource, entries: readonly Entry[]) {
+    this.#registry = Array.isArray(source) ? undefined : source as ToolRegistry;
+    for (const entry of entries) {
+      this.#byName.set(entry.name, entry);
+      this.#byName.set(entry.tool.name, entry);
+    }
+  }
+
+  /** The declared names, for messages. */
+  get names(): string[] {
+    return [...new Set([...this.#byName.values()].map((entry) => entry.name))];
+  }
+
+  /**
+   * The entry and the tool to run for `name`: through the registry when
+   * there is one, so a refreshed server's tool is used.
+   */
+  find(
+    name: string,
+  ): { entry: Entry; tool: RegisteredTool | undefined } | undefined {
+    const entry = this.#byName.get(name);
+    if (!entry) return undefined;
+    const tool = this.#registry === undefined
+      ? entry.tool
+      : this.#registry.resolve(entry.tool.name);
+    return { entry, tool };
+  }
+}
+
+/** Runs one call; never throws for tool or call failures. */
+export async function runCall(
+  index: ToolIndex,
+  call: { name: string; args: unknown; raw: unknown },
+  options: DispatchOptions,
+): Promise<Outcome> {
+  const found = index.find(call.name);
+  if (!found) return failure(unknownTool(call.name, index.names));
+  const { entry, tool } = found;
+  if (!tool) {
+    return failure(
+      `Tool ${
+        JSON.stringify(call.name)
+      } is no longer available (its server's tool list changed). Use one of: ${
+        list(index.names)
+      }.`,
+    );
+  }
+  const parsed = parseArguments(entry.name, call.args);
+  if ("error" in parsed) return failure(parsed.error);
+  const args = entry.restore(parsed.args);
+  const { approve } = options;
+  if (approve && (options.approveAll || tool.capability.writes)) {
+    let approved: boolean;
+    let why = "";
+    try {
+      approved = await approve({
+        tool,
+        name: entry.name,
+        args,
+        call: call.raw,
+      });
+    } catch (error) {
+      approved = false;
+      why = ` (the approval check failed: ${errorMessage(error)})`;
+    }
+    if (!approved) {
+      return declined(
+        `The user declined to run tool ${JSON.stringify(entry.name)}${
+          tool.capability.writes ? ", which changes data" : ""
+        }${why}. Do not call it again unless the user asks; say what you wanted it to do instead.`,
+      );
+    }
+  }
+  try {
+    return outcomeOf(await tool.invoke(args, options.invokeOptions));
+  } catch (error) {
+    return failure(
+      `Tool ${JSON.stringify(entry.name)} could not be called: ${
+        errorMessage(error)
+      }`,
+    );
+  }
+}
+
+/** Arguments as an object: JSON text is parsed, absent means `{}`. */
+function parseArguments(
+  name: string,
+  raw: unknown,
+): { args: Record<string, unknown> } | { error: string } {
+  let value = raw;
+  if (typeof raw === "string") {
+    if (raw.trim() === "") return { args: {} };
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      return {
+        error: `The arguments for tool ${
+          JSON.stringify(name)
+        } are not valid JSON (${errorMessage(error)}): ${
+          excerpt(raw)
+        }. Send the arguments as one JSON object, e.g. {"name": "value"}.`,
+      };
+    }
+  }
+  if (value === undefined || value === null) return { args: {} };
+  if (!isSchema(value)) {
+    return {
+      error: `The arguments for tool ${
+        JSON.stringify(name)
+      } must be a JSON object of named arguments, got ${
+        Array.isArray(value) ? "an array" : typeof value
+      }: ${excerpt(JSON.stringify(value))}.`,
+    };
+  }
+  return { args: value };
+}
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, " ");
+  return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 77)}...` : flat);
+}
+
+function unknownTool(name: string, names: readonly string[]): string {
+  const guess = closest(name, names);
+  return `Unknown tool ${JSON.stringify(name)}.${
+    guess === undefined ? "" : ` Did you mean ${JSON.stringify(guess)}?`
+  } Call one of the tools you were given: ${list(names)}.`;
+}
+
+function list(names: readonly string[]): string {
+  const shown = names.slice(0, 30).join(", ");
+  return names.length > 30 ? `${shown}, … (${names.length} in all)` : shown;
+}
+
+/** The name nearest to `name` by edit distance, if near enough to suggest. */
+function closest(name: string, names: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  const wanted = normalize(name);
+  for (const candidate of names) {
+    const full = normalize(candidate);
+    // A model often drops the namespace: compare with the tool part too.
+    const tool = full.slice(full.indexOf("__") + 2);
+    const distance = Math.min(
+      editDistance(wanted, full),
+      editDistance(wanted, tool),
+    );
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 3))
+    ? best
+    : undefined;
+}
+
+/** Lower case, with `-`, `.` and spaces read as `_`. */
+function normalize(name: string): string {
+  return name.toLowerCase().replace(/[-. ]/g, "_");
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

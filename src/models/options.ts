@@ -1,0 +1,90 @@
+/**
+ * Options of `modelTools()` / `toolDefinitions()`, the approval hook, and
+ * the report on what each tool's schema became.
+ *
+ * @module
+ */
+
+import type { RegisteredTool, ToolRegistry } from "../registry.ts";
+import type { InvokeOptions } from "../types.ts";
+
+/**
+ * Where the tools come from: a registry (calls are resolved through it at
+ * dispatch time, so a server's refreshed tools are used), or a list of
+ * registered tools such as a skill's `select(registry)`.
+ */
+export type ToolSource = ToolRegistry | readonly RegisteredTool[];
+
+/** How tool definitions are written. */
+export interface ToolDefinitionOptions {
+  /**
+   * Start each description with the tool's title, when it has one that the
+   * description does not already start with. Default `true`.
+   */
+  title?: boolean;
+  /**
+   * End each description with what the tool may do: `(read-only)` or
+   * `(writes)`; nothing when neither is known. Default `false`.
+   */
+  capabilityHint?: boolean;
+  /**
+   * OpenAI: send the strict form of a schema when it can be made strict
+   * (`strict: true`), the plain schema otherwise. `false`: always the plain
+   * schema with `strict: false`. Default `true`.
+   */
+  strict?: boolean;
+}
+
+/** What the approval hook is asked about. */
+export interface ApprovalRequest {
+  /** The tool about to run. */
+  tool: RegisteredTool;
+  /** The name the model called it by. */
+  name: string;
+  /** The arguments it will get (parsed, and for strict OpenAI schemas with nulls of omitted optionals removed). */
+  args: Record<string, unknown>;
+  /** The provider's tool call, as received. */
+  call: unknown;
+}
+
+/**
+ * Decides whether a tool may run. Resolve `false` to refuse: the model gets
+ * a tool result saying the user declined, not an exception.
+ */
+export type ApproveFunction = (
+  request: ApprovalRequest,
+) => boolean | Promise<boolean>;
+
+/** How calls are run. */
+export interface DispatchOptions {
+  /**
+   * Asked before a tool runs whose capability says it writes
+   * (`capability.writes`), or before every tool with `approveAll`. Without
+   * it, tools run unasked. A hook that throws counts as a refusal.
+   */
+  approve?: ApproveFunction;
+  /** Ask `approve` before every tool, not only writing ones. Default `false`. */
+  approveAll?: boolean;
+  /** Passed to each tool's `invoke()`: deadlines, `signal`, `onProgress`. */
+  invokeOptions?: InvokeOptions;
+}
+
+/** Options of `modelTools()`: how definitions are written and calls run. */
+export interface ModelToolsOptions
+  extends ToolDefinitionOptions, DispatchOptions {}
+
+/** What one tool's definition became, and why. */
+export interface SchemaReport {
+  /** The registry name, `{namespace}/{tool}`. */
+  tool: string;
+  /** The name the model sees. */
+  name: string;
+  /** OpenAI only: whether the strict form was sent. */
+  strict?: boolean;
+  /**
+   * What was changed and why, e.g. `"strict"`, `"not strict: /properties/env
+   * allows additional properties (a map); …"`, `"removed unsupported
+   * keywords: $schema, additionalProperties"`.
+   */
+  notes: string[];
+}

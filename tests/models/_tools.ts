@@ -1,0 +1,122 @@
+/**
+ * Helpers of the models tests: registries built from captured tool lists,
+ * fixture and golden files, and a registry of the real server-everything.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import process from "node:process";
+import {
+  MCPToolAdapter,
+  type MCPToolDescriptor,
+  type MCPToolResult,
+  type RegisteredTool,
+  resolveCapability,
+  ToolRegistry,
+} from "@cleveragents/mcp-adapter";
+import { everythingCommand } from "../_everything.ts";
+
+/** A fixture file of `tests/models/fixtures/`, parsed. */
+export function readFixture<T>(name: string): T {
+  return JSON.parse(
+    readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"),
+  ) as T;
+}
+
+/** The tool lists of the fixtures: `{ tools: [...] }`. */
+export function fixtureTools(name: string): MCPToolDescriptor[] {
+  return readFixture<{ tools: MCPToolDescriptor[] }>(name).tools;
+}
+
+/**
+ * Compares `value` with `fixtures/golden/<name>.json`, or writes it there
+ * when `UPDATE_GOLDEN=1`.
+ */
+export function assertGolden(name: string, value: unknown): void {
+  const url = new URL(`./fixtures/golden/${name}.json`, import.meta.url);
+  const text = JSON.stringify(value, null, 2) + "\n";
+  if (process.env.UPDATE_GOLDEN === "1") {
+    writeFileSync(url, text);
+    return;
+  }
+  let expected: unknown;
+  try {
+    expected = JSON.parse(readFileSync(url, "utf8"));
+  } catch (error) {
+    assert.fail(
+      `cannot read golden file ${name}.json (${error}); run the test with UPDATE_GOLDEN=1 to write it`,
+    );
+  }
+  assert.deepEqual(
+    JSON.parse(text),
+    expected,
+    `${name}: the definitions differ from the golden file; if the change is intended, rerun with UPDATE_GOLDEN=1 and review the diff`,
+  );
+}
+
+/** What registered tools answer when called, by default. */
+export type FakeInvoke = (
+  name: string,
+  args: Record<string, unknown>,
+) => MCPToolResult | Promise<MCPToolResult>;
+
+const ok: FakeInvoke = (name, args) => ({
+  success: true,
+  data: {
+    content: [{ type: "text", text: `${name} ${JSON.stringify(args)}` }],
+  },
+  error: null,
+  durationMs: 0,
+});
+
+/** A registry of `descriptors` under `namespace`, as `registerTools()` would build it. */
+export function registryOf(
+  namespace: string,
+  descriptors: readonly MCPToolDescriptor[],
+  invoke: FakeInvoke = ok,
+): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const descriptor of descriptors) {
+    const title = descriptor.title ?? descriptor.annotations?.title;
+    const tool: RegisteredTool = {
+      name: `${namespace}/${descriptor.name}`,
+      description: descriptor.description ?? "",
+      ...(typeof title === "string" ? { title } : {}),
+      inputSchema: descriptor.inputSchema,
+      capability: resolveCapability(
+        descriptor.name,
+        descriptor.annotations ? { annotations: descriptor.annotations } : {},
+      ),
+      checkpointable: false,
+      source: "mcp",
+      sourceMetadata: { server: namespace },
+      invoke: async (args = {}) => await invoke(descriptor.name, args),
+    };
+    registry.register(tool);
+  }
+  return registry;
+}
+
+/** server-everything over stdio, its tools registered under `everything`. */
+export async function startEverything(): Promise<
+  { adapter: MCPToolAdapter; registry: ToolRegistry }
+> {
+  const { command, args } = everythingCommand("stdio");
+  const adapter = new MCPToolAdapter({
+    name: "everything",
+    transport: "stdio",
+    command,
+    args,
+  });
+  await adapter.connect({ timeoutMs: 60_000 });
+  const registry = new ToolRegistry();
+  try {
+    await adapter.registerTools(registry);
+  } catch (error) {
+    await adapter.disconnect();
+    throw error;
+  }
+  return { adapter, registry };
+}
