@@ -25,7 +25,7 @@ import {
 import type { ClientHandlers } from "./handlers.ts";
 import type { OAuthClientProviderLike } from "./oauth.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
-import type { Result, Session } from "./session.ts";
+import type { Result } from "./session.ts";
 import { compileToolFilter } from "./tool_filter.ts";
 import type { MCPTransport } from "./transport.ts";
 import type {
@@ -310,32 +310,28 @@ export class MCPToolAdapter {
       "totalTimeoutMs",
       options.totalTimeoutMs,
     );
-    const fail = (
-      errorKind: MCPErrorKind,
-      error: string,
-      data: Record<string, unknown> = {},
-    ): MCPToolResult => ({
-      success: false,
-      data,
-      error: redact(error, this.#secrets),
-      errorKind,
-      durationMs: performance.now() - started,
-    });
-    let session: Session;
-    let tool: MCPToolDescriptor | undefined;
-    try {
-      // Waiting for a (re)connect or a fresh tool list spends the call's own budget.
-      [session, tool] = await bounded(
-        this.#lookUp(name),
-        options.signal,
-        totalTimeoutMs,
-      );
-    } catch (error) {
-      return this.#failed(name, error, options.signal, fail);
+    // The common case needs no wait: connected, and the tool list cached.
+    let tool = this.#connection.ready && this.#tools
+      ? this.#exposed(this.#tools, name)
+      : undefined;
+    if (tool === undefined) {
+      try {
+        // Waiting for a (re)connect or a fresh tool list spends the call's own budget.
+        tool = await bounded(
+          this.#lookUp(name),
+          options.signal,
+          totalTimeoutMs,
+        );
+      } catch (error) {
+        return this.#failed(name, error, options.signal, started);
+      }
+      if (!tool) {
+        return this.#fail(started, "not_found", this.#notFoundMessage(name));
+      }
     }
-    if (!tool) return fail("not_found", this.#notFoundMessage(name));
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return fail(
+      return this.#fail(
+        started,
         "validation",
         `Input validation failed for tool "${name}": arguments must be an object of named arguments, got ${
           Array.isArray(args) ? "an array" : String(args)
@@ -348,14 +344,15 @@ export class MCPToolAdapter {
     }
     const problems = validator(args);
     if (problems) {
-      return fail(
+      return this.#fail(
+        started,
         "validation",
         `Input validation failed for tool "${name}": ${problems.join("; ")}`,
       );
     }
     let result: Result;
     try {
-      result = await this.#connection.request(session, "tools/call", {
+      result = await this.#connection.request("tools/call", {
         name,
         arguments: args,
       }, {
@@ -367,10 +364,11 @@ export class MCPToolAdapter {
         trackProgress: true,
       });
     } catch (error) {
-      return this.#failed(name, error, options.signal, fail);
+      return this.#failed(name, error, options.signal, started);
     }
     if (result.isError === true) {
-      return fail(
+      return this.#fail(
+        started,
         "server_error",
         `Tool "${name}" reported a server error: ${
           textOf(result) || "no details given"
@@ -436,11 +434,25 @@ export class MCPToolAdapter {
     return registered;
   }
 
-  async #lookUp(
-    name: string,
-  ): Promise<[Session, MCPToolDescriptor | undefined]> {
-    const session = await this.#connection.session("invoke");
-    return [session, await this.#findTool(name)];
+  async #lookUp(name: string): Promise<MCPToolDescriptor | undefined> {
+    await this.#connection.whenReady("invoke");
+    return await this.#findTool(name);
+  }
+
+  /** The envelope of a failed call, its message redacted. */
+  #fail(
+    started: number,
+    errorKind: MCPErrorKind,
+    error: string,
+    data: Record<string, unknown> = {},
+  ): MCPToolResult {
+    return {
+      success: false,
+      data,
+      error: redact(error, this.#secrets),
+      errorKind,
+      durationMs: performance.now() - started,
+    };
   }
 
   /** The result envelope for a failed call; only a missing connection throws. */
@@ -448,8 +460,10 @@ export class MCPToolAdapter {
     name: string,
     error: unknown,
     signal: AbortSignal | undefined,
-    fail: (kind: MCPErrorKind, message: string) => MCPToolResult,
+    started: number,
   ): MCPToolResult {
+    const fail = (kind: MCPErrorKind, message: string) =>
+      this.#fail(started, kind, message);
     if (error instanceof MCPNotConnectedError) {
       throw redactError(error, this.#secrets);
     }
@@ -508,10 +522,10 @@ export class MCPToolAdapter {
 
   /** The server's whole tool list, fetched when stale (or always, with `refresh`). */
   async #toolMap(refresh: boolean): Promise<Map<string, MCPToolDescriptor>> {
-    const session = await this.#connection.session("list tools");
+    await this.#connection.whenReady("list tools");
     if (!refresh && this.#tools) return this.#tools;
     if (!this.#refreshing) {
-      const refreshing = this.#fetchTools(session).finally(() => {
+      const refreshing = this.#fetchTools().finally(() => {
         if (this.#refreshing === refreshing) this.#refreshing = undefined;
       });
       this.#refreshing = refreshing;
@@ -519,7 +533,11 @@ export class MCPToolAdapter {
     return await this.#refreshing;
   }
 
-  async #fetchTools(session: Session): Promise<Map<string, MCPToolDescriptor>> {
+  /**
+   * Lists every page. A list fetched across a change (reconnect, renewed
+   * session, list_changed) is returned but not cached: the generation moved.
+   */
+  async #fetchTools(): Promise<Map<string, MCPToolDescriptor>> {
     const generation = this.#toolsGeneration;
     // Every page has the request deadline, and so has the whole listing: a
     // server paging slowly forever cannot keep discoverTools() waiting.
@@ -527,7 +545,6 @@ export class MCPToolAdapter {
     const tools = await listAllTools(
       (cursor) =>
         this.#connection.request(
-          session,
           "tools/list",
           cursor === undefined ? undefined : { cursor },
           {
@@ -538,27 +555,23 @@ export class MCPToolAdapter {
         ),
       this.config.name,
     );
-    if (
-      this.#connection.isCurrent(session) &&
-      this.#toolsGeneration === generation
-    ) {
-      this.#tools = tools;
-    }
+    if (this.#toolsGeneration === generation) this.#tools = tools;
     return tools;
   }
 
   /** Finds an exposed tool, refreshing a stale or missing list once. */
   async #findTool(name: string): Promise<MCPToolDescriptor | undefined> {
-    const exposed = (tools: Map<string, MCPToolDescriptor>) => {
-      const tool = tools.get(name);
-      return tool && (!this.#filter || this.#filter(name)) ? tool : undefined;
-    };
-    const cached = this.#tools;
-    if (cached) {
-      const tool = exposed(cached);
-      if (tool) return tool;
-    }
-    return exposed(await this.#toolMap(true));
+    const cached = this.#tools && this.#exposed(this.#tools, name);
+    return cached || this.#exposed(await this.#toolMap(true), name);
+  }
+
+  /** The tool of that name in `tools`, if the filter lets it through. */
+  #exposed(
+    tools: Map<string, MCPToolDescriptor>,
+    name: string,
+  ): MCPToolDescriptor | undefined {
+    const tool = tools.get(name);
+    return tool && (!this.#filter || this.#filter(name)) ? tool : undefined;
   }
 
   #notFoundMessage(name: string): string {

@@ -153,41 +153,77 @@ export class Connection {
     });
   }
 
+  /** Whether requests can go out right now: connected, and no transition under way. */
+  get ready(): boolean {
+    return this.#busy === 0 && this.connected;
+  }
+
   /**
-   * The live session, once any transition in progress has settled.
+   * Resolves once any transition in progress has settled and the
+   * connection is live.
    *
+   * @param operation Names what waits, for the error message.
    * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
    */
-  async session(operation: string): Promise<Session> {
+  async whenReady(operation: string): Promise<void> {
     while (this.#busy > 0) await this.#queue;
-    if (this.#session && !this.#session.closed) return this.#session;
+    this.#live(operation);
+  }
+
+  /**
+   * Sends a request over the live session (after any transition in
+   * progress); when the remote session expired, re-initializes once and
+   * sends it again.
+   *
+   * @throws {MCPNotConnectedError} When not connected, or the connection is lost meanwhile.
+   */
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+  ): Promise<Result> {
+    if (this.#busy > 0) {
+      return this.whenReady(method).then(() =>
+        this.request(method, params, options)
+      );
+    }
+    let session: Session;
+    try {
+      session = this.#live(method);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return session.request(method, params, options).catch((error) =>
+      this.#retryExpired(session, error, method, params, options)
+    );
+  }
+
+  /** The live session, or the error that says why there is none. */
+  #live(operation: string): Session {
+    const session = this.#session;
+    if (session && !session.closed) return session;
     throw this.#lostError ??
       new MCPNotConnectedError(
         `Cannot ${operation}: MCP server "${this.#name}" is not connected; call connect() first`,
       );
   }
 
-  /** Whether `session` is still this connection's session. */
-  isCurrent(session: Session): boolean {
-    return this.#session === session;
-  }
-
-  /** Sends a request; when the remote session expired, re-initializes once and sends it again. */
-  async request(
+  /**
+   * Rethrows `error`, unless it says the server forgot the session: then
+   * re-initializes and sends the request once more.
+   */
+  async #retryExpired(
     session: Session,
+    error: unknown,
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<Result> {
-    try {
-      return await session.request(method, params, options);
-    } catch (error) {
-      if (!(error instanceof MCPSessionExpiredError) || session.closed) {
-        throw error;
-      }
-      await this.#renew(session);
-      return await session.request(method, params, options);
+    if (!(error instanceof MCPSessionExpiredError) || session.closed) {
+      throw error;
     }
+    await this.#renew(session);
+    return await session.request(method, params, options);
   }
 
   get #name(): string {

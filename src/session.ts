@@ -65,7 +65,6 @@ interface Pending {
   tracked: boolean;
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
-  timer: ReturnType<typeof setTimeout> | undefined;
   timeoutMs: number;
   totalTimeoutMs: number | undefined;
   /** Deadline in ms (performance.now clock), moved by progress. */
@@ -88,6 +87,9 @@ export class Session {
   readonly #pending = new Map<RequestId, Pending>();
   #nextId = 1;
   #closed = false;
+  /** The one deadline timer, and when it fires (`performance.now()` clock). */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerDue = Infinity;
 
   /**
    * @param transport The channel; its callbacks are taken over.
@@ -165,7 +167,6 @@ export class Session {
         tracked,
         resolve,
         reject,
-        timer: undefined,
         timeoutMs: options.timeoutMs,
         totalTimeoutMs: options.totalTimeoutMs,
         deadline: now + options.timeoutMs,
@@ -177,7 +178,7 @@ export class Session {
         onAbort: undefined,
       };
       this.#pending.set(id, pending);
-      this.#arm(id, pending);
+      this.#schedule(Math.min(pending.deadline, pending.hardDeadline));
       if (signal) {
         pending.onAbort = () =>
           this.#cancel(
@@ -218,32 +219,54 @@ export class Session {
     await this.#transport.close();
   }
 
-  /** Schedules the deadline check; one timer per request, re-armed lazily. */
-  #arm(id: RequestId, pending: Pending): void {
-    const due = Math.min(pending.deadline, pending.hardDeadline);
-    pending.timer = setTimeout(() => {
-      const now = performance.now();
-      if (now + 1 < Math.min(pending.deadline, pending.hardDeadline)) {
-        this.#arm(id, pending); // progress moved the deadline: sleep again
-        return;
-      }
-      // Timers may fire a little early on Node: compare deadlines, not the clock.
-      const total = pending.hardDeadline <= pending.deadline;
-      const where = `"${pending.method}" on MCP server "${this.#label}"`;
-      this.#cancel(
-        id,
-        total
-          ? new MCPTimeoutError(
-            `${where} timed out: it ran past its total deadline of ${pending.totalTimeoutMs} ms; the server was sent notifications/cancelled`,
-            pending.totalTimeoutMs!,
-          )
-          : new MCPTimeoutError(
-            `${where} timed out after ${pending.timeoutMs} ms without a response or progress; the server was sent notifications/cancelled`,
-            pending.timeoutMs,
-          ),
-        "Request timed out",
-      );
-    }, Math.max(0, due - performance.now()));
+  /**
+   * Makes sure the deadline timer fires by `due`. One timer serves every
+   * pending request: it is set for the earliest deadline and, when it
+   * fires, expires what is due and sets itself for the next. A request that
+   * settles early leaves it be; a deadline moved by progress is simply found
+   * not due yet.
+   */
+  #schedule(due: number): void {
+    if (due >= this.#timerDue) return;
+    clearTimeout(this.#timer);
+    this.#timerDue = due;
+    this.#timer = setTimeout(
+      () => this.#expire(),
+      Math.max(0, due - performance.now()),
+    );
+  }
+
+  /** Times out every request whose deadline passed; sets the timer for the next one. */
+  #expire(): void {
+    this.#timer = undefined;
+    this.#timerDue = Infinity;
+    // Timers may fire a little early on Node: allow a millisecond.
+    const now = performance.now() + 1;
+    let next = Infinity;
+    for (const [id, pending] of this.#pending) {
+      const due = Math.min(pending.deadline, pending.hardDeadline);
+      if (due > now) next = Math.min(next, due);
+      else this.#timeOut(id, pending);
+    }
+    if (next !== Infinity) this.#schedule(next);
+  }
+
+  #timeOut(id: RequestId, pending: Pending): void {
+    const total = pending.hardDeadline <= pending.deadline;
+    const where = `"${pending.method}" on MCP server "${this.#label}"`;
+    this.#cancel(
+      id,
+      total
+        ? new MCPTimeoutError(
+          `${where} timed out: it ran past its total deadline of ${pending.totalTimeoutMs} ms; the server was sent notifications/cancelled`,
+          pending.totalTimeoutMs!,
+        )
+        : new MCPTimeoutError(
+          `${where} timed out after ${pending.timeoutMs} ms without a response or progress; the server was sent notifications/cancelled`,
+          pending.timeoutMs,
+        ),
+      "Request timed out",
+    );
   }
 
   #cancel(id: RequestId, error: unknown, reason: string): void {
@@ -268,7 +291,12 @@ export class Session {
     const pending = this.#pending.get(id);
     if (!pending) return false;
     this.#pending.delete(id);
-    clearTimeout(pending.timer);
+    if (this.#pending.size === 0 && this.#timer !== undefined) {
+      // Nothing left to time out: no timer may keep the process alive.
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#timerDue = Infinity;
+    }
     if (pending.onAbort) {
       pending.signal?.removeEventListener("abort", pending.onAbort);
     }
