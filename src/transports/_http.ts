@@ -6,8 +6,11 @@
  * @module
  */
 
-import { EventSourceParserStream } from "eventsource-parser/stream";
-import type { EventSourceMessage } from "eventsource-parser/stream";
+import {
+  createParser,
+  type EventSourceMessage,
+  type EventSourceParser,
+} from "eventsource-parser";
 import { errorMessage } from "../_error_text.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "../_limits.ts";
 import { mergeSecrets, redact, secretsOf } from "../_redact.ts";
@@ -207,7 +210,75 @@ export function discardBody(response: Response): void {
   if (body !== null && !body.locked) body.cancel().catch(() => {});
 }
 
-/** Whether a stream of {@linkcode HttpClient.events} failed because an event passed `maxMessageBytes`. */
+/**
+ * The events of an SSE body, read on demand: the reader shape of a web
+ * stream of events (`read()`, `cancel()`), without the two transform
+ * streams a `pipeThrough` chain would put on every chunk. An event larger
+ * than `maxBufferSize` characters makes `read()` reject (see
+ * {@linkcode isTooLarge}).
+ */
+export class EventReader {
+  readonly #body: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  readonly #parser: EventSourceParser;
+  #queue: EventSourceMessage[] = [];
+  #head = 0;
+  #failure: unknown;
+  #ended = false;
+
+  /**
+   * @param body The SSE body.
+   * @param maxBufferSize The longest event, in characters.
+   * @param onRetry Receives each `retry:` field.
+   * @param onComment Receives each comment line (keep-alives).
+   */
+  constructor(
+    body: ReadableStream<Uint8Array>,
+    maxBufferSize: number,
+    onRetry?: (ms: number) => void,
+    onComment?: () => void,
+  ) {
+    this.#body = body.getReader();
+    this.#parser = createParser({
+      onEvent: (event) => this.#queue.push(event),
+      onRetry,
+      onComment,
+      onError: (error) => {
+        if (error.type === "max-buffer-size-exceeded") this.#failure = error;
+      },
+      maxBufferSize,
+    });
+  }
+
+  /** The next event, or `done` at the end of the body. */
+  async read(): Promise<ReadableStreamReadResult<EventSourceMessage>> {
+    for (;;) {
+      if (this.#head < this.#queue.length) {
+        const value = this.#queue[this.#head++]!;
+        if (this.#head === this.#queue.length) {
+          this.#queue = [];
+          this.#head = 0;
+        }
+        return { value, done: false };
+      }
+      if (this.#failure !== undefined) throw this.#failure;
+      if (this.#ended) return { value: undefined, done: true };
+      const { value, done } = await this.#body.read();
+      if (done) this.#ended = true;
+      else this.#parser.feed(this.#decoder.decode(value, { stream: true }));
+    }
+  }
+
+  /** Stops reading and releases the body. */
+  cancel(): Promise<void> {
+    this.#ended = true;
+    this.#queue = [];
+    this.#head = 0;
+    return this.#body.cancel();
+  }
+}
+
+/** Whether an {@linkcode EventReader} failed because an event passed `maxMessageBytes`. */
 export function isTooLarge(error: unknown): boolean {
   return (error as { type?: unknown } | null)?.type ===
     "max-buffer-size-exceeded";
@@ -277,19 +348,21 @@ export class HttpClient {
    * A JSON body as text, read up to `maxMessageBytes`: a longer one (by its
    * Content-Length, or as it arrives) is cancelled and rejected early.
    *
-   * @param what The server and request, for the error message.
+   * @param what Names the server and request, for the error message.
    * @throws {MCPConnectionError} When the body is too large.
    */
-  async readText(response: Response, what: string): Promise<string> {
+  async readText(response: Response, what: () => string): Promise<string> {
     const limit = this.maxMessageBytes;
     const tooLarge = () =>
       messageTooLarge(
-        what,
+        what(),
         limit,
         "the request failed and its answer was discarded",
       );
-    const declared = Number(response.headers.get("content-length"));
-    if (declared > limit) {
+    const length = response.headers.get("content-length");
+    if (length !== null) {
+      // The body is exactly this long: read it natively, or not at all.
+      if (Number(length) <= limit) return await response.text();
       discardBody(response);
       throw tooLarge();
     }
@@ -319,23 +392,17 @@ export class HttpClient {
   }
 
   /**
-   * Parses an SSE body into events, each at most `maxMessageBytes`
-   * characters (past that the stream errors; see {@linkcode isTooLarge}).
-   * `onRetry` receives each `retry:` field, `onComment` each comment line
+   * Reads an SSE body as events, each at most `maxMessageBytes` characters
+   * (past that `read()` rejects; see {@linkcode isTooLarge}). `onRetry`
+   * receives each `retry:` field, `onComment` each comment line
    * (keep-alives).
    */
   events(
     body: ReadableStream<Uint8Array>,
     onRetry?: (ms: number) => void,
     onComment?: () => void,
-  ): ReadableStream<EventSourceMessage> {
-    return body.pipeThrough(new TextDecoderStream()).pipeThrough(
-      new EventSourceParserStream({
-        onRetry,
-        onComment,
-        maxBufferSize: this.maxMessageBytes,
-      }),
-    );
+  ): EventReader {
+    return new EventReader(body, this.maxMessageBytes, onRetry, onComment);
   }
 
   /**

@@ -12,7 +12,7 @@ import type { JSONRPCMessage, RequestId } from "../transport.ts";
 import {
   discardBody,
   displayUrl,
-  type EventSourceMessage,
+  type EventReader,
   excerpt,
   type HttpClient,
   isMessageObject,
@@ -59,7 +59,7 @@ export interface RequestStream {
   answered: boolean;
   /** Set when the request was cancelled or the transport closed: stop quietly. */
   done: boolean;
-  reader: ReadableStreamDefaultReader<EventSourceMessage> | undefined;
+  reader: EventReader | undefined;
 }
 
 /**
@@ -180,8 +180,7 @@ export class RequestStreams {
     body: ReadableStream<Uint8Array>,
     resumed: boolean,
   ): Promise<void> {
-    const reader = this.#http.events(body, (ms) => stream.retryMs = ms)
-      .getReader();
+    const reader = this.#http.events(body, (ms) => stream.retryMs = ms);
     stream.reader = reader;
     if (stream.done) reader.cancel().catch(() => {});
     let progressed = false;

@@ -14,6 +14,7 @@ import { MCPConnectionError, MCPSessionExpiredError } from "../errors.ts";
 import {
   discardBody,
   displayUrl,
+  type EventReader,
   type EventSourceMessage,
   excerpt,
   type HttpClient,
@@ -126,7 +127,7 @@ export class StreamableSession {
   #delete: Record<string, string> = {};
   /** Bumped to retire the current GET stream. */
   #listenGeneration = 0;
-  #listenReader: ReadableStreamDefaultReader<EventSourceMessage> | undefined;
+  #listenReader: EventReader | undefined;
 
   /** Headers of an `initialize` POST: no session id or version yet. */
   readonly initHeaders = (): Record<string, string> => this.#init;
@@ -313,7 +314,7 @@ export class StreamableSession {
       response.body,
       (ms) => retryMs = ms,
       alive,
-    ).getReader();
+    );
     this.#listenReader = reader;
     let failure: unknown;
     try {

@@ -13,6 +13,7 @@ import { messageTooLarge } from "../_limits.ts";
 import {
   discardBody,
   displayUrl,
+  type EventReader,
   type EventSourceMessage,
   excerpt,
   HttpClient,
@@ -109,7 +110,7 @@ export class SSEClientTransport implements MCPTransport {
   #protocolVersion: string | undefined;
   #getHeaders: Record<string, string> = {};
   #postHeaders: Record<string, string> = {};
-  #reader: ReadableStreamDefaultReader<EventSourceMessage> | undefined;
+  #reader: EventReader | undefined;
 
   /**
    * Creates a transport; nothing is sent until `start()`.
@@ -196,7 +197,7 @@ export class SSEClientTransport implements MCPTransport {
           }`,
         );
       }
-      const reader = this.#http.events(response.body).getReader();
+      const reader = this.#http.events(response.body);
       this.#reader = reader;
       for (;;) {
         const { value, done } = await reader.read();
@@ -269,7 +270,7 @@ export class SSEClientTransport implements MCPTransport {
 
   /** Reads events until the stream ends, then closes. */
   async #pump(
-    reader: ReadableStreamDefaultReader<EventSourceMessage>,
+    reader: EventReader,
   ): Promise<void> {
     try {
       for (;;) {

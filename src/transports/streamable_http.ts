@@ -341,9 +341,10 @@ export class StreamableHTTPTransport implements MCPTransport {
         try {
           text = await this.#http.readText(
             response,
-            `MCP server at ${displayUrl(this.#url)} (answering POST ${
-              describe(method)
-            })`,
+            () =>
+              `MCP server at ${displayUrl(this.#url)} (answering POST ${
+                describe(method)
+              })`,
           );
         } catch (error) {
           throw this.#fetchError(error, `POST ${describe(method)}`);
