@@ -193,9 +193,13 @@ export class Connection {
     } catch (error) {
       return Promise.reject(error);
     }
-    return session.request(method, params, options).catch((error) =>
-      this.#retryExpired(session, error, method, params, options)
-    );
+    const sent = session.request(method, params, options);
+    // Only a transport with a session id can find it expired.
+    return session.sessionId === undefined
+      ? sent
+      : sent.catch((error) =>
+        this.#retryExpired(session, error, method, params, options)
+      );
   }
 
   /** The live session, or the error that says why there is none. */

@@ -118,6 +118,11 @@ export class Session {
     return this.#transport;
   }
 
+  /** The transport's session id, for transports that have one (streamable HTTP). */
+  get sessionId(): string | undefined {
+    return this.#transport.sessionId;
+  }
+
   /** Whether the session has ended. */
   get closed(): boolean {
     return this.#closed;

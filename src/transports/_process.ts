@@ -36,8 +36,18 @@ export interface ChildProcessHandle {
   readStderr(onData: (chunk: Uint8Array) => void): Promise<void>;
   /** Stops reading stdout and stderr; their read promises then settle. */
   stopReading(): void;
-  /** Writes UTF-8 text to stdin; resolves once it is handed to the OS (respects backpressure). */
+  /**
+   * Writes UTF-8 text to stdin after what was written before, without
+   * waiting for it. Resolves once the text is handed to the OS; rejects if
+   * the write fails.
+   */
   write(text: string): Promise<void>;
+  /**
+   * When stdin's buffer is full (the child reads slower than we write),
+   * a promise that settles once it has room again; `undefined` when it has
+   * room now. Callers hold further writes meanwhile.
+   */
+  drained(): Promise<void> | undefined;
   /** Closes stdin. Safe to call more than once and after exit. */
   closeStdin(): Promise<void>;
   /**

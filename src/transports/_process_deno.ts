@@ -152,6 +152,11 @@ class DenoChild implements ChildProcessHandle {
     return this.#stdin.write(encoder.encode(text));
   }
 
+  drained(): Promise<void> | undefined {
+    const room = this.#stdin.desiredSize;
+    return room !== null && room <= 0 ? this.#stdin.ready : undefined;
+  }
+
   closeStdin(): Promise<void> {
     this.#stdinClosed ??= this.#stdin.close().catch(() => {});
     return this.#stdinClosed;

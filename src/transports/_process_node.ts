@@ -164,9 +164,21 @@ class NodeChild implements ChildProcessHandle {
         );
         return;
       }
-      // The callback runs once the chunk is handed to the OS (or fails), so a
-      // serial caller never has more than one chunk buffered: backpressure.
       stdin.write(text, (error) => error ? reject(error) : resolve());
+    });
+  }
+
+  drained(): Promise<void> | undefined {
+    const stdin = this.#child.stdin;
+    if (!stdin.writableNeedDrain || stdin.destroyed) return undefined;
+    return new Promise((resolve) => {
+      const done = () => {
+        stdin.off("drain", done);
+        stdin.off("close", done);
+        resolve();
+      };
+      stdin.on("drain", done);
+      stdin.on("close", done);
     });
   }
 

@@ -191,7 +191,8 @@ export class StdioTransport implements MCPTransport {
   #queuedChars = 0;
   /** The promise every `send()` of the queued batch returns. */
   #batch: Batch | undefined;
-  #writing = false;
+  /** A flush is scheduled or waits for stdin to drain. */
+  #flushing = false;
 
   /**
    * Creates a transport; nothing starts until {@linkcode StdioTransport.prototype.start}.
@@ -335,46 +336,47 @@ export class StdioTransport implements MCPTransport {
           } wait to be written; the connection was closed. Check that the server reads its requests.`,
         ),
       );
-    } else if (!this.#writing) {
+    } else if (!this.#flushing) {
       // Messages of this tick go out in one write.
-      this.#writing = true;
-      queueMicrotask(() => this.#flush());
+      this.#flushing = true;
+      queueMicrotask(this.#flush);
     }
     return batch.promise;
   }
 
-  /** Writes everything queued in one write, then what was queued meanwhile. */
-  #flush(): void {
+  /**
+   * Writes everything queued in one write, unless stdin is full: then
+   * waits until it drains, and writes what was queued meanwhile.
+   */
+  readonly #flush = (): void => {
     const batch = this.#batch;
     const child = this.#child;
     if (batch === undefined || child === undefined || !this.#accepting) {
-      this.#writing = false;
+      this.#flushing = false;
       return;
     }
+    const drained = child.drained();
+    if (drained !== undefined) {
+      drained.then(this.#flush);
+      return;
+    }
+    this.#flushing = false;
     const text = this.#queue.length === 1
       ? this.#queue[0]!
       : this.#queue.join("");
     this.#queue = [];
     this.#queuedChars = 0;
     this.#batch = undefined;
-    child.write(text).then(
-      () => {
-        batch.resolve();
-        this.#flush();
-      },
-      (error) => {
-        batch.reject(
-          new MCPConnectionError(
-            `Writing to the stdio server ${this.#name} failed: ${
-              redact(errorMessage(error), this.#secrets)
-            }`,
-            { cause: error },
-          ),
-        );
-        this.#flush(); // what was queued meanwhile fails or goes out in turn
-      },
-    );
-  }
+    child.write(text).then(batch.resolve, (error) =>
+      batch.reject(
+        new MCPConnectionError(
+          `Writing to the stdio server ${this.#name} failed: ${
+            redact(errorMessage(error), this.#secrets)
+          }`,
+          { cause: error },
+        ),
+      ));
+  };
 
   /**
    * Stops the server: closes its stdin, waits up to `closeTimeoutMs` for it
