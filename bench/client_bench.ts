@@ -43,6 +43,7 @@
  * @module
  */
 
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { Session as InspectorSession } from "node:inspector";
 import os from "node:os";
@@ -551,8 +552,8 @@ async function main(options: Options): Promise<void> {
   const load = () => os.loadavg().map((value) => value.toFixed(1)).join(" / ");
   say(
     `Clients against a minimal echo server (bench/echo_server.mjs on node ${
-      process.env.BENCH_NODE_VERSION ?? ""
-    }`.trimEnd() + "), not the SDK's McpServer",
+      execFileSync(nodeExecutable(), ["--version"], { encoding: "utf8" }).trim()
+    }), not the SDK's McpServer`,
   );
   say(
     `${runtimeLabel()}; ${os.cpus().length} cores; ${
