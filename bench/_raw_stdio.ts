@@ -52,8 +52,11 @@ interface RawResponse {
   error?: unknown;
 }
 
-async function loadSpawn(): Promise<RawSpawn> {
-  const module = "Deno" in globalThis
+/** Which process API to use: the runtime's own (default), or `node:child_process` also on Deno. */
+export type RawProcessApi = "native" | "node";
+
+async function loadSpawn(api: RawProcessApi): Promise<RawSpawn> {
+  const module = "Deno" in globalThis && api === "native"
     ? await import("./_raw_stdio_deno.ts")
     : await import("./_raw_stdio_node.ts");
   return module.spawn;
@@ -74,9 +77,17 @@ export class RawStdioClient {
     );
   }
 
-  /** Starts the server; call {@linkcode RawStdioClient.prototype.initialize} next. */
-  static async start(command: RawCommand): Promise<RawStdioClient> {
-    return new RawStdioClient(await loadSpawn(), command);
+  /**
+   * Starts the server; call {@linkcode RawStdioClient.prototype.initialize} next.
+   *
+   * @param api `"node"` uses `node:child_process` on Deno too (Deno's own
+   * implementation of it), to compare it with `Deno.Command`.
+   */
+  static async start(
+    command: RawCommand,
+    api: RawProcessApi = "native",
+  ): Promise<RawStdioClient> {
+    return new RawStdioClient(await loadSpawn(api), command);
   }
 
   /** The server's process id. */

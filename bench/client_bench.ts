@@ -12,6 +12,8 @@
  * - `--only=ID,…`: scenarios to run (ids: stdio-seq, stdio-64,
  *   http-json-seq, http-json-64, http-sse-seq, http-sse-64, stdio-10mb).
  * - `--clients=raw,SDK,ours`: clients to run.
+ * - `--raw-api=node`: on Deno, the raw stdio client uses `node:child_process`
+ *   (Deno's implementation) instead of `Deno.Command`.
  * - `--cpu-prof=FILE`: write a V8 CPU profile (`.cpuprofile`, readable by
  *   Chrome DevTools and `bench/profile_top.ts`) of the measured rounds,
  *   warm-up excluded; use with `--only` and `--clients=ours`.
@@ -61,7 +63,7 @@ import {
   withDeadline,
 } from "./_echo_server.ts";
 import { RawHttpClient } from "./_raw_http.ts";
-import { RawStdioClient } from "./_raw_stdio.ts";
+import { type RawProcessApi, RawStdioClient } from "./_raw_stdio.ts";
 
 /** Slices per round; each client makes a quarter of its calls per turn. */
 const SLICES = 4;
@@ -152,6 +154,7 @@ interface Options {
   scenarios: Scenario[];
   clients: ClientName[];
   cpuProf: string | undefined;
+  rawApi: RawProcessApi;
 }
 
 // deno-lint-ignore no-console
@@ -164,6 +167,7 @@ function parseOptions(args: string[]): Options {
     scenarios: SCENARIOS,
     clients: [...CLIENTS],
     cpuProf: undefined,
+    rawApi: "native",
   };
   for (const arg of args) {
     const [flag, value = ""] = arg.split(/=(.*)/s, 2);
@@ -192,6 +196,10 @@ function parseOptions(args: string[]): Options {
         );
       }
       options.clients = CLIENTS.filter((client) => list.includes(client));
+    } else if (
+      flag === "--raw-api" && (value === "node" || value === "native")
+    ) {
+      options.rawApi = value;
     } else if (flag === "--cpu-prof" && value !== "") {
       options.cpuProf = value;
     } else {
@@ -259,13 +267,14 @@ const STDIO_SERVER = { args: [ECHO_SERVER, "stdio"], env: SERVER_ENV };
 async function rawCaller(
   transport: Transport,
   http: HttpEchoServer | undefined,
+  rawApi: RawProcessApi,
 ): Promise<Caller> {
   let request: RawStdioClient["request"];
   if (transport === "stdio") {
     const raw = await RawStdioClient.start({
       command: nodeExecutable(),
       ...STDIO_SERVER,
-    });
+    }, rawApi);
     cleanups.push({ what: "raw stdio client", run: () => raw.close() });
     await raw.initialize();
     request = (method, params) => raw.request(method, params);
@@ -517,12 +526,14 @@ function formatUs(value: number): string {
     : Math.round(value).toLocaleString("en-US");
 }
 
-function runtimeLabel(): string {
+function runtimeLabel(rawApi: RawProcessApi): string {
   const deno = (globalThis as { Deno?: { version: Record<string, string> } })
     .Deno;
   return deno === undefined
     ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball`
-    : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout`;
+    : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout, raw stdio on ${
+      rawApi === "node" ? "node:child_process" : "Deno.Command"
+    }`;
 }
 
 /** Starts a V8 CPU profile of this process; the returned function stops it and writes `file`. */
@@ -556,7 +567,7 @@ async function main(options: Options): Promise<void> {
     }), not the SDK's McpServer`,
   );
   say(
-    `${runtimeLabel()}; ${os.cpus().length} cores; ${
+    `${runtimeLabel(options.rawApi)}; ${os.cpus().length} cores; ${
       new Date().toISOString().slice(0, 16)
     }Z; load ${load()}`,
   );
@@ -573,7 +584,14 @@ async function main(options: Options): Promise<void> {
       http.set(client, server);
     }
   }
-  const open = { raw: rawCaller, SDK: sdkCaller, ours: oursCaller };
+  const open: Record<
+    ClientName,
+    (t: Transport, h: HttpEchoServer | undefined) => Promise<Caller>
+  > = {
+    raw: (t, h) => rawCaller(t, h, options.rawApi),
+    SDK: sdkCaller,
+    ours: oursCaller,
+  };
   const callers = new Map<string, Caller>();
   for (const transport of transports) {
     for (const client of options.clients) {
