@@ -723,12 +723,18 @@ async function main(options: Options): Promise<void> {
   say(`load at the end: ${load()}`);
 }
 
+let interrupted = false;
 const onInterrupt = () => {
+  interrupted = true;
+  say("interrupted: stopping the servers");
   cleanUp().finally(() => process.exit(130));
 };
 process.on("SIGINT", onInterrupt);
 try {
   await main(parseOptions(process.argv.slice(2)));
+} catch (error) {
+  // Calls in flight fail once their servers are stopped; that is the interrupt, not news.
+  if (!interrupted) throw error;
 } finally {
   await cleanUp();
   process.off("SIGINT", onInterrupt);
