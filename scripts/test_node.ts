@@ -19,8 +19,8 @@
  * @module
  */
 
-import { dirname, join, posix, relative } from "node:path";
-import { stop, transform } from "esbuild";
+import { dirname, join, posix } from "node:path";
+import { stop } from "esbuild";
 import {
   type DenoConfig,
   npmSpec,
@@ -29,6 +29,7 @@ import {
   tarballPath,
   TEST_PACKAGES,
 } from "./_deps.ts";
+import { installPackages, transpileModule } from "./_node_project.ts";
 import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 
 /** The whole run, install included, ends after this many milliseconds. */
@@ -103,30 +104,14 @@ export async function testNode(
 }
 
 /** Installs the tarball and the test-only packages into `dir`. */
-async function install(
+function install(
   dir: string,
   tarball: string,
   config: DenoConfig,
   timeoutMs: number,
 ): Promise<number> {
-  // type: module, so Node loads the transpiled .js tests as ES modules.
-  const manifest = { private: true, type: "module" };
-  await Deno.writeTextFile(
-    join(dir, "package.json"),
-    JSON.stringify(manifest) + "\n",
-  );
   const specs = TEST_PACKAGES.map((name) => npmSpec(config, name));
-  log(`test_node: npm install ${relative(ROOT, tarball)} ${specs.join(" ")}`);
-  const flags = [
-    "--no-audit",
-    "--no-fund",
-    "--no-package-lock",
-    "--prefer-offline",
-  ];
-  return await run("npm", ["install", ...flags, tarball, ...specs], {
-    cwd: dir,
-    timeoutMs,
-  });
+  return installPackages(dir, tarball, specs, timeoutMs);
 }
 
 /** Runs `node --test` in `dir`, which holds the tests and node_modules. */
@@ -210,26 +195,16 @@ async function copyInto(
 }
 
 /** Strips types with esbuild, then points relative `.ts` imports at `.js`. */
-async function transpile(
+function transpile(
   source: string,
   from: string,
   dir: string,
   packageName: string,
 ): Promise<string> {
-  const result = await transform(await Deno.readTextFile(source), {
-    loader: "ts",
-    format: "esm",
-    target: "node20",
-    sourcefile: source,
-    sourcemap: "inline",
-  });
-  for (const warning of result.warnings) logError(`${from}: ${warning.text}`);
-  const resolve = (specifier: string) =>
-    rewriteSpecifier(specifier, from, dir, packageName);
-  return result.code.replace(
-    /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\bimport\.meta\.resolve\(\s*)(["'])(\.\.?\/[^"'\n]*)\2/g,
-    (_match, lead: string, quote: string, specifier: string) =>
-      `${lead}${quote}${resolve(specifier)}${quote}`,
+  return transpileModule(
+    source,
+    from,
+    (specifier) => rewriteSpecifier(specifier, from, dir, packageName),
   );
 }
 

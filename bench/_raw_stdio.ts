@@ -1,0 +1,179 @@
+/**
+ * The ceiling of the stdio rows of `client_bench.ts`: a minimal MCP client
+ * that writes newline-delimited JSON-RPC to a server's stdin and matches the
+ * lines of its stdout to requests by id. No validation, deadlines, progress
+ * tokens or write ordering beyond what the pipe gives; one write per
+ * message. Reads are framed linearly: the unterminated tail is kept as a list
+ * of pieces and joined once when its newline arrives, so a 10 MB line costs
+ * one copy. The process API is the runtime's own (`Deno.Command` or
+ * `node:child_process`, see `_raw_stdio_deno.ts` / `_raw_stdio_node.ts`).
+ * Internal to the benchmarks.
+ *
+ * @module
+ */
+
+/** What to start. `env` is the child's whole environment. */
+export interface RawCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/** A started child with piped stdin and stdout; stderr is inherited. */
+export interface RawChild {
+  readonly pid: number;
+  /** Queues `text` for stdin; a failed write shows as the end of stdout. */
+  write(text: string): void;
+  closeStdin(): void;
+  kill(): void;
+  /** Resolves when the child has exited. */
+  readonly exited: Promise<void>;
+}
+
+/** Starts a child; `onText` receives stdout as text, `onEnd` its end. */
+export type RawSpawn = (
+  command: RawCommand,
+  onText: (text: string) => void,
+  onEnd: () => void,
+) => RawChild;
+
+/** A JSON-RPC result object. */
+export type RawResult = Record<string, unknown>;
+
+interface Pending {
+  resolve(result: RawResult): void;
+  reject(error: Error): void;
+}
+
+interface RawResponse {
+  id?: number;
+  result?: RawResult;
+  error?: unknown;
+}
+
+/** Which process API to use: the runtime's own (default), or `node:child_process` also on Deno. */
+export type RawProcessApi = "native" | "node";
+
+async function loadSpawn(api: RawProcessApi): Promise<RawSpawn> {
+  const module = "Deno" in globalThis && api === "native"
+    ? await import("./_raw_stdio_deno.ts")
+    : await import("./_raw_stdio_node.ts");
+  return module.spawn;
+}
+
+/** One server process and the requests awaiting its answer, by id. */
+export class RawStdioClient {
+  readonly #child: RawChild;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #parts: string[] = [];
+
+  private constructor(spawn: RawSpawn, command: RawCommand) {
+    this.#child = spawn(
+      command,
+      (text) => this.#onText(text),
+      () => this.#onEnd(),
+    );
+  }
+
+  /**
+   * Starts the server; call {@linkcode RawStdioClient.prototype.initialize} next.
+   *
+   * @param api `"node"` uses `node:child_process` on Deno too (Deno's own
+   * implementation of it), to compare it with `Deno.Command`.
+   */
+  static async start(
+    command: RawCommand,
+    api: RawProcessApi = "native",
+  ): Promise<RawStdioClient> {
+    return new RawStdioClient(await loadSpawn(api), command);
+  }
+
+  /** The server's process id. */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  #onText(chunk: string): void {
+    let start = 0;
+    let newline = chunk.indexOf("\n");
+    while (newline !== -1) {
+      let line = chunk.slice(start, newline);
+      if (this.#parts.length > 0) {
+        this.#parts.push(line);
+        line = this.#parts.join("");
+        this.#parts = [];
+      }
+      if (line !== "") this.#onLine(line);
+      start = newline + 1;
+      newline = chunk.indexOf("\n", start);
+    }
+    if (start < chunk.length) this.#parts.push(chunk.slice(start));
+  }
+
+  #onLine(line: string): void {
+    const message = JSON.parse(line) as RawResponse;
+    if (message.id === undefined) return;
+    const pending = this.#pending.get(message.id);
+    if (pending === undefined) return;
+    this.#pending.delete(message.id);
+    if (message.result !== undefined) pending.resolve(message.result);
+    else {
+      pending.reject(new Error(`raw: error ${JSON.stringify(message.error)}`));
+    }
+  }
+
+  #onEnd(): void {
+    const gone = new Error("raw: the server's stdout ended");
+    for (const pending of this.#pending.values()) pending.reject(gone);
+    this.#pending.clear();
+  }
+
+  /** Sends a request and resolves with its `result`; rejects on an error response. */
+  request(method: string, params: Record<string, unknown>): Promise<RawResult> {
+    const id = this.#nextId++;
+    // Not Promise.withResolvers: Node 20 lacks it.
+    const response = new Promise<RawResult>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+    });
+    this.#child.write(
+      JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n",
+    );
+    return response;
+  }
+
+  /** The MCP handshake: `initialize`, then `notifications/initialized`. */
+  async initialize(): Promise<void> {
+    await this.request("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "bench-raw", version: "0" },
+    });
+    this.#child.write(
+      '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
+    );
+  }
+
+  /** Closes stdin (the server then exits); SIGKILL if it has not exited in `timeoutMs`. */
+  async close(timeoutMs = 2_000): Promise<void> {
+    this.#child.closeStdin();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const exited = await Promise.race([
+      this.#child.exited.then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs, false);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (exited) return;
+    this.#child.kill();
+    await Promise.race([
+      this.#child.exited,
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+}

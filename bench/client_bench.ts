@@ -1,0 +1,741 @@
+/**
+ * What the clients cost, measured against a server that is not the
+ * bottleneck: `tools/call` through our {@linkcode MCPToolAdapter}, the SDK
+ * `Client`, and a raw client per transport (the ceiling), all against
+ * `echo_server.mjs`, a minimal Node echo server (no SDK).
+ *
+ * Run it on Deno with `deno task bench` (or alone:
+ * `deno run -A bench/client_bench.ts`), on Node against the packed npm
+ * package with `deno task bench:node`. Options:
+ *
+ * - `--rounds=N` (default 5), `--slice-ms=N` (default 250): see below.
+ * - `--only=ID,…`: scenarios to run (ids: stdio-seq, stdio-64,
+ *   http-json-seq, http-json-64, http-sse-seq, http-sse-64, stdio-10mb).
+ * - `--clients=raw,SDK,ours`: clients to run.
+ * - `--raw-api=node`: on Deno, the raw stdio client uses `node:child_process`
+ *   (Deno's implementation) instead of `Deno.Command`.
+ * - `--cpu-prof=FILE`: write a V8 CPU profile (`.cpuprofile`, readable by
+ *   Chrome DevTools and `bench/profile_top.ts`) of the measured rounds,
+ *   warm-up excluded; use with `--only` and `--clients=ours`.
+ *
+ * **Rows.** stdio, sequential and 64 concurrent callers; streamable HTTP
+ * with JSON answers and with SSE answers, each sequential and 64
+ * concurrent; and one 10 MB result over stdio. Every client has its own
+ * server process (one stdio server each; one HTTP server each, serving JSON
+ * on `/mcp` and SSE on `/sse`).
+ *
+ * **Rounds.** After a warm-up, which also sizes the slices so that the
+ * fastest client spends about `--slice-ms` on one, the clients take turns for
+ * `--rounds` rounds: in each round each client makes its calls in 4 slices,
+ * the turns going A B C, then C B A, and so on, the first one rotating from
+ * round to round, and every scenario gets its turn in every round. A change
+ * of machine load hits every client alike.
+ *
+ * **Figures.** calls/s is the median over rounds; ×raw and ×SDK are the
+ * medians of the per-round ratios (two runs of the same round compared).
+ * "client CPU" is this process's CPU time (user + system, all threads) per
+ * call; "server CPU" is the echo server's, read from its `cpu` tool around
+ * each slice. Where the server's CPU per call is well below the raw
+ * client's, the client is what limits throughput; the table says where it
+ * is not.
+ *
+ * Every server process is stopped at the end, also on error or Ctrl-C, and
+ * every wait has a deadline.
+ *
+ * @module
+ */
+
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { Session as InspectorSession } from "node:inspector";
+import os from "node:os";
+import process from "node:process";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+import {
+  ECHO_SERVER,
+  type HttpEchoServer,
+  nodeExecutable,
+  SERVER_ENV,
+  startHttpServer,
+  withDeadline,
+} from "./_echo_server.ts";
+import { RawHttpClient } from "./_raw_http.ts";
+import { type RawProcessApi, RawStdioClient } from "./_raw_stdio.ts";
+
+/** Slices per round; each client makes a quarter of its calls per turn. */
+const SLICES = 4;
+/** Warm-up per client and scenario (JIT, caches, connection pools). */
+const WARMUP_MS = 600;
+/** A slice that takes longer than this fails the run. */
+const SLICE_DEADLINE_MS = 180_000;
+/** Starting, connecting, one call outside the timed slices, closing. */
+const STEP_DEADLINE_MS = 30_000;
+/**
+ * The big result: 10 MB of text. Not 10 MiB: the SDK's stdio transport
+ * refuses a line longer than 10 MiB (its `ReadBuffer` limit).
+ */
+const BIG_BYTES = 10_000_000;
+
+const CLIENTS = ["raw", "SDK", "ours"] as const;
+type ClientName = typeof CLIENTS[number];
+type Transport = "stdio" | "http-json" | "http-sse";
+
+interface Scenario {
+  id: string;
+  label: string;
+  transport: Transport;
+  concurrency: number;
+  /** Set for the big-result row: the size of the result in bytes. */
+  bytes?: number;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    id: "stdio-seq",
+    label: "stdio, sequential",
+    transport: "stdio",
+    concurrency: 1,
+  },
+  {
+    id: "stdio-64",
+    label: "stdio, 64 concurrent",
+    transport: "stdio",
+    concurrency: 64,
+  },
+  {
+    id: "http-json-seq",
+    label: "HTTP JSON, sequential",
+    transport: "http-json",
+    concurrency: 1,
+  },
+  {
+    id: "http-json-64",
+    label: "HTTP JSON, 64 concurrent",
+    transport: "http-json",
+    concurrency: 64,
+  },
+  {
+    id: "http-sse-seq",
+    label: "HTTP SSE, sequential",
+    transport: "http-sse",
+    concurrency: 1,
+  },
+  {
+    id: "http-sse-64",
+    label: "HTTP SSE, 64 concurrent",
+    transport: "http-sse",
+    concurrency: 64,
+  },
+  {
+    id: "stdio-10mb",
+    label: "stdio, one 10 MB result",
+    transport: "stdio",
+    concurrency: 1,
+    bytes: BIG_BYTES,
+  },
+];
+
+/** One client's connection to its server, reduced to what the rows need. */
+interface Caller {
+  /** Calls `echo` and returns the text that came back. */
+  echo(text: string): Promise<string>;
+  /** Calls `big` and returns the length of the text that came back. */
+  big(bytes: number): Promise<number>;
+  /** The server's CPU time so far, in µs. */
+  serverCpuUs(): Promise<number>;
+}
+
+interface Options {
+  rounds: number;
+  sliceMs: number;
+  scenarios: Scenario[];
+  clients: ClientName[];
+  cpuProf: string | undefined;
+  rawApi: RawProcessApi;
+}
+
+// deno-lint-ignore no-console
+const say = (line = "") => console.log(line);
+
+function parseOptions(args: string[]): Options {
+  const options: Options = {
+    rounds: 5,
+    sliceMs: 250,
+    scenarios: SCENARIOS,
+    clients: [...CLIENTS],
+    cpuProf: undefined,
+    rawApi: "native",
+  };
+  for (const arg of args) {
+    const [flag, value = ""] = arg.split(/=(.*)/s, 2);
+    const list = value.split(",").filter((item) => item !== "");
+    if (flag === "--rounds" && Number(value) >= 1) {
+      options.rounds = Math.floor(Number(value));
+    } else if (flag === "--slice-ms" && Number(value) > 0) {
+      options.sliceMs = Number(value);
+    } else if (flag === "--only" && list.length > 0) {
+      const unknown = list.filter((id) => !SCENARIOS.some((s) => s.id === id));
+      if (unknown.length > 0) {
+        throw new Error(
+          `client_bench: unknown scenario ${unknown.join(", ")}; ids: ${
+            SCENARIOS.map((s) => s.id).join(", ")
+          }`,
+        );
+      }
+      options.scenarios = SCENARIOS.filter((s) => list.includes(s.id));
+    } else if (flag === "--clients" && list.length > 0) {
+      const unknown = list.filter((c) => !CLIENTS.includes(c as ClientName));
+      if (unknown.length > 0) {
+        throw new Error(
+          `client_bench: unknown client ${unknown.join(", ")}; clients: ${
+            CLIENTS.join(", ")
+          }`,
+        );
+      }
+      options.clients = CLIENTS.filter((client) => list.includes(client));
+    } else if (
+      flag === "--raw-api" && (value === "node" || value === "native")
+    ) {
+      options.rawApi = value;
+    } else if (flag === "--cpu-prof" && value !== "") {
+      options.cpuProf = value;
+    } else {
+      throw new Error(
+        `client_bench: unknown option ${
+          JSON.stringify(arg)
+        }; see the header of bench/client_bench.ts`,
+      );
+    }
+  }
+  return options;
+}
+
+/** Stops everything started so far, newest first; each step at most once, each with a deadline. */
+const cleanups: { what: string; run: () => Promise<unknown> }[] = [];
+async function cleanUp(): Promise<void> {
+  while (cleanups.length > 0) {
+    const { what, run } = cleanups.pop()!;
+    await withDeadline(run(), STEP_DEADLINE_MS, `closing ${what}`).catch(
+      (error) =>
+        say(`cleanup: ${error instanceof Error ? error.message : error}`),
+    );
+  }
+}
+
+/** The first text block of a tool result. */
+function textOf(result: unknown, who: string): string {
+  const text = (result as { content?: { text?: unknown }[] } | undefined)
+    ?.content?.[0]?.text;
+  if (typeof text !== "string") {
+    throw new Error(`${who}: no text in ${JSON.stringify(result)}`);
+  }
+  return text;
+}
+
+function cpuOf(result: unknown, who: string): number {
+  const usage = (result as { structuredContent?: unknown } | undefined)
+    ?.structuredContent as { user?: unknown; system?: unknown } | undefined;
+  if (typeof usage?.user !== "number" || typeof usage.system !== "number") {
+    throw new Error(`${who}: the cpu tool answered ${JSON.stringify(result)}`);
+  }
+  return usage.user + usage.system;
+}
+
+/** A caller over anything that sends `tools/call` and resolves with the result. */
+function callerOf(
+  who: string,
+  call: (name: string, args: Record<string, unknown>) => Promise<unknown>,
+): Caller {
+  return {
+    async echo(text) {
+      return textOf(await call("echo", { text }), who);
+    },
+    async big(bytes) {
+      return textOf(await call("big", { bytes }), who).length;
+    },
+    async serverCpuUs() {
+      return cpuOf(await call("cpu", {}), who);
+    },
+  };
+}
+
+const STDIO_SERVER = { args: [ECHO_SERVER, "stdio"], env: SERVER_ENV };
+
+async function rawCaller(
+  transport: Transport,
+  http: HttpEchoServer | undefined,
+  rawApi: RawProcessApi,
+): Promise<Caller> {
+  let request: RawStdioClient["request"];
+  if (transport === "stdio") {
+    const raw = await RawStdioClient.start({
+      command: nodeExecutable(),
+      ...STDIO_SERVER,
+    }, rawApi);
+    cleanups.push({ what: "raw stdio client", run: () => raw.close() });
+    await raw.initialize();
+    request = (method, params) => raw.request(method, params);
+  } else {
+    const raw = new RawHttpClient(urlOf(transport, http!));
+    await raw.initialize();
+    request = (method, params) => raw.request(method, params);
+  }
+  return callerOf(
+    "raw",
+    (name, args) => request("tools/call", { name, arguments: args }),
+  );
+}
+
+async function sdkCaller(
+  transport: Transport,
+  http: HttpEchoServer | undefined,
+): Promise<Caller> {
+  const client = new Client({ name: "bench-sdk", version: "0" });
+  const channel = transport === "stdio"
+    ? new StdioClientTransport({
+      command: nodeExecutable(),
+      ...STDIO_SERVER,
+      stderr: "inherit",
+    })
+    : new StreamableHTTPClientTransport(new URL(urlOf(transport, http!)));
+  cleanups.push({ what: `SDK ${transport} client`, run: () => client.close() });
+  await client.connect(channel);
+  await client.listTools(); // caches the output validators, as an agent would
+  return callerOf("SDK", async (name, args) => {
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) throw new Error(`SDK: ${JSON.stringify(result)}`);
+    return result;
+  });
+}
+
+async function oursCaller(
+  transport: Transport,
+  http: HttpEchoServer | undefined,
+): Promise<Caller> {
+  const adapter = new MCPToolAdapter(
+    transport === "stdio"
+      ? {
+        name: "bench",
+        transport: "stdio",
+        command: nodeExecutable(),
+        ...STDIO_SERVER,
+      }
+      : {
+        name: "bench",
+        transport: "streamable-http",
+        url: urlOf(transport, http!),
+      },
+  );
+  cleanups.push({
+    what: `ours ${transport} client`,
+    run: () => adapter.disconnect(),
+  });
+  await adapter.connect();
+  await adapter.discoverTools();
+  return callerOf("ours", async (name, args) => {
+    const result = await adapter.invoke(name, args);
+    if (!result.success) throw new Error(`ours: ${result.error}`);
+    return result.data;
+  });
+}
+
+function urlOf(transport: Transport, http: HttpEchoServer): string {
+  return `${http.origin}${transport === "http-sse" ? "/sse" : "/mcp"}`;
+}
+
+/** The time, this process's CPU and the server's CPU taken by one slice of calls. */
+interface Cost {
+  calls: number;
+  wallMs: number;
+  cpuUs: number;
+  serverCpuUs: number;
+}
+
+type Op = (caller: Caller, i: number) => Promise<void>;
+
+function operation(scenario: Scenario): Op {
+  const bytes = scenario.bytes;
+  if (bytes !== undefined) {
+    return async (caller) => {
+      const length = await caller.big(bytes);
+      if (length !== bytes) {
+        throw new Error(`big returned ${length} characters, not ${bytes}`);
+      }
+    };
+  }
+  return async (caller, i) => {
+    const text = `m${i}`;
+    const echoed = await caller.echo(text);
+    if (echoed !== text) {
+      throw new Error(`echo returned ${echoed}, not ${text}`);
+    }
+  };
+}
+
+/** Makes `calls` calls from `concurrency` callers and measures them. */
+async function measure(
+  caller: Caller,
+  scenario: Scenario,
+  calls: number,
+  what: string,
+): Promise<Cost> {
+  const op = operation(scenario);
+  const serverBefore = await withDeadline(
+    caller.serverCpuUs(),
+    STEP_DEADLINE_MS,
+    `${what}: server CPU`,
+  );
+  let next = 0;
+  const worker = async () => {
+    while (next < calls) await op(caller, next++);
+  };
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await withDeadline(
+    Promise.all(
+      Array.from({ length: Math.min(scenario.concurrency, calls) }, worker),
+    ),
+    SLICE_DEADLINE_MS,
+    what,
+  );
+  const wallMs = performance.now() - started;
+  const { user, system } = process.cpuUsage(cpu);
+  const serverAfter = await withDeadline(
+    caller.serverCpuUs(),
+    STEP_DEADLINE_MS,
+    `${what}: server CPU`,
+  );
+  return {
+    calls,
+    wallMs,
+    cpuUs: user + system,
+    serverCpuUs: serverAfter - serverBefore,
+  };
+}
+
+interface Contender {
+  client: ClientName;
+  caller: Caller;
+}
+
+/**
+ * Warms every contender up for `WARMUP_MS` and returns the calls per slice:
+ * what the fastest one makes in `sliceMs`, at least one per caller.
+ */
+async function warmUp(
+  scenario: Scenario,
+  contenders: Contender[],
+  sliceMs: number,
+): Promise<number> {
+  let fastest = 0;
+  for (const { client, caller } of contenders) {
+    let calls = scenario.concurrency;
+    let spentMs = 0;
+    let rate = 0;
+    while (spentMs < WARMUP_MS) {
+      const cost = await measure(
+        caller,
+        scenario,
+        calls,
+        `${scenario.label}, ${client}, warm-up`,
+      );
+      spentMs += cost.wallMs;
+      rate = calls / (cost.wallMs / 1000);
+      calls = Math.max(calls, Math.round(rate * (WARMUP_MS / 4) / 1000));
+    }
+    fastest = Math.max(fastest, rate);
+  }
+  return Math.max(
+    scenario.concurrency,
+    Math.round(fastest * sliceMs / 1000 / SLICES),
+  ) * SLICES;
+}
+
+/**
+ * One round of one scenario: every contender makes `calls` calls in
+ * `SLICES` slices, taking turns A B C, then C B A, and so on; `first`
+ * rotates who goes first. Returns each contender's cost, by index.
+ */
+async function round(
+  scenario: Scenario,
+  contenders: Contender[],
+  calls: number,
+  first: number,
+): Promise<Cost[]> {
+  const order = contenders.map((_, k) => (k + first) % contenders.length);
+  const costs = contenders.map(() => ({
+    calls: 0,
+    wallMs: 0,
+    cpuUs: 0,
+    serverCpuUs: 0,
+  }));
+  for (let slice = 0; slice < SLICES; slice++) {
+    for (const index of slice % 2 === 0 ? order : order.toReversed()) {
+      const { caller, client } = contenders[index]!;
+      const cost = await measure(
+        caller,
+        scenario,
+        calls / SLICES,
+        `${scenario.label}, ${client}`,
+      );
+      const total = costs[index]!;
+      total.calls += cost.calls;
+      total.wallMs += cost.wallMs;
+      total.cpuUs += cost.cpuUs;
+      total.serverCpuUs += cost.serverCpuUs;
+    }
+  }
+  return costs;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? sorted[middle]!
+    : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function table(header: string[], rows: string[][], left: number): void {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length))
+  );
+  const line = (cells: string[]) =>
+    cells.map((cell, column) =>
+      column < left
+        ? cell.padEnd(widths[column]!)
+        : cell.padStart(widths[column]!)
+    ).join("  ").trimEnd();
+  say(line(header));
+  say(widths.map((width) => "-".repeat(width)).join("  "));
+  for (const row of rows) say(line(row));
+}
+
+function formatRate(value: number): string {
+  return value < 100
+    ? value.toFixed(1)
+    : Math.round(value).toLocaleString("en-US");
+}
+
+function formatUs(value: number): string {
+  return value < 1000
+    ? value.toFixed(1)
+    : Math.round(value).toLocaleString("en-US");
+}
+
+function runtimeLabel(rawApi: RawProcessApi): string {
+  const deno = (globalThis as { Deno?: { version: Record<string, string> } })
+    .Deno;
+  return deno === undefined
+    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball`
+    : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout, raw stdio on ${
+      rawApi === "node" ? "node:child_process" : "Deno.Command"
+    }`;
+}
+
+/** Starts a V8 CPU profile of this process; the returned function stops it and writes `file`. */
+async function startProfile(file: string): Promise<() => Promise<void>> {
+  const session = new InspectorSession();
+  session.connect();
+  const post = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(
+        method,
+        params,
+        (error, result) => error ? reject(error) : resolve(result),
+      )
+    );
+  await post("Profiler.enable");
+  await post("Profiler.setSamplingInterval", { interval: 200 });
+  await post("Profiler.start");
+  return async () => {
+    const { profile } = await post("Profiler.stop") as { profile: unknown };
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    say(`CPU profile of the measured rounds written to ${file}`);
+  };
+}
+
+async function main(options: Options): Promise<void> {
+  const load = () => os.loadavg().map((value) => value.toFixed(1)).join(" / ");
+  say(
+    `Clients against a minimal echo server (bench/echo_server.mjs on node ${
+      execFileSync(nodeExecutable(), ["--version"], { encoding: "utf8" }).trim()
+    }), not the SDK's McpServer`,
+  );
+  say(
+    `${runtimeLabel(options.rawApi)}; ${os.cpus().length} cores; ${
+      new Date().toISOString().slice(0, 16)
+    }Z; load ${load()}`,
+  );
+  say(
+    `${options.rounds} rounds x ${SLICES} slices, ~${options.sliceMs} ms of the fastest client per round and row`,
+  );
+
+  const transports = new Set(options.scenarios.map((s) => s.transport));
+  const http = new Map<ClientName, HttpEchoServer>();
+  if (transports.has("http-json") || transports.has("http-sse")) {
+    for (const client of options.clients) {
+      const server = await startHttpServer(STEP_DEADLINE_MS);
+      cleanups.push({ what: `${client}'s HTTP server`, run: server.stop });
+      http.set(client, server);
+    }
+  }
+  const open: Record<
+    ClientName,
+    (t: Transport, h: HttpEchoServer | undefined) => Promise<Caller>
+  > = {
+    raw: (t, h) => rawCaller(t, h, options.rawApi),
+    SDK: sdkCaller,
+    ours: oursCaller,
+  };
+  const callers = new Map<string, Caller>();
+  for (const transport of transports) {
+    for (const client of options.clients) {
+      const caller = await withDeadline(
+        open[client](transport, http.get(client)),
+        STEP_DEADLINE_MS,
+        `connecting ${client} over ${transport}`,
+      );
+      callers.set(`${client} ${transport}`, caller);
+    }
+  }
+  const rows = options.scenarios.map((scenario) => ({
+    scenario,
+    contenders: options.clients.map((client) => ({
+      client,
+      caller: callers.get(`${client} ${scenario.transport}`)!,
+    })),
+    calls: 0,
+    costs: options.clients.map((): Cost[] => []),
+  }));
+  for (const row of rows) {
+    row.calls = await warmUp(row.scenario, row.contenders, options.sliceMs);
+  }
+
+  const stopProfile = options.cpuProf === undefined
+    ? undefined
+    : await startProfile(options.cpuProf);
+  for (let r = 0; r < options.rounds; r++) {
+    for (const row of rows) {
+      const costs = await round(row.scenario, row.contenders, row.calls, r);
+      costs.forEach((cost, index) => row.costs[index]!.push(cost));
+    }
+  }
+  await stopProfile?.();
+
+  const rate = (cost: Cost) => cost.calls / (cost.wallMs / 1000);
+  const lines: string[][] = [];
+  const warnings: string[] = [];
+  for (const row of rows) {
+    const ratioTo = (mine: Cost[], client: ClientName) => {
+      const index = options.clients.indexOf(client);
+      if (index === -1) return "-";
+      const theirs = row.costs[index]!;
+      const ratios = mine.map((cost, r) => rate(cost) / rate(theirs[r]!));
+      return `${median(ratios).toFixed(2)}x`;
+    };
+    row.contenders.forEach(({ client }, index) => {
+      const mine = row.costs[index]!;
+      const rates = mine.map(rate);
+      lines.push([
+        index === 0 ? row.scenario.label : "",
+        client,
+        formatRate(median(rates)),
+        `${formatRate(Math.min(...rates))}-${formatRate(Math.max(...rates))}`,
+        ratioTo(mine, "raw"),
+        ratioTo(mine, "SDK"),
+        formatUs(median(mine.map((cost) => cost.cpuUs / cost.calls))),
+        formatUs(median(mine.map((cost) => cost.serverCpuUs / cost.calls))),
+      ]);
+    });
+    row.contenders.forEach(({ client }, index) => {
+      const costs = row.costs[index]!;
+      const clientCpu = median(costs.map((c) => c.cpuUs / c.calls));
+      const serverCpu = median(costs.map((c) => c.serverCpuUs / c.calls));
+      if (serverCpu >= clientCpu) {
+        warnings.push(
+          `${row.scenario.label}, ${client}: its server used ${
+            formatUs(serverCpu)
+          } µs CPU per call, the client ${formatUs(clientCpu)} µs.`,
+        );
+      }
+    });
+  }
+  say();
+  table(
+    [
+      "tools/call",
+      "client",
+      "calls/s",
+      "min-max",
+      "x raw",
+      "x SDK",
+      "client CPU µs/call",
+      "server CPU µs/call",
+    ],
+    lines,
+    2,
+  );
+  say();
+  say(
+    "calls/s: median over rounds; x raw, x SDK: median of the per-round ratios of calls/s (same round,",
+  );
+  say(
+    "  turns interleaved), the only figures comparable between runs. CPU: user + system time of all",
+  );
+  say(
+    "  threads per call, this process (client) and the echo server (each client has its own server).",
+  );
+  say(
+    "  Client CPU is the client's own cost and less disturbed by other load than the wall clock.",
+  );
+  say(
+    "Can show: where a client spends more than the raw client, per call, on this machine, in this",
+  );
+  say(
+    "  runtime. Cannot show: latency spread, memory, a real server's cost, other machines. Sequential",
+  );
+  say(
+    "  rows include the server's and the kernel's share of each round trip, which narrows their",
+  );
+  say(
+    "  ratios; 2 cores are shared by client, server and the machine's other load. 10 MB row: the time",
+  );
+  say("  per call is 1 / calls/s, so its time ratio to raw is 1 / (x raw).");
+  if (warnings.length === 0) {
+    say(
+      "Server check: in every row each client's echo server used less CPU per call than the client.",
+    );
+  } else {
+    say(
+      "Server check: where a server used as much CPU per call as its client, the server (or the",
+    );
+    say(
+      "  per-message wake-ups both sides pay) may limit the row, and its ratios understate the clients'",
+    );
+    say("  differences:");
+    for (const warning of warnings) say(`  - ${warning}`);
+  }
+  say(`load at the end: ${load()}`);
+}
+
+let interrupted = false;
+const onInterrupt = () => {
+  interrupted = true;
+  say("interrupted: stopping the servers");
+  cleanUp().finally(() => process.exit(130));
+};
+process.on("SIGINT", onInterrupt);
+try {
+  await main(parseOptions(process.argv.slice(2)));
+} catch (error) {
+  // Calls in flight fail once their servers are stopped; that is the interrupt, not news.
+  if (!interrupted) throw error;
+} finally {
+  await cleanUp();
+  process.off("SIGINT", onInterrupt);
+}

@@ -1,0 +1,150 @@
+/**
+ * Runs the client benchmark (`bench/client_bench.ts`) on Node against the
+ * packed npm tarball, so the Node figures are those of the published code.
+ *
+ * In a temporary folder it installs the tarball and the MCP SDK (at the
+ * versions `deno.json` pins), transpiles `bench/client_bench.ts` and the
+ * bench modules it imports to `.js` with esbuild, copies the other files
+ * they import or open (`echo_server.mjs`), and runs `node client_bench.js` there, so
+ * `@cleveragents/mcp-adapter` resolves to the installed tarball. The folder
+ * is removed afterwards, pass or fail.
+ *
+ * Run it with `deno task bench:node` (builds the tarball first). Arguments
+ * are passed on to the benchmark, e.g. `--rounds=3 --only=stdio-64`; a
+ * relative `--cpu-prof=FILE` is taken relative to the current folder.
+ *
+ * @module
+ */
+
+import { dirname, join, posix, resolve } from "node:path";
+import { stop } from "esbuild";
+import {
+  type DenoConfig,
+  npmSpec,
+  readDenoConfig,
+  ROOT,
+  tarballPath,
+} from "./_deps.ts";
+import { installPackages, transpileModule } from "./_node_project.ts";
+import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+
+/** The benchmark's entry, relative to `bench/`. */
+const ENTRY = "client_bench.ts";
+/** Files the bench modules open by path (`new URL(…, import.meta.url)`), relative to `bench/`. */
+const ASSETS = ["echo_server.mjs"];
+/** What the benchmark imports by package name, besides our own package. */
+const BENCH_PACKAGES = ["@modelcontextprotocol/sdk", "zod"];
+const INSTALL_TIMEOUT_MS = 5 * 60_000;
+/** The whole benchmark; its own steps have shorter deadlines. */
+const RUN_TIMEOUT_MS = 40 * 60_000;
+
+/**
+ * Installs the tarball and the SDK in a temporary folder and runs the
+ * transpiled benchmark there with `node`.
+ *
+ * @param config The parsed `deno.json`.
+ * @param args Arguments for the benchmark.
+ * @returns Node's exit code (124 when the deadline passed).
+ * @throws {Error} When the tarball is missing or a bench module imports
+ * something outside `bench/` by a relative path.
+ *
+ * @example
+ * ```ts ignore
+ * import { benchNode } from "./bench_node.ts";
+ * import { readDenoConfig } from "./_deps.ts";
+ *
+ * Deno.exit(await benchNode(await readDenoConfig(), ["--rounds=3"]));
+ * ```
+ */
+export async function benchNode(
+  config: DenoConfig,
+  args: readonly string[],
+): Promise<number> {
+  const tarball = tarballPath(config);
+  try {
+    await Deno.stat(tarball);
+  } catch {
+    throw new Error(
+      `${tarball} does not exist; run \`deno task build:npm\` first`,
+    );
+  }
+  const dir = await Deno.makeTempDir({ prefix: "mcp-adapter-node-bench-" });
+  try {
+    const specs = BENCH_PACKAGES.map((name) => npmSpec(config, name));
+    const installed = await installPackages(
+      dir,
+      tarball,
+      specs,
+      INSTALL_TIMEOUT_MS,
+    );
+    if (installed !== 0) return installed;
+    await copyBench(dir);
+    const entry = ENTRY.replace(/\.ts$/, ".js");
+    log(`bench_node: node ${entry} in ${dir}`);
+    return await run("node", [entry, ...args.map(absoluteProfilePath)], {
+      cwd: dir,
+      timeoutMs: RUN_TIMEOUT_MS,
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await stop();
+  }
+}
+
+/** `--cpu-prof=FILE` with FILE made absolute: node runs in the scratch folder. */
+function absoluteProfilePath(arg: string): string {
+  const prefix = "--cpu-prof=";
+  return arg.startsWith(prefix)
+    ? prefix + resolve(arg.slice(prefix.length))
+    : arg;
+}
+
+/**
+ * Copies the entry and every bench module it reaches by relative imports
+ * into `dir`: `.ts` transpiled to `.js`, other files as they are.
+ */
+async function copyBench(dir: string): Promise<void> {
+  const benchDir = join(ROOT, "bench");
+  const queue = [ENTRY, ...ASSETS];
+  const seen = new Set(queue);
+  while (queue.length > 0) {
+    const file = queue.shift()!;
+    const source = join(benchDir, file);
+    if (!file.endsWith(".ts")) {
+      await Deno.copyFile(source, join(dir, file));
+      continue;
+    }
+    const code = await transpileModule(source, `bench/${file}`, (specifier) => {
+      const target = posix.normalize(
+        posix.join(posix.dirname(file), specifier),
+      );
+      if (target.startsWith("../")) {
+        throw new Error(
+          `bench/${file} imports "${specifier}", outside bench/; the Node run reaches only bench/ and installed packages`,
+        );
+      }
+      if (!seen.has(target)) {
+        seen.add(target);
+        queue.push(target);
+      }
+      return specifier.replace(/\.ts$/, ".js");
+    });
+    const to = join(dir, file.replace(/\.ts$/, ".js"));
+    await Deno.mkdir(dirname(to), { recursive: true });
+    await Deno.writeTextFile(to, code);
+  }
+}
+
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await benchNode(await readDenoConfig(), Deno.args);
+  } catch (error) {
+    logError(`bench_node: ${error instanceof Error ? error.message : error}`);
+    code = 1;
+  }
+  if (code === TIMEOUT_EXIT_CODE) {
+    logError(`bench_node: gave up after ${RUN_TIMEOUT_MS} ms`);
+  }
+  Deno.exit(code);
+}
