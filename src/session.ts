@@ -90,6 +90,9 @@ export class Session {
   /** The one deadline timer, and when it fires (`performance.now()` clock). */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerDue = Infinity;
+  /** The promise of the last send, and the requests that share it. */
+  #lastSend: Promise<void> | undefined;
+  #lastSendIds: RequestId[] = [];
 
   /**
    * @param transport The channel; its callbacks are taken over.
@@ -136,6 +139,8 @@ export class Session {
   /**
    * Sends a request and resolves with its result.
    *
+   * @param params Sent as they are; with progress tracking, a progress
+   * token is added to their `_meta` in place.
    * @throws {MCPProtocolError} The server answered with an error.
    * @throws {MCPTimeoutError} The deadline passed; the server was told to cancel.
    * @throws {MCPNotConnectedError} The connection closed first.
@@ -159,8 +164,12 @@ export class Session {
     const tracked = options.onProgress !== undefined ||
       options.trackProgress === true;
     if (tracked) {
-      const meta = params?._meta as Record<string, unknown> | undefined;
-      params = { ...params, _meta: { ...meta, progressToken: id } };
+      // The caller's params are ours to send: the token goes in place.
+      params ??= {};
+      const meta = params._meta as Record<string, unknown> | undefined;
+      params._meta = meta === undefined
+        ? { progressToken: id }
+        : { ...meta, progressToken: id };
     }
     const message: JSONRPCRequest = params === undefined
       ? { jsonrpc: "2.0", id, method }
@@ -193,11 +202,35 @@ export class Session {
           );
         signal.addEventListener("abort", pending.onAbort, { once: true });
       }
-      this.#transport.send(message).catch((error) => {
-        if (this.#settle(id)) {
-          reject(this.#closed ? this.#closedError(method) : asError(error));
+      this.#watchSend(this.#transport.send(message), id);
+    });
+  }
+
+  /**
+   * Fails request `id` if its send fails. Transports that write the
+   * messages of one tick together return one promise for all of them, so
+   * one handler is attached per promise, not per request.
+   */
+  #watchSend(sent: Promise<void>, id: RequestId): void {
+    if (sent === this.#lastSend) {
+      this.#lastSendIds.push(id);
+      return;
+    }
+    this.#lastSend = sent;
+    const ids = this.#lastSendIds = [id];
+    const done = () => {
+      if (this.#lastSend === sent) this.#lastSend = undefined;
+    };
+    sent.then(done, (error) => {
+      done();
+      for (const id of ids) {
+        const pending = this.#pending.get(id);
+        if (pending && this.#settle(id)) {
+          pending.reject(
+            this.#closed ? this.#closedError(pending.method) : asError(error),
+          );
         }
-      });
+      }
     });
   }
 

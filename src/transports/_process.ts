@@ -38,10 +38,12 @@ export interface ChildProcessHandle {
   stopReading(): void;
   /**
    * Writes UTF-8 text to stdin after what was written before, without
-   * waiting for it. Resolves once the text is handed to the OS; rejects if
-   * the write fails.
+   * waiting for it (the runtime buffers what the pipe cannot take yet). A
+   * failure goes to {@linkcode ChildProcessHandle.onWriteError}.
    */
-  write(text: string): Promise<void>;
+  write(text: string): void;
+  /** Receives a failed write (e.g. EPIPE: the child closed its stdin); set before writing. */
+  onWriteError: (error: unknown) => void;
   /**
    * When stdin's buffer is full (the child reads slower than we write),
    * a promise that settles once it has room again; `undefined` when it has

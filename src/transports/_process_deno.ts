@@ -148,8 +148,12 @@ class DenoChild implements ChildProcessHandle {
     this.#stderr.cancel().catch(() => {});
   }
 
-  write(text: string): Promise<void> {
-    return this.#stdin.write(encoder.encode(text));
+  onWriteError: (error: unknown) => void = () => {};
+
+  write(text: string): void {
+    this.#stdin.write(encoder.encode(text)).catch((error) =>
+      this.onWriteError(error)
+    );
   }
 
   drained(): Promise<void> | undefined {

@@ -134,9 +134,9 @@ class NodeChild implements ChildProcessHandle {
       platform: platform(),
       proc,
     }, exited);
-    // EPIPE after the child exits reaches the write callbacks; without a
-    // listener the 'error' event would crash the process.
-    child.stdin.on("error", () => {});
+    // A failed write (EPIPE after the child exits) arrives as 'error';
+    // without a listener it would crash the process.
+    child.stdin.on("error", (error) => this.onWriteError(error));
     child.on("error", () => {});
   }
 
@@ -153,19 +153,20 @@ class NodeChild implements ChildProcessHandle {
     this.#child.stderr.destroy();
   }
 
-  write(text: string): Promise<void> {
+  onWriteError: (error: unknown) => void = () => {};
+
+  write(text: string): void {
     const stdin = this.#child.stdin;
-    return new Promise((resolve, reject) => {
-      if (stdin.destroyed || stdin.writableEnded) {
-        reject(
-          Object.assign(new Error("The child's stdin is closed"), {
-            code: "EPIPE",
-          }),
-        );
-        return;
-      }
-      stdin.write(text, (error) => error ? reject(error) : resolve());
-    });
+    if (stdin.destroyed || stdin.writableEnded) {
+      this.onWriteError(
+        Object.assign(new Error("The child's stdin is closed"), {
+          code: "EPIPE",
+        }),
+      );
+      return;
+    }
+    // Node buffers what the pipe cannot take and writes it in one writev.
+    stdin.write(text);
   }
 
   drained(): Promise<void> | undefined {

@@ -56,6 +56,12 @@ export interface StdioTransportOptions {
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
+/**
+ * Messages of one tick written before the tick ends, so that the server
+ * works on them while we prepare the rest: fewer writes than one per
+ * message, more overlap than one per tick.
+ */
+const EARLY_WRITE_MESSAGES = 8;
 /** Messages that may wait for a server that does not read its stdin, besides the byte bound. */
 const MAX_QUEUED_MESSAGES = 100_000;
 /** How long stdout's end may precede the exit before it counts as a server that stopped talking. */
@@ -186,13 +192,15 @@ export class StdioTransport implements MCPTransport {
   #closeFired = false;
   #tail: string[] = [];
   #tailNext = 0;
-  /** Lines sent while a write is under way, written together when it ends. */
+  /** Lines that wait for stdin to drain, written together when it does. */
   #queue: string[] = [];
   #queuedChars = 0;
   /** The promise every `send()` of the queued batch returns. */
   #batch: Batch | undefined;
-  /** A flush is scheduled or waits for stdin to drain. */
-  #flushing = false;
+  /** A write at the end of this tick is scheduled. */
+  #scheduled = false;
+  /** Writes wait for stdin to drain. */
+  #draining = false;
 
   /**
    * Creates a transport; nothing starts until {@linkcode StdioTransport.prototype.start}.
@@ -290,6 +298,7 @@ export class StdioTransport implements MCPTransport {
     } catch (error) {
       throw startError(options, error);
     }
+    child.onWriteError = (error) => this.#writeFailed(error);
     this.#child = child;
     this.#finished = this.#watch(child);
     if (this.#closing !== undefined) {
@@ -301,17 +310,22 @@ export class StdioTransport implements MCPTransport {
   }
 
   /**
-   * Sends one message as a line of JSON on the server's stdin. Messages
-   * sent while a write is under way are written together when it ends, in
-   * order, never interleaved.
+   * Sends one message as a line of JSON on the server's stdin, in order,
+   * never interleaved. While stdin is full (the server reads slower than we
+   * write), messages wait and go out together once it drains. A failed
+   * write ends the connection (`onclose` gets the reason).
    *
    * @param message The JSON-RPC message.
-   * @returns Resolves once the line is handed to the operating system.
-   * @throws {MCPConnectionError} If the server is not running, the write
-   * fails, or the server stopped reading (more than `maxMessageBytes` wait).
+   * @returns Resolves once the line is written or handed to the runtime's
+   * buffer; a message that had to wait resolves once it went out.
+   * @throws {MCPConnectionError} If the server is not running, or stopped
+   * reading (more than `maxMessageBytes` wait).
    */
   send(message: JSONRPCMessage): Promise<void> {
-    if (!this.#accepting) return Promise.reject(notRunning());
+    const child = this.#child;
+    if (!this.#accepting || child === undefined) {
+      return Promise.reject(notRunning());
+    }
     let line: string;
     try {
       line = JSON.stringify(message) + "\n";
@@ -321,6 +335,14 @@ export class StdioTransport implements MCPTransport {
     this.#queue.push(line);
     this.#queuedChars += line.length;
     const batch = this.#batch ??= new Batch();
+    if (!this.#scheduled) {
+      // The messages of one tick go out together, in few writes.
+      this.#scheduled = true;
+      queueMicrotask(this.#endOfTick);
+    } else if (this.#queue.length >= EARLY_WRITE_MESSAGES) {
+      // Without waiting for the tick to end, so the server can start.
+      this.#write();
+    }
     if (
       this.#queuedChars > this.#maxMessageBytes ||
       this.#queue.length > MAX_QUEUED_MESSAGES
@@ -336,47 +358,53 @@ export class StdioTransport implements MCPTransport {
           } wait to be written; the connection was closed. Check that the server reads its requests.`,
         ),
       );
-    } else if (!this.#flushing) {
-      // Messages of this tick go out in one write.
-      this.#flushing = true;
-      queueMicrotask(this.#flush);
     }
     return batch.promise;
   }
 
-  /**
-   * Writes everything queued in one write, unless stdin is full: then
-   * waits until it drains, and writes what was queued meanwhile.
-   */
-  readonly #flush = (): void => {
+  readonly #endOfTick = (): void => {
+    this.#scheduled = false;
+    this.#write();
+  };
+
+  /** Writes what waits, in one write, unless stdin is full: then once it drains. */
+  #write(): void {
     const batch = this.#batch;
     const child = this.#child;
-    if (batch === undefined || child === undefined || !this.#accepting) {
-      this.#flushing = false;
-      return;
-    }
+    if (
+      batch === undefined || child === undefined || !this.#accepting ||
+      this.#draining
+    ) return;
     const drained = child.drained();
     if (drained !== undefined) {
-      drained.then(this.#flush);
+      this.#draining = true;
+      drained.then(() => {
+        this.#draining = false;
+        this.#write();
+      });
       return;
     }
-    this.#flushing = false;
-    const text = this.#queue.length === 1
-      ? this.#queue[0]!
-      : this.#queue.join("");
+    child.write(
+      this.#queue.length === 1 ? this.#queue[0]! : this.#queue.join(""),
+    );
     this.#queue = [];
     this.#queuedChars = 0;
     this.#batch = undefined;
-    child.write(text).then(batch.resolve, (error) =>
-      batch.reject(
-        new MCPConnectionError(
-          `Writing to the stdio server ${this.#name} failed: ${
-            redact(errorMessage(error), this.#secrets)
-          }`,
-          { cause: error },
-        ),
-      ));
-  };
+    batch.resolve();
+  }
+
+  /** A write failed: the server's stdin is gone, so is the connection. */
+  #writeFailed(error: unknown): void {
+    if (this.#closing !== undefined) return;
+    this.#fail(
+      new MCPConnectionError(
+        `Writing to the stdio server ${this.#name} failed: ${
+          this.#redact(errorMessage(error))
+        }`,
+        { cause: error },
+      ),
+    );
+  }
 
   /**
    * Stops the server: closes its stdin, waits up to `closeTimeoutMs` for it
@@ -629,7 +657,7 @@ export class StdioTransport implements MCPTransport {
   }
 }
 
-/** The sends written together: one promise for all of them. */
+/** The sends that waited for stdin to drain: one promise for all of them. */
 class Batch {
   readonly promise: Promise<void>;
   resolve!: () => void;
