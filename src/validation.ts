@@ -5,13 +5,15 @@
  * the process: patterns are vetted first (`_pattern_safety.ts`, loaded only
  * for schemas that have patterns). The validator package is loaded with the
  * first schema compiled, so a program that never calls a tool never loads
- * it. Internal.
+ * it. Most calls are settled by a compiled quick check
+ * (`_fast_check.ts`); the validator judges the rest. Internal.
  *
  * @module
  */
 
 import type { Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "./types.ts";
+import { compileFastCheck } from "./_fast_check.ts";
 
 type Draft = "4" | "7" | "2019-09" | "2020-12";
 
@@ -59,7 +61,9 @@ export async function compileValidator(
   } catch {
     return acceptAll;
   }
+  const quickYes = compileFastCheck(local);
   return (args) => {
+    if (quickYes?.(args)) return undefined;
     let outcome: ReturnType<Validator["validate"]>;
     try {
       outcome = validator.validate(args);

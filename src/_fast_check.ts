@@ -1,0 +1,223 @@
+/**
+ * A quick yes for the arguments of most tool calls. Most MCP input schemas
+ * are flat objects of typed properties; checking those through the full
+ * validator costs more than the rest of a call (it builds a JSON pointer for
+ * every property it visits, valid or not). For a schema made only of the
+ * keywords below, a predicate is compiled once that says "valid" only when
+ * it is sure; any other answer goes to the full validator, which has the
+ * last word and writes the error messages. So this never accepts what the
+ * validator would refuse: it is conservative wherever the two could differ
+ * (inherited properties, non-plain objects, string lengths near a bound).
+ * No `eval`. Internal.
+ *
+ * @module
+ */
+
+/** Says `true` only for a value the full validator accepts. */
+export type FastCheck = (value: unknown) => boolean;
+
+/** Keywords that never affect validity. */
+const ANNOTATIONS = new Set([
+  "$comment",
+  "$id",
+  "$schema",
+  "default",
+  "deprecated",
+  "description",
+  "examples",
+  "readOnly",
+  "title",
+  "writeOnly",
+]);
+
+/** Deeper schemas are left to the full validator. */
+const MAX_DEPTH = 8;
+
+const yes: FastCheck = () => true;
+const no: FastCheck = () => false;
+
+/**
+ * Compiles the fast check of a schema, or `undefined` when the schema uses
+ * anything beyond `type`, `properties`, `required`, `additionalProperties`
+ * (boolean), `items`, `enum` and `const` (of primitives), `minimum`,
+ * `maximum`, `minLength`, `maxLength`, `minItems`, `maxItems` and
+ * annotations.
+ */
+export function compileFastCheck(
+  schema: unknown,
+  depth = 0,
+): FastCheck | undefined {
+  if (schema === true) return yes;
+  if (schema === false) return no;
+  if (
+    typeof schema !== "object" || schema === null || Array.isArray(schema) ||
+    depth > MAX_DEPTH
+  ) return undefined;
+  const checks: FastCheck[] = [];
+  let properties: Map<string, FastCheck> | undefined;
+  let closed = false;
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(keyword)) continue;
+    const check = keyword === "properties"
+      ? (properties = compileProperties(value, depth)) && yes
+      : keyword === "additionalProperties"
+      ? typeof value === "boolean" ? (closed = !value, yes) : undefined
+      : compileKeyword(keyword, value, depth);
+    if (check === undefined) return undefined;
+    if (check !== yes) checks.push(check);
+  }
+  if (properties !== undefined || closed) {
+    checks.push(objectCheck(properties ?? new Map(), closed));
+  }
+  if (checks.length === 0) return yes;
+  if (checks.length === 1) return checks[0];
+  return (value) => {
+    for (const check of checks) if (!check(value)) return false;
+    return true;
+  };
+}
+
+function compileKeyword(
+  keyword: string,
+  value: unknown,
+  depth: number,
+): FastCheck | undefined {
+  switch (keyword) {
+    case "type":
+      return typeCheck(value);
+    case "required":
+      if (!Array.isArray(value) || !value.every(isSafeName)) return undefined;
+      return (instance) =>
+        isPlainObject(instance)
+          ? (value as string[]).every((name) => Object.hasOwn(instance, name))
+          : notAnObject(instance);
+    case "enum": {
+      if (!Array.isArray(value) || !value.every(isPrimitive)) return undefined;
+      const allowed = new Set<unknown>(value);
+      return (instance) => allowed.has(instance);
+    }
+    case "const":
+      return isPrimitive(value) ? (instance) => instance === value : undefined;
+    case "minimum":
+    case "maximum": {
+      if (typeof value !== "number") return undefined;
+      const min = keyword === "minimum";
+      return (instance) =>
+        typeof instance !== "number" ||
+        (min ? instance >= value : instance <= value);
+    }
+    case "minLength":
+    case "maxLength": {
+      if (!Number.isInteger(value)) return undefined;
+      const bound = value as number;
+      // The validator counts code points: between ⌈length/2⌉ and length.
+      return keyword === "minLength"
+        ? (instance) =>
+          typeof instance !== "string" ||
+          Math.ceil(instance.length / 2) >= bound
+        : (instance) =>
+          typeof instance !== "string" || instance.length <= bound;
+    }
+    case "minItems":
+    case "maxItems": {
+      if (!Number.isInteger(value)) return undefined;
+      const bound = value as number;
+      return keyword === "minItems"
+        ? (instance) => !Array.isArray(instance) || instance.length >= bound
+        : (instance) => !Array.isArray(instance) || instance.length <= bound;
+    }
+    case "items": {
+      const item = compileFastCheck(value, depth + 1);
+      if (item === undefined) return undefined;
+      return (instance) => !Array.isArray(instance) || instance.every(item);
+    }
+    default:
+      return undefined;
+  }
+}
+
+function compileProperties(
+  value: unknown,
+  depth: number,
+): Map<string, FastCheck> | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return undefined;
+  }
+  const properties = new Map<string, FastCheck>();
+  for (const [name, schema] of Object.entries(value)) {
+    const check = isSafeName(name)
+      ? compileFastCheck(schema, depth + 1)
+      : undefined;
+    if (check === undefined) return undefined;
+    properties.set(name, check);
+  }
+  return properties;
+}
+
+/** `properties` and `additionalProperties: false`, over own keys of plain objects only. */
+function objectCheck(
+  properties: Map<string, FastCheck>,
+  closed: boolean,
+): FastCheck {
+  return (instance) => {
+    if (!isPlainObject(instance)) return notAnObject(instance);
+    for (const name in instance) {
+      if (!Object.hasOwn(instance, name)) return false;
+      const check = properties.get(name);
+      if (check === undefined ? closed : !check(instance[name])) return false;
+    }
+    return true;
+  };
+}
+
+function typeCheck(value: unknown): FastCheck | undefined {
+  const types = typeof value === "string" ? [value] : value;
+  if (!Array.isArray(types) || types.length === 0) return undefined;
+  const checks: FastCheck[] = [];
+  for (const type of types) {
+    const check = TYPES[type as string];
+    if (check === undefined) return undefined;
+    checks.push(check);
+  }
+  return checks.length === 1
+    ? checks[0]
+    : (instance) => checks.some((check) => check(instance));
+}
+
+const TYPES: Record<string, FastCheck> = {
+  string: (value) => typeof value === "string",
+  number: (value) => typeof value === "number" && Number.isFinite(value),
+  integer: (value) => Number.isInteger(value),
+  boolean: (value) => typeof value === "boolean",
+  null: (value) => value === null,
+  array: (value) => Array.isArray(value),
+  object: isPlainObject,
+};
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return false;
+  }
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * For object keywords applied to a non-plain-object: `true` where they do
+ * not apply (a string, an array, null), `false` for an object of another
+ * kind (a Date, a class instance), which the full validator judges.
+ */
+function notAnObject(value: unknown): boolean {
+  return typeof value !== "object" || value === null || Array.isArray(value);
+}
+
+function isPrimitive(value: unknown): boolean {
+  return value === null || typeof value === "string" ||
+    typeof value === "boolean" ||
+    (typeof value === "number" && Number.isFinite(value));
+}
+
+/** A property name looked up with `in` and `[]` safely: never `__proto__`. */
+function isSafeName(name: unknown): name is string {
+  return typeof name === "string" && name !== "__proto__";
+}
