@@ -73,8 +73,8 @@ export class LineSplitter {
       newline = chunk.indexOf(NEWLINE, start);
     }
     if (start === chunk.length) return;
-    // Only what is kept is copied out of `chunk`: a pooled buffer may be reused.
-    this.#parts.push(Uint8Array.prototype.slice.call(chunk, start));
+    // A view, not a copy: chunks are never reused (see `ChildProcessHandle`).
+    this.#parts.push(start === 0 ? chunk : chunk.subarray(start));
     this.#partBytes += chunk.length - start;
     if (this.#partBytes > this.#max) {
       if (!this.#split) throw new LineTooLongError(this.#max);

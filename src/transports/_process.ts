@@ -26,8 +26,9 @@ export interface ChildExit {
 export interface ChildProcessHandle {
   readonly pid: number;
   /**
-   * Reads stdout to its end, handing each chunk to `onData` as it arrives
-   * (a chunk may be reused by the runtime afterwards: copy what you keep).
+   * Reads stdout to its end, handing each chunk to `onData` as it arrives.
+   * Each chunk is a fresh buffer, never reused: a reader may keep views of
+   * it (both runtimes allocate a new buffer per read of a pipe).
    * Resolves at end of file, rejects on a read error; what `onData` throws
    * rejects it too and stops the reading. Call once.
    */
