@@ -15,6 +15,8 @@
  * @module
  */
 
+import type { CliOutput } from "./src/cli/_output.ts";
+export type { CliOutput };
 import process from "node:process";
 import { realpathSync } from "node:fs";
 import { setTimeout as startTimer } from "node:timers";
@@ -28,7 +30,7 @@ import {
   toolsCommand,
 } from "./src/cli/_commands.ts";
 import { readConfig } from "./src/cli/_config.ts";
-import { errorMessage } from "./src/_error_text.ts";
+import { errorMessage } from "./src/_util/errors.ts";
 import {
   CliError,
   INTERRUPTED,
@@ -37,16 +39,6 @@ import {
   UsageError,
 } from "./src/cli/_errors.ts";
 import { COMMAND_OPTIONS, HELP } from "./src/cli/_help.ts";
-
-/** Where the command line writes: `process.stdout` / `process.stderr` or a test double. */
-export interface CliOutput {
-  /** Writes text as is (no newline added). */
-  write(text: string): unknown;
-  /** Whether this is a terminal; the progress bar is drawn only on one. */
-  isTTY?: boolean;
-  /** The terminal's width in columns, when known. */
-  columns?: number;
-}
 
 /** Options of {@linkcode main}: the process's environment, for tests and embedding. */
 export interface CliOptions {

@@ -27,7 +27,7 @@ export {
   loadConfig,
   MCPConfigFileError,
   parseConfig,
-} from "./src/config_file.ts";
+} from "./src/config/load.ts";
 export type {
   ConfigFormat,
   ConfigText,
@@ -36,15 +36,15 @@ export type {
   MCPConfigFileErrorOptions,
   ParseConfigOptions,
   ServerEntry,
-} from "./src/config_file.ts";
-export { loadSkill, parseSkill } from "./src/skill.ts";
-export type { ParseSkillOptions, Skill } from "./src/skill.ts";
+} from "./src/config/load.ts";
+export { loadSkill, parseSkill } from "./src/config/skill.ts";
+export type { ParseSkillOptions, Skill } from "./src/config/skill.ts";
 // Types the API above refers to, also exported by the root entry; listed
 // here so this entry documents on its own (`deno doc --lint`).
-export type { CapabilityOverrides } from "./src/capabilities.ts";
-export type { MCPServerConfig, MCPTransportKind } from "./src/config.ts";
+export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
 export type { MCPAdapterError, MCPConfigError } from "./src/errors.ts";
-export type { RegisteredTool, ToolRegistry } from "./src/registry.ts";
+export type { RegisteredTool, ToolRegistry } from "./src/tools/registry.ts";
 export type {
   JsonSchema,
   MCPErrorKind,

@@ -38,7 +38,7 @@ export type {
   RegisterToolsOptions,
   TransportFactory,
 } from "./src/adapter.ts";
-export type { OAuthClientProviderLike } from "./src/oauth.ts";
+export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
 export type {
   ClientHandlers,
   ElicitationRequest,
@@ -46,9 +46,9 @@ export type {
   Root,
   SamplingRequest,
   SamplingResult,
-} from "./src/handlers.ts";
-export { validateServerConfig } from "./src/config.ts";
-export type { MCPServerConfig, MCPTransportKind } from "./src/config.ts";
+} from "./src/protocol/handlers.ts";
+export { validateServerConfig } from "./src/config/server.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
 export {
   MCPAdapterError,
   MCPConfigError,
@@ -64,12 +64,12 @@ export {
   applyCapabilityOverrides,
   inferCapabilities,
   resolveCapability,
-} from "./src/capabilities.ts";
-export type { CapabilityOverrides } from "./src/capabilities.ts";
-export { applyToolFilter, compileToolFilter } from "./src/tool_filter.ts";
-export { ToolRegistry } from "./src/registry.ts";
-export type { RegisteredTool } from "./src/registry.ts";
-export { TOOL_ALIAS_PATTERN, toolAlias } from "./src/alias.ts";
+} from "./src/tools/capabilities.ts";
+export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
+export { applyToolFilter, compileToolFilter } from "./src/tools/filter.ts";
+export { ToolRegistry } from "./src/tools/registry.ts";
+export type { RegisteredTool } from "./src/tools/registry.ts";
+export { TOOL_ALIAS_PATTERN, toolAlias } from "./src/tools/alias.ts";
 export { MCPToolHub } from "./src/hub.ts";
 export type {
   HubServerStatus,
@@ -94,7 +94,7 @@ export type {
   MCPTransport,
   RequestId,
   TransportSendOptions,
-} from "./src/transport.ts";
+} from "./src/transports/transport.ts";
 export type {
   JsonSchema,
   MCPErrorKind,

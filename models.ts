@@ -36,7 +36,7 @@
 
 export { modelTools, toolDefinitions } from "./src/models/model_tools.ts";
 // Types of the root entry that this one's API uses, so it documents on its own.
-export type { RegisteredTool, ToolRegistry } from "./src/registry.ts";
+export type { RegisteredTool, ToolRegistry } from "./src/tools/registry.ts";
 export type {
   InvokeOptions,
   JsonSchema,

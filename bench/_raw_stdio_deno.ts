@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { RawChild, RawCommand } from "./_raw_stdio.ts";
+import type { RawChild, RawCommand } from "./_raw_child.ts";
 
 const encoder = new TextEncoder();
 

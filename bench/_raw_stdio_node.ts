@@ -9,7 +9,7 @@
  */
 
 import { spawn as spawnChild } from "node:child_process";
-import type { RawChild, RawCommand } from "./_raw_stdio.ts";
+import type { RawChild, RawCommand } from "./_raw_child.ts";
 
 /** Starts `command`; `onText` receives stdout as text, `onEnd` its end. */
 export function spawn(

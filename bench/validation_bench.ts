@@ -23,7 +23,7 @@
  */
 
 import { type Schema, Validator } from "@cfworker/json-schema";
-import { compileValidator } from "../src/validation.ts";
+import { compileValidator } from "../src/protocol/validation.ts";
 import type { JsonSchema } from "../src/types.ts";
 
 const schema: JsonSchema = {

@@ -6,28 +6,28 @@
  * @module
  */
 
-import { inferCapabilities, resolveCapability } from "./capabilities.ts";
-import type { CapabilityOverrides } from "./capabilities.ts";
-import { type MCPServerConfig, validateServerConfig } from "./config.ts";
+import { inferCapabilities, resolveCapability } from "./tools/capabilities.ts";
+import type { CapabilityOverrides } from "./tools/capabilities.ts";
+import { type MCPServerConfig, validateServerConfig } from "./config/server.ts";
 import {
   checkTimeoutMs,
   Connection,
   type ConnectOptions,
   type MCPServerInfo,
   type TransportFactory,
-} from "./connection.ts";
+} from "./protocol/connection.ts";
 import {
   MCPAdapterError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPTimeoutError,
 } from "./errors.ts";
-import type { ClientHandlers } from "./handlers.ts";
-import type { OAuthClientProviderLike } from "./oauth.ts";
-import type { RegisteredTool, ToolRegistry } from "./registry.ts";
-import type { Result } from "./session.ts";
-import { compileToolFilter } from "./tool_filter.ts";
-import type { MCPTransport } from "./transport.ts";
+import type { ClientHandlers } from "./protocol/handlers.ts";
+import type { OAuthClientProviderLike } from "./transports/oauth.ts";
+import type { RegisteredTool, ToolRegistry } from "./tools/registry.ts";
+import type { Result } from "./protocol/session.ts";
+import { compileToolFilter } from "./tools/filter.ts";
+import type { MCPTransport } from "./transports/transport.ts";
 import type {
   InvokeOptions,
   JsonSchema,
@@ -38,11 +38,14 @@ import type {
   ToolAnnotations,
   ToolCapability,
 } from "./types.ts";
-import { type ArgumentValidator, compileValidator } from "./validation.ts";
-import { configSecrets, redact, redactError } from "./_redact.ts";
-import { listAllTools } from "./_tool_list.ts";
-import { checkMaxMessageBytes } from "./_limits.ts";
-import { asError, errorMessage } from "./_error_text.ts";
+import {
+  type ArgumentValidator,
+  compileValidator,
+} from "./protocol/validation.ts";
+import { configSecrets, redact, redactError } from "./_util/redact.ts";
+import { listAllTools } from "./protocol/_tool_list.ts";
+import { checkMaxMessageBytes } from "./transports/_limits.ts";
+import { asError, errorMessage } from "./_util/errors.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 

@@ -7,18 +7,18 @@
  */
 
 import { MCPToolAdapter } from "./adapter.ts";
-import { configSecrets, redact } from "./_redact.ts";
-import type { ServerEntry } from "./config_file.ts";
+import { configSecrets, redact } from "./_util/redact.ts";
+import type { ServerEntry } from "./config/load.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
   MCPNotConnectedError,
 } from "./errors.ts";
-import { ToolRegistry } from "./registry.ts";
-import { errorMessage } from "./_error_text.ts";
+import { ToolRegistry } from "./tools/registry.ts";
+import { errorMessage } from "./_util/errors.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
-export type { ServerEntry } from "./config_file.ts";
+export type { ServerEntry } from "./config/load.ts";
 
 /** Where one server of a {@linkcode MCPToolHub} stands. */
 export interface HubServerStatus {

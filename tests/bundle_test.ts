@@ -56,7 +56,7 @@ const BUILD_OPTIONS = {
  */
 const BUDGET_GZIP_BYTES = 25 * 1024;
 /** The lazily loaded stdio backends, as source (Deno) or packed (Node). */
-const BACKEND = /(?:^|\/)_process_(?:deno|node)\.[jt]s$/;
+const BACKEND = /(?:^|\/)_process\/(?:deno|node)\.[jt]s$/;
 
 /** One output file of the bundle, with what the metafile says about it. */
 interface Chunk {
@@ -256,7 +256,7 @@ describe("the root entry bundled with esbuild for platform neutral", () => {
       backends.map((chunk) => chunk.meta.entryPoint!.replace(/^.*\//, ""))
         .sort()
         .map((name) => name.replace(/\.[jt]s$/, "")),
-      ["_process_deno", "_process_node"],
+      ["deno", "node"],
       "expected one chunk per stdio backend; did src/transports/stdio.ts stop importing them lazily?",
     );
     for (const backend of backends) {

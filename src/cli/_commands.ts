@@ -6,12 +6,12 @@
  * @module
  */
 
-import type { CliOutput } from "../../cli.ts";
-import type { ServerEntry } from "../config_file.ts";
+import type { CliOutput } from "./_output.ts";
+import type { ServerEntry } from "../config/load.ts";
 import { type HubServerStatus, MCPToolHub } from "../hub.ts";
-import type { RegisteredTool } from "../registry.ts";
+import type { RegisteredTool } from "../tools/registry.ts";
 import type { MCPToolResult } from "../types.ts";
-import { errorMessage } from "../_error_text.ts";
+import { errorMessage } from "../_util/errors.ts";
 import {
   CliError,
   CONNECTION,

@@ -8,9 +8,9 @@ import process from "node:process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CliOutput } from "../../cli.ts";
-import { loadConfig, type ServerEntry } from "../config_file.ts";
-import { errorMessage } from "../_error_text.ts";
+import type { CliOutput } from "./_output.ts";
+import { loadConfig, type ServerEntry } from "../config/load.ts";
+import { errorMessage } from "../_util/errors.ts";
 import { CliError, USAGE } from "./_errors.ts";
 
 /** Looked for in the working directory, in this order. */

@@ -5,10 +5,19 @@
  * @module
  */
 
-import type { CliOutput } from "../../cli.ts";
 import type { MCPProgress } from "../types.ts";
 
 const BAR_WIDTH = 24;
+
+/** Where the command line writes: `process.stdout` / `process.stderr` or a test double. */
+export interface CliOutput {
+  /** Writes text as is (no newline added). */
+  write(text: string): unknown;
+  /** Whether this is a terminal; the progress bar is drawn only on one. */
+  isTTY?: boolean;
+  /** The terminal's width in columns, when known. */
+  columns?: number;
+}
 
 /** Text content as is, other content as a one-line summary, then structured content as JSON. */
 export function writeResult(

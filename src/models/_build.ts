@@ -6,8 +6,8 @@
  * @module
  */
 
-import { toolAlias } from "../alias.ts";
-import type { RegisteredTool } from "../registry.ts";
+import { toolAlias } from "../tools/alias.ts";
+import type { RegisteredTool } from "../tools/registry.ts";
 import type { Schema } from "./_json_schema.ts";
 import { anthropicInputSchema } from "./_schema_anthropic.ts";
 import { geminiJsonSchema, geminiOpenApiSchema } from "./_schema_gemini.ts";

@@ -7,8 +7,8 @@
  * @module
  */
 
-import { errorMessage } from "../_error_text.ts";
-import type { RegisteredTool, ToolRegistry } from "../registry.ts";
+import { errorMessage } from "../_util/errors.ts";
+import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { Entry } from "./_build.ts";
 import { declined, failure, type Outcome, outcomeOf } from "./_content.ts";
 import { isSchema } from "./_json_schema.ts";

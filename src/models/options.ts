@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { RegisteredTool, ToolRegistry } from "../registry.ts";
+import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { InvokeOptions } from "../types.ts";
 
 /**

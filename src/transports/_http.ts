@@ -11,10 +11,10 @@ import {
   type EventSourceMessage,
   type EventSourceParser,
 } from "eventsource-parser";
-import { errorMessage } from "../_error_text.ts";
-import { checkMaxMessageBytes, messageTooLarge } from "../_limits.ts";
-import { mergeSecrets, redact, secretsOf } from "../_redact.ts";
-import type { JSONRPCMessage } from "../transport.ts";
+import { errorMessage } from "../_util/errors.ts";
+import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
+import { mergeSecrets, redact, secretsOf } from "../_util/redact.ts";
+import type { JSONRPCMessage } from "./transport.ts";
 import {
   MCPAdapterError,
   MCPConfigError,

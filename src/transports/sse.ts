@@ -7,9 +7,9 @@
  */
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
-import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
-import { asError, errorMessage } from "../_error_text.ts";
-import { messageTooLarge } from "../_limits.ts";
+import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
+import { asError, errorMessage } from "../_util/errors.ts";
+import { messageTooLarge } from "./_limits.ts";
 import {
   discardBody,
   displayUrl,

@@ -8,18 +8,17 @@
  */
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
-import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
+import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 import { LineSplitter, LineTooLongError } from "./_lines.ts";
-import { checkMaxMessageBytes, messageTooLarge } from "../_limits.ts";
-import { redact, secretsOf } from "../_redact.ts";
+import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
+import { redact, secretsOf } from "../_util/redact.ts";
 import {
   childEnvironment,
   type ChildExit,
   type ChildProcessHandle,
-  loadBackend,
   type ProcessBackend,
-} from "./_process.ts";
-import { asError, errorMessage } from "../_error_text.ts";
+} from "./_process/backend.ts";
+import { asError, errorMessage } from "../_util/errors.ts";
 
 /** Options of {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {
@@ -79,6 +78,18 @@ function excerpt(text: string): string {
   return JSON.stringify(
     text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text,
   );
+}
+
+/**
+ * Loads the backend of the running runtime: the `Deno.Command` one under
+ * Deno, the `node:child_process` one elsewhere. Literal specifiers, so
+ * `deno pack` rewrites them and bundlers split them into lazy chunks.
+ */
+async function loadBackend(): Promise<ProcessBackend> {
+  const module = (globalThis as { Deno?: unknown }).Deno
+    ? await import("./_process/deno.ts")
+    : await import("./_process/node.ts");
+  return await module.load();
 }
 
 /** Resolves `true` if `promise` settles within `ms`, else `false`; never leaves a timer behind. */

@@ -8,8 +8,8 @@
  */
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
-import type { JSONRPCMessage, MCPTransport } from "../transport.ts";
-import { asError, errorMessage } from "../_error_text.ts";
+import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
+import { asError, errorMessage } from "../_util/errors.ts";
 import {
   discardBody,
   displayUrl,
@@ -19,12 +19,12 @@ import {
   readBodyStart,
   serverUrl,
 } from "./_http.ts";
-import { RequestStreams } from "./_streamable_requests.ts";
+import { RequestStreams } from "./_streamable/requests.ts";
 import {
   EVENT_STREAM,
   RESERVED_HEADERS,
   StreamableSession,
-} from "./_streamable_session.ts";
+} from "./_streamable/session.ts";
 
 /** How broken SSE streams are reopened when the server sent no `retry:` delay. */
 export interface StreamableHTTPReconnectionOptions {

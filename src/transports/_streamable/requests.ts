@@ -7,7 +7,7 @@
  * @module
  */
 
-import { MCPConnectionError, MCPRequestLostError } from "../errors.ts";
+import { MCPConnectionError, MCPRequestLostError } from "../../errors.ts";
 import type { JSONRPCMessage, RequestId } from "../transport.ts";
 import {
   discardBody,
@@ -21,7 +21,7 @@ import {
   notAMessage,
   parseEventData,
   readBodyStart,
-} from "./_http.ts";
+} from "../_http.ts";
 import {
   type Backoff,
   backoffDelay,
@@ -29,7 +29,7 @@ import {
   isMessageEvent,
   type StreamableSession,
   Timers,
-} from "./_streamable_session.ts";
+} from "./session.ts";
 
 /** What {@linkcode RequestStreams} needs from its transport. */
 export interface RequestStreamsOptions {

@@ -10,8 +10,8 @@ import {
   MCPAdapterError,
   MCPConfigError,
   MCPConnectionError,
-} from "./errors.ts";
-import { errorMessage } from "./_error_text.ts";
+} from "../errors.ts";
+import { errorMessage } from "../_util/errors.ts";
 
 /**
  * The part of the MCP SDK's `OAuthClientProvider` this library calls

@@ -17,8 +17,8 @@
  */
 
 import { isSafePattern } from "redos-detector";
-import type { JsonSchema } from "./types.ts";
-import { isRecord } from "./_values.ts";
+import type { JsonSchema } from "../types.ts";
+import { isRecord } from "../_util/values.ts";
 
 /** The longest one analysis may hold the event loop, in milliseconds. */
 export const ANALYSIS_TIMEOUT_MS = 50;

@@ -5,13 +5,13 @@
  * @module
  */
 
-import { MCPAdapterError } from "./errors.ts";
+import { MCPAdapterError } from "../errors.ts";
 import type { Result } from "./session.ts";
 import type {
   JsonSchema,
   MCPToolDescriptor,
   ToolAnnotations,
-} from "./types.ts";
+} from "../types.ts";
 
 /** More pages than any real server sends; a bound, so a broken server cannot keep us listing. */
 const MAX_PAGES = 1000;

@@ -13,11 +13,11 @@
  * @module
  */
 
-import { globToRegExp, isGlob } from "./_glob.ts";
-import { applyCapabilityOverrides } from "./capabilities.ts";
-import type { CapabilityOverrides } from "./capabilities.ts";
-import type { RegisteredTool, ToolRegistry } from "./registry.ts";
-import { SKILL_SCHEMA } from "./config_schema.ts";
+import { globToRegExp, isGlob } from "../_util/glob.ts";
+import { applyCapabilityOverrides } from "../tools/capabilities.ts";
+import type { CapabilityOverrides } from "../tools/capabilities.ts";
+import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
+import { SKILL_SCHEMA } from "./schema.ts";
 import {
   checkSchema,
   overridesOf,
@@ -26,8 +26,8 @@ import {
 } from "./_document.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
-export type { CapabilityOverrides } from "./capabilities.ts";
-export type { RegisteredTool, ToolRegistry } from "./registry.ts";
+export type { CapabilityOverrides } from "../tools/capabilities.ts";
+export type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 
 /** A named selection of registry tools with its own capability overrides. */
 export interface Skill {

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { globToRegExp, isGlob } from "./_glob.ts";
-import { describeValue } from "./_values.ts";
-import { MCPConfigError } from "./errors.ts";
-import type { ToolAnnotations, ToolCapability } from "./types.ts";
+import { globToRegExp, isGlob } from "../_util/glob.ts";
+import { describeValue } from "../_util/values.ts";
+import { MCPConfigError } from "../errors.ts";
+import type { ToolAnnotations, ToolCapability } from "../types.ts";
 
 /**
  * Capability overrides keyed by tool name or `*` glob. Globs apply first, in

@@ -13,12 +13,12 @@
  * @module
  */
 
-import { type MCPServerConfig, validateServerConfig } from "./config.ts";
-import { MCPConfigError } from "./errors.ts";
-import type { CapabilityOverrides } from "./capabilities.ts";
-import type { MCPToolFilter } from "./types.ts";
-import { CONFIG_SCHEMA } from "./config_schema.ts";
-import { MCPConfigFileError } from "./config_file_error.ts";
+import { type MCPServerConfig, validateServerConfig } from "./server.ts";
+import { MCPConfigError } from "../errors.ts";
+import type { CapabilityOverrides } from "../tools/capabilities.ts";
+import type { MCPToolFilter } from "../types.ts";
+import { CONFIG_SCHEMA } from "./schema.ts";
+import { MCPConfigFileError } from "./errors.ts";
 import {
   checkSchema,
   fileError,
@@ -26,20 +26,20 @@ import {
   readDocument,
   readTextFile,
 } from "./_document.ts";
-import { parseDocument } from "./_config_text.ts";
+import { parseDocument } from "./_text.ts";
 import { type EnvLookup, envLookup, interpolateValue } from "./_interpolate.ts";
 import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
-import { isRecord, kindOf } from "./_values.ts";
+import { isRecord, kindOf } from "../_util/values.ts";
 
-export { CONFIG_SCHEMA } from "./config_schema.ts";
+export { CONFIG_SCHEMA } from "./schema.ts";
 export {
   MCPConfigFileError,
   type MCPConfigFileErrorOptions,
-} from "./config_file_error.ts";
+} from "./errors.ts";
 // Re-exported so this module documents on its own (`deno doc --lint`).
-export type { MCPServerConfig, MCPTransportKind } from "./config.ts";
-export type { CapabilityOverrides } from "./capabilities.ts";
-export type { JsonSchema, MCPToolFilter, ToolCapability } from "./types.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./server.ts";
+export type { CapabilityOverrides } from "../tools/capabilities.ts";
+export type { JsonSchema, MCPToolFilter, ToolCapability } from "../types.ts";
 
 /** One server of a config file, ready to build an adapter from. */
 export interface ServerEntry {

@@ -16,8 +16,8 @@ import type {
   ChildProcessHandle,
   ProcessBackend,
   SpawnOptions,
-} from "./_process.ts";
-import { ProcessGroup, type ProcReader } from "./_process_group.ts";
+} from "./backend.ts";
+import { ProcessGroup, type ProcReader } from "./group.ts";
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 

@@ -12,17 +12,17 @@ import {
   MCPProtocolError,
   MCPRequestLostError,
   MCPTimeoutError,
-} from "./errors.ts";
+} from "../errors.ts";
 import type {
   JSONRPCMessage,
   JSONRPCNotification,
   JSONRPCRequest,
   MCPTransport,
   RequestId,
-} from "./transport.ts";
-import type { MCPProgress } from "./types.ts";
-import { asError } from "./_error_text.ts";
-import { isRecord, kindOf } from "./_values.ts";
+} from "../transports/transport.ts";
+import type { MCPProgress } from "../types.ts";
+import { asError } from "../_util/errors.ts";
+import { isRecord, kindOf } from "../_util/values.ts";
 
 /** A JSON-RPC result object. */
 export type Result = Record<string, unknown>;

@@ -1,9 +1,9 @@
 /**
  * The one small interface between the stdio transport and a runtime's
- * process API. `_process_deno.ts` implements it with `Deno.Command`,
- * `_process_node.ts` with `node:child_process`; `loadBackend()` picks one
- * lazily, and `childEnvironment()` builds the minimal environment a server
- * gets. Internal: never exported.
+ * process API. `deno.ts` implements it with `Deno.Command`, `node.ts` with
+ * `node:child_process`; the stdio transport loads one lazily.
+ * `childEnvironment()` builds the minimal environment a server gets.
+ * Internal: never exported.
  *
  * @module
  */
@@ -118,14 +118,6 @@ const WINDOWS_ENV_KEYS = [
   "USERPROFILE",
   "PROGRAMFILES",
 ] as const;
-
-/** Loads the backend of the running runtime; literal specifiers so `deno pack` rewrites them. */
-export async function loadBackend(): Promise<ProcessBackend> {
-  const module = (globalThis as { Deno?: unknown }).Deno
-    ? await import("./_process_deno.ts")
-    : await import("./_process_node.ts");
-  return await module.load();
-}
 
 /** The allow-listed parent variables (shell functions skipped) plus `extra`, which wins. */
 export function childEnvironment(

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { JsonSchema } from "./types.ts";
+import type { JsonSchema } from "../types.ts";
 
 const NAME_PATTERN = "^[^/]+$";
 const NAME_MESSAGE =

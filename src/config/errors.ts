@@ -4,7 +4,7 @@
  * @module
  */
 
-import { MCPConfigError } from "./errors.ts";
+import { MCPConfigError } from "../errors.ts";
 
 /** Where in which file an {@linkcode MCPConfigFileError} happened. */
 export interface MCPConfigFileErrorOptions {

@@ -4,15 +4,12 @@
  * @module
  */
 
-import type { MCPServerConfig } from "./config.ts";
+import type { MCPServerConfig } from "../config/server.ts";
 import { type OAuthClientProviderLike, oauthHooks } from "./oauth.ts";
 import type { MCPTransport } from "./transport.ts";
-import { SSEClientTransport } from "./transports/sse.ts";
-import {
-  StdioTransport,
-  type StdioTransportOptions,
-} from "./transports/stdio.ts";
-import { StreamableHTTPTransport } from "./transports/streamable_http.ts";
+import { SSEClientTransport } from "./sse.ts";
+import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
+import { StreamableHTTPTransport } from "./streamable_http.ts";
 
 /** What the transports need beyond the config. */
 export interface TransportOptions {

@@ -8,24 +8,30 @@
  * @module
  */
 
-import type { MCPServerConfig } from "./config.ts";
+import type { MCPServerConfig } from "../config/server.ts";
 import {
   MCPConfigError,
   MCPConnectionError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPSessionExpiredError,
-} from "./errors.ts";
+} from "../errors.ts";
 import {
   clientCapabilities,
   type ClientHandlers,
   handleServerRequest,
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
-import type { JSONRPCNotification, MCPTransport } from "./transport.ts";
-import { createTransport, type TransportOptions } from "./_create_transport.ts";
-import { redact, redactError } from "./_redact.ts";
-import { errorMessage } from "./_error_text.ts";
+import type {
+  JSONRPCNotification,
+  MCPTransport,
+} from "../transports/transport.ts";
+import {
+  createTransport,
+  type TransportOptions,
+} from "../transports/_create.ts";
+import { redact, redactError } from "../_util/redact.ts";
+import { errorMessage } from "../_util/errors.ts";
 
 /** Protocol versions this client speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { globSource, isGlob } from "./_glob.ts";
-import { describeValue } from "./_values.ts";
-import { MCPConfigError } from "./errors.ts";
-import type { MCPToolFilter } from "./types.ts";
+import { globSource, isGlob } from "../_util/glob.ts";
+import { describeValue } from "../_util/values.ts";
+import { MCPConfigError } from "../errors.ts";
+import type { MCPToolFilter } from "../types.ts";
 
 type ListKey = "include" | "exclude";
 

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { MCPConnectionError, MCPSessionExpiredError } from "../errors.ts";
+import { MCPConnectionError, MCPSessionExpiredError } from "../../errors.ts";
 import {
   discardBody,
   displayUrl,
@@ -21,7 +21,7 @@ import {
   isTooLarge,
   mediaType,
   readBodyStart,
-} from "./_http.ts";
+} from "../_http.ts";
 import { messageTooLarge } from "../_limits.ts";
 
 /** The media type of an SSE stream. */

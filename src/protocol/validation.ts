@@ -12,7 +12,7 @@
  */
 
 import type { Schema, Validator } from "@cfworker/json-schema";
-import type { JsonSchema } from "./types.ts";
+import type { JsonSchema } from "../types.ts";
 import { compileFastCheck } from "./_fast_check.ts";
 
 type Draft = "4" | "7" | "2019-09" | "2020-12";

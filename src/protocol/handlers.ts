@@ -8,8 +8,8 @@
  */
 
 import type { Result } from "./session.ts";
-import type { JSONRPCRequest } from "./transport.ts";
-import type { JsonSchema } from "./types.ts";
+import type { JSONRPCRequest } from "../transports/transport.ts";
+import type { JsonSchema } from "../types.ts";
 
 /** The server asks the user for input (`elicitation/create`). */
 export interface ElicitationRequest {

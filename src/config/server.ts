@@ -4,7 +4,7 @@
  * @module
  */
 
-import { MCPConfigError } from "./errors.ts";
+import { MCPConfigError } from "../errors.ts";
 
 /** The three transports of the specification. */
 export type MCPTransportKind = "stdio" | "sse" | "streamable-http";

@@ -6,18 +6,18 @@
  * @module
  */
 
-import { MCPConfigFileError } from "./config_file_error.ts";
+import { MCPConfigFileError } from "./errors.ts";
 import {
   type ParsedDocument,
   parseDocument,
   type TextFormat,
-} from "./_config_text.ts";
+} from "./_text.ts";
 import { ConfigProblem, formatPath, setOwn } from "./_problem.ts";
-import { isRecord } from "./_values.ts";
+import { isRecord } from "../_util/values.ts";
 import { schemaProblems } from "./_schema_errors.ts";
-import type { CapabilityOverrides } from "./capabilities.ts";
-import type { JsonSchema, ToolCapability } from "./types.ts";
-import { errorMessage } from "./_error_text.ts";
+import type { CapabilityOverrides } from "../tools/capabilities.ts";
+import type { JsonSchema, ToolCapability } from "../types.ts";
+import { errorMessage } from "../_util/errors.ts";
 
 /**
  * Parses text, refusing empty documents.

@@ -14,8 +14,8 @@
 
 import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
 import { ConfigProblem, type Path } from "./_problem.ts";
-import { isRecord, kindOf } from "./_values.ts";
-import type { JsonSchema } from "./types.ts";
+import { isRecord, kindOf } from "../_util/values.ts";
+import type { JsonSchema } from "../types.ts";
 
 const validators = new WeakMap<JsonSchema, Validator>();
 

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { MCPConfigError, MCPConnectionError } from "./errors.ts";
+import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 
 /** Default of the `maxMessageBytes` options: 64 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES: number = 64 * 1024 * 1024;

@@ -13,8 +13,8 @@ import type {
   ChildProcessHandle,
   ProcessBackend,
   SpawnOptions,
-} from "./_process.ts";
-import { ProcessGroup, type ProcReader } from "./_process_group.ts";
+} from "./backend.ts";
+import { ProcessGroup, type ProcReader } from "./group.ts";
 
 // Set by load(): nothing runs at import time, so a bundler that inlines this
 // module into an edge bundle leaves a module that loads (and is never used).

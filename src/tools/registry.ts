@@ -6,15 +6,15 @@
  * @module
  */
 
-import { describeValue } from "./_values.ts";
+import { describeValue } from "../_util/values.ts";
 import { toolAlias } from "./alias.ts";
-import { MCPConfigError } from "./errors.ts";
+import { MCPConfigError } from "../errors.ts";
 import type {
   InvokeOptions,
   JsonSchema,
   MCPToolResult,
   ToolCapability,
-} from "./types.ts";
+} from "../types.ts";
 
 /**
  * A tool in a {@linkcode ToolRegistry}, as registered by an MCP adapter.

@@ -15,7 +15,7 @@
  * @module
  */
 
-import type { MCPServerConfig } from "./config.ts";
+import type { MCPServerConfig } from "../config/server.ts";
 
 /** What replaces a secret in a message. */
 export const REDACTED = "[redacted]";
