@@ -13,7 +13,7 @@ import {
   parseSkill,
   type Skill,
 } from "@cleveragents/mcp-adapter/config";
-import { fixturePath } from "./_helpers.ts";
+import { fixturePath } from "../_helpers.ts";
 
 const NEITHER: ToolCapability = { readOnly: false, writes: false };
 
@@ -303,7 +303,7 @@ describe("skill file errors", () => {
 describe("examples/skill.yaml", () => {
   it("selects the read tools of the notes server", async () => {
     const file = fileURLToPath(
-      new URL("../examples/skill.yaml", import.meta.url),
+      new URL("../../examples/skill.yaml", import.meta.url),
     );
     const skill: Skill = await loadSkill(file);
     const tools = new ToolRegistry();

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LineSplitter, LineTooLongError } from "../src/transports/_lines.ts";
+import { LineSplitter, LineTooLongError } from "../../src/transports/_lines.ts";
 
 const encoder = new TextEncoder();
 

@@ -11,7 +11,7 @@ import {
   sdkSseServer,
   sdkStreamableServer,
   startEverything,
-} from "./_remote.ts";
+} from "../_remote.ts";
 
 function text(result: { data: Record<string, unknown> }): string {
   return (result.data.content as { text?: string }[]).map((item) =>

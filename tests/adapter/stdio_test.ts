@@ -9,8 +9,8 @@ import {
   type MCPToolAdapterOptions,
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
-import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
-import { everythingCommand } from "./_everything.ts";
+import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
+import { everythingCommand } from "../_everything.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";

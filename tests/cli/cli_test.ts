@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { fixturePath, runtimeCommand } from "./_helpers.ts";
-import type { Extra } from "./_in_memory.ts";
-import { listen, sdkStreamableServer } from "./_remote.ts";
+import { fixturePath, runtimeCommand } from "../_helpers.ts";
+import type { Extra } from "../_in_memory.ts";
+import { listen, sdkStreamableServer } from "../_remote.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
@@ -26,7 +26,7 @@ const SECRET = "sk-cli-test-9f8e7d6c5b4a";
 /** How to start the command line on this runtime. */
 function cliCommand(): { command: string; args: string[] } {
   if ("Deno" in globalThis) {
-    const cli = fileURLToPath(new URL("../cli.ts", import.meta.url));
+    const cli = fileURLToPath(new URL("../../cli.ts", import.meta.url));
     return { command: process.execPath, args: ["run", "-A", cli] };
   }
   const cli = fileURLToPath(
@@ -324,7 +324,7 @@ describe("mcp-adapter (the command line)", () => {
       const empty = join(dir, "empty");
       await mkdir(empty);
       const example = fileURLToPath(
-        new URL("../examples/mcp.yaml", import.meta.url),
+        new URL("../../examples/mcp.yaml", import.meta.url),
       );
       const run = await cli(["tools"], empty);
       if ("Deno" in globalThis && existsSync(example)) {

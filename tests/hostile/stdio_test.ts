@@ -13,8 +13,8 @@ import {
   type MCPToolAdapterOptions,
   StdioTransport,
 } from "@cleveragents/mcp-adapter";
-import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
-import { within } from "./_remote.ts";
+import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
+import { within } from "../_remote.ts";
 
 /** Bound on every wait here; each test ends well within it. */
 const WAIT_MS = 20_000;

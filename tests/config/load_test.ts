@@ -18,7 +18,7 @@ import {
   parseConfig,
   type ServerEntry,
 } from "@cleveragents/mcp-adapter/config";
-import { fixturePath } from "./_helpers.ts";
+import { fixturePath } from "../_helpers.ts";
 
 interface Expected {
   message?: string | RegExp;
@@ -1021,7 +1021,7 @@ describe("errors", () => {
 describe("CONFIG_SCHEMA", () => {
   it("is what schema/mcp-config.schema.json holds (run `deno task schema` after a change)", () => {
     const file = fileURLToPath(
-      new URL("../schema/mcp-config.schema.json", import.meta.url),
+      new URL("../../schema/mcp-config.schema.json", import.meta.url),
     );
     assert.deepEqual(JSON.parse(readFileSync(file, "utf8")), CONFIG_SCHEMA);
   });
@@ -1041,7 +1041,7 @@ describe("CONFIG_SCHEMA", () => {
 describe("examples/mcp.yaml", () => {
   it("configures the example notes server", async () => {
     const file = fileURLToPath(
-      new URL("../examples/mcp.yaml", import.meta.url),
+      new URL("../../examples/mcp.yaml", import.meta.url),
     );
     const config: LoadedConfig = await loadConfig(file, { env: {} });
     assert.deepEqual(config.servers.map((server) => server.config), [{

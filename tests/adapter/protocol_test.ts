@@ -18,7 +18,7 @@ import {
   MCPToolAdapter,
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
-import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
+import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
 
 /**
  * A scripted peer: answers `initialize` with the given protocol version and

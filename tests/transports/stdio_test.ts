@@ -6,7 +6,7 @@ import type {
   JSONRPCMessage,
   StdioTransportOptions,
 } from "@cleveragents/mcp-adapter";
-import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
+import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
 
 const TEST_TIMEOUT_MS = 30_000;
 /** How long a test waits for something a server should do promptly. */

@@ -16,7 +16,11 @@ import {
   type MCPTransport,
   ToolRegistry,
 } from "@cleveragents/mcp-adapter";
-import { type CallLog, createTestServer, linkedAdapter } from "./_in_memory.ts";
+import {
+  type CallLog,
+  createTestServer,
+  linkedAdapter,
+} from "../_in_memory.ts";
 
 /** A connected adapter whose server records the calls it received. */
 async function connected(options: { requestTimeoutMs?: number } = {}) {

@@ -15,7 +15,7 @@ import {
   MCPToolAdapter,
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
-import { waitFor } from "./_helpers.ts";
+import { waitFor } from "../_helpers.ts";
 
 const SECRET = "sk-live-lifecycle-SECRET-42";
 

@@ -12,7 +12,7 @@ import {
   MCPToolAdapter,
   type MCPToolAdapterOptions,
 } from "@cleveragents/mcp-adapter";
-import { sdkSseServer, sdkStreamableServer, within } from "./_remote.ts";
+import { sdkSseServer, sdkStreamableServer, within } from "../_remote.ts";
 
 const WAIT_MS = 20_000;
 const MiB = 1024 * 1024;

@@ -18,8 +18,8 @@ import {
   type TestHttpServer,
   TOKEN_ECHOES,
   withoutToken,
-} from "./_remote.ts";
-import { waitFor } from "./_helpers.ts";
+} from "../_remote.ts";
+import { waitFor } from "../_helpers.ts";
 
 const SECRET = "sk-test-sse-0123456789";
 const HEADERS = { Authorization: `Bearer ${SECRET}` };
