@@ -281,7 +281,8 @@ describe("MCPToolHub against real stdio servers", () => {
     const hub = new MCPToolHub([mute]);
     const started = performance.now();
     const starting = hub.start();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The attempt is under way once the adapter exists.
+    assert.ok(await waitFor(() => hub.adapter("mute") !== undefined, 5000));
     await hub.close();
     const [status] = await starting;
     assert.ok(performance.now() - started < 10_000);

@@ -265,12 +265,12 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
   });
 
   it("disconnect() settles every in-flight call and is idempotent", async () => {
-    const { adapter } = await use();
+    const { adapter, calls } = await use();
     const inFlight = Array.from(
       { length: 10 },
       () => adapter.invoke("sleep", { ms: 10_000 }),
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => calls.get("sleep") === 10);
     await adapter.disconnect();
     const settled = await Promise.allSettled(inFlight);
     for (const outcome of settled) {
@@ -286,9 +286,9 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
   });
 
   it("a dropped connection rejects in-flight calls promptly and later calls throw", async () => {
-    const { adapter, servers } = await use();
+    const { adapter, calls, servers } = await use();
     const inFlight = adapter.invoke("sleep", { ms: 10_000 });
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await waitFor(() => calls.get("sleep") === 1);
     const started = performance.now();
     await servers[0]!.close();
     await assert.rejects(inFlight, (error: Error) => {
