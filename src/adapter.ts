@@ -46,6 +46,7 @@ import { configSecrets, redact, redactError } from "./_util/redact.ts";
 import { listAllTools } from "./protocol/_tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/_limits.ts";
 import { asError, errorMessage } from "./_util/errors.ts";
+import { race } from "./_util/time.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -320,11 +321,15 @@ export class MCPToolAdapter {
     if (tool === undefined) {
       try {
         // Waiting for a (re)connect or a fresh tool list spends the call's own budget.
-        tool = await bounded(
-          this.#lookUp(name),
-          options.signal,
-          totalTimeoutMs,
-        );
+        tool = await race(this.#lookUp(name), {
+          signal: options.signal,
+          timeoutMs: totalTimeoutMs,
+          onTimeout: () =>
+            new MCPTimeoutError(
+              `it ran past its total deadline of ${totalTimeoutMs} ms while waiting for the connection or the tool list`,
+              totalTimeoutMs!,
+            ),
+        });
       } catch (error) {
         return this.#failed(name, error, options.signal, started);
       }
@@ -618,37 +623,4 @@ function describeReason(reason: unknown): string {
     : reason === undefined
     ? "aborted"
     : String(reason);
-}
-
-/**
- * `promise`, unless `signal` aborts first (its reason is thrown) or
- * `budgetMs` passes first (an `MCPTimeoutError`). What `promise` does after
- * that is ignored.
- */
-function bounded<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  budgetMs: number | undefined,
-): Promise<T> {
-  if (!signal && budgetMs === undefined) return promise;
-  promise.catch(() => {});
-  return new Promise<T>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => reject(signal!.reason);
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = budgetMs === undefined ? undefined : setTimeout(
-      () =>
-        reject(
-          new MCPTimeoutError(
-            `it ran past its total deadline of ${budgetMs} ms while waiting for the connection or the tool list`,
-            budgetMs,
-          ),
-        ),
-      budgetMs,
-    );
-    promise.then(resolve, reject).finally(() => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    });
-  });
 }

@@ -8,6 +8,7 @@
 
 import { MCPToolAdapter } from "./adapter.ts";
 import { configSecrets, redact } from "./_util/redact.ts";
+import { SerialQueue } from "./_util/serial_queue.ts";
 import type { ServerEntry } from "./config/load.ts";
 import {
   MCPAdapterError,
@@ -65,7 +66,7 @@ interface Slot {
   adapter: MCPToolAdapter | undefined;
   status: HubServerStatus;
   /** Operations on this server run one after another. */
-  queue: Promise<void>;
+  queue: SerialQueue;
   /** Bumped by `close()`; an attempt of an older epoch stops. */
   epoch: number;
   /** A re-registration after the server's tools changed is queued. */
@@ -180,7 +181,7 @@ export class MCPToolHub {
         entry,
         adapter: undefined,
         status: initialStatus(entry),
-        queue: Promise.resolve(),
+        queue: new SerialQueue(),
         epoch: 0,
         refreshQueued: false,
       });
@@ -315,7 +316,7 @@ export class MCPToolHub {
       slot.epoch++;
       // Cancels a connect in progress now rather than after it times out.
       const cancelling = slot.adapter?.disconnect().catch(() => {});
-      return this.#enqueue(slot, async () => {
+      return slot.queue.run(async () => {
         await cancelling;
         await this.#stop(slot);
         slot.status = initialStatus(slot.entry);
@@ -338,7 +339,7 @@ export class MCPToolHub {
   #schedule(slot: Slot, force: boolean): Promise<void> {
     if (!slot.entry.enabled) return Promise.resolve();
     const epoch = slot.epoch;
-    return this.#enqueue(slot, async () => {
+    return slot.queue.run(async () => {
       if (slot.epoch !== epoch) return; // closed while waiting
       if (
         !force && slot.status.state === "connected" && slot.adapter?.connected
@@ -358,7 +359,7 @@ export class MCPToolHub {
     if (slot.refreshQueued) return;
     slot.refreshQueued = true;
     const epoch = slot.epoch;
-    void this.#enqueue(slot, async () => {
+    void slot.queue.run(async () => {
       slot.refreshQueued = false;
       const adapter = slot.adapter;
       if (
@@ -388,12 +389,6 @@ export class MCPToolHub {
         };
       }
     });
-  }
-
-  #enqueue(slot: Slot, operation: () => Promise<void>): Promise<void> {
-    const next = slot.queue.then(operation);
-    slot.queue = next.catch(() => {});
-    return next;
   }
 
   async #attempt(slot: Slot, epoch: number): Promise<void> {

@@ -121,12 +121,11 @@ export function schemaCommand(name: string): Command {
 /** `call <name> [args]`: validates, calls, prints the result. */
 export function callCommand(call: ToolCall): Command {
   return (ctx) =>
-    withTool(ctx, call.name, async (tool, hub) => {
-      const adapter = hub.adapter(tool.sourceMetadata.server)!;
+    withTool(ctx, call.name, async (tool) => {
       const bar = ctx.stderr.isTTY ? new ProgressBar(ctx.stderr) : undefined;
       let result: MCPToolResult;
       try {
-        result = await adapter.invoke(toolPart(tool.name), call.args, {
+        result = await tool.invoke(call.args, {
           ...(call.timeoutMs === undefined
             ? {}
             : { timeoutMs: call.timeoutMs }),
@@ -266,8 +265,4 @@ async function withTool(
 
 function namespaceOf(name: string): string {
   return name.slice(0, name.indexOf("/"));
-}
-
-function toolPart(name: string): string {
-  return name.slice(name.indexOf("/") + 1);
 }

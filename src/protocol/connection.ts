@@ -32,6 +32,8 @@ import {
 } from "../transports/_create.ts";
 import { redact, redactError } from "../_util/redact.ts";
 import { errorMessage } from "../_util/errors.ts";
+import { race } from "../_util/time.ts";
+import { SerialQueue } from "../_util/serial_queue.ts";
 
 /** Protocol versions this client speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
@@ -92,10 +94,11 @@ export class Connection {
   #session: Session | undefined;
   #server: MCPServerInfo | undefined;
   #lostError: MCPNotConnectedError | undefined;
-  /** connect, reconnect and disconnect run one after another, in call order. */
-  #queue: Promise<void> = Promise.resolve();
-  /** Transitions queued or running; requests wait until there are none. */
-  #busy = 0;
+  /**
+   * connect, reconnect and disconnect run one after another, in call order;
+   * requests wait while any is queued or running.
+   */
+  readonly #transitions = new SerialQueue();
   /** A connect queued or running, shared by concurrent `connect()` calls. */
   #pendingConnect: Promise<void> | undefined;
   /** Moved by `disconnect()`: a connect or reconnect queued before it does not open. */
@@ -120,10 +123,12 @@ export class Connection {
 
   /** Connects unless connected; concurrent calls share one attempt. */
   connect(options: ConnectOptions): Promise<void> {
-    if (this.#busy === 0 && this.connected) return Promise.resolve();
+    if (this.#transitions.pending === 0 && this.connected) {
+      return Promise.resolve();
+    }
     if (this.#pendingConnect) return this.#pendingConnect;
     const generation = this.#generation;
-    const connecting = this.#enqueue(async () => {
+    const connecting = this.#transitions.run(async () => {
       if (this.connected) return;
       this.#checkNotCancelled(generation);
       // A lost session's transport may still be stopping its server.
@@ -146,13 +151,13 @@ export class Connection {
     this.#generation++;
     this.#pendingConnect = undefined;
     this.#connectAbort?.abort(this.#cancelledError());
-    return this.#enqueue(() => this.#close());
+    return this.#transitions.run(() => this.#close());
   }
 
   /** Closes and connects again, as one transition. */
   reconnect(options: ConnectOptions): Promise<void> {
     const generation = this.#generation;
-    return this.#enqueue(async () => {
+    return this.#transitions.run(async () => {
       await this.#close();
       this.#checkNotCancelled(generation);
       await this.#open(options);
@@ -161,7 +166,7 @@ export class Connection {
 
   /** Whether requests can go out right now: connected, and no transition under way. */
   get ready(): boolean {
-    return this.#busy === 0 && this.connected;
+    return this.#transitions.pending === 0 && this.connected;
   }
 
   /**
@@ -172,7 +177,7 @@ export class Connection {
    * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
    */
   async whenReady(operation: string): Promise<void> {
-    while (this.#busy > 0) await this.#queue;
+    while (this.#transitions.pending > 0) await this.#transitions.idle;
     this.#live(operation);
   }
 
@@ -188,7 +193,7 @@ export class Connection {
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
   ): Promise<Result> {
-    if (this.#busy > 0) {
+    if (this.#transitions.pending > 0) {
       return this.whenReady(method).then(() =>
         this.request(method, params, options)
       );
@@ -240,14 +245,6 @@ export class Connection {
     return this.#options.config.name;
   }
 
-  /** Runs `operation` after every transition queued before it; requests wait meanwhile. */
-  #enqueue(operation: () => Promise<void>): Promise<void> {
-    this.#busy++;
-    const run = this.#queue.then(operation).finally(() => this.#busy--);
-    this.#queue = run.then(() => {}, () => {});
-    return run;
-  }
-
   #checkNotCancelled(generation: number): void {
     if (generation !== this.#generation) throw this.#cancelledError();
   }
@@ -279,7 +276,7 @@ export class Connection {
     try {
       if (options.signal?.aborted) throw options.signal.reason;
       const creating = this.#createTransport();
-      const transport = await raceAbort(creating, abort.signal).catch(
+      const transport = await race(creating, { signal: abort.signal }).catch(
         (error) => {
           // A factory that answers after the deadline: close what it made.
           creating.then((late) => late.close().catch(() => {}), () => {});
@@ -295,7 +292,7 @@ export class Connection {
       });
       const handshake = this.#handshake(session, timeoutMs);
       handshake.catch(() => {}); // its failure is reported through the race below
-      const server = await raceAbort(handshake, abort.signal);
+      const server = await race(handshake, { signal: abort.signal });
       if (session.closed) {
         throw new MCPNotConnectedError(
           `MCP server "${name}" closed the connection right after the handshake`,
@@ -346,7 +343,7 @@ export class Connection {
         }); upgrade the server or this library`,
       );
     }
-    session.transport.setProtocolVersion?.(version);
+    session.setProtocolVersion(version);
     await session.notify("notifications/initialized");
     const info: MCPServerInfo = {
       protocolVersion: version,
@@ -389,8 +386,7 @@ export class Connection {
         errorMessage(error)
       }`;
     }
-    const tail = (session?.transport as { stderrTail?: string[] } | undefined)
-      ?.stderrTail;
+    const tail = session?.stderrTail;
     if (tail && tail.length > 0) {
       message += `\nLast lines of the server's stderr:\n  ${tail.join("\n  ")}`;
     }
@@ -467,16 +463,4 @@ export function checkTimeoutMs(
     );
   }
   return value;
-}
-
-/** Resolves or rejects with `promise`, or rejects with the signal's reason first. */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() =>
-      signal.removeEventListener("abort", onAbort)
-    );
-  });
 }

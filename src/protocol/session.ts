@@ -116,9 +116,14 @@ export class Session {
     transport.onclose = (reason) => this.#end(true, reason);
   }
 
-  /** The transport underneath. */
-  get transport(): MCPTransport {
-    return this.#transport;
+  /** Tells the transport the protocol version negotiated in `initialize`. */
+  setProtocolVersion(version: string): void {
+    this.#transport.setProtocolVersion?.(version);
+  }
+
+  /** The server's last diagnostic lines, when the transport keeps them. */
+  get stderrTail(): readonly string[] | undefined {
+    return this.#transport.stderrTail;
   }
 
   /** The transport's session id, for transports that have one (streamable HTTP). */

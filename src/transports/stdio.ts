@@ -12,6 +12,7 @@ import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 import { LineSplitter, LineTooLongError } from "./_lines.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
 import { redact, secretsOf } from "../_util/redact.ts";
+import { delay, settlesWithin } from "../_util/time.ts";
 import {
   childEnvironment,
   type ChildExit,
@@ -90,24 +91,6 @@ async function loadBackend(): Promise<ProcessBackend> {
     ? await import("./_process/deno.ts")
     : await import("./_process/node.ts");
   return await module.load();
-}
-
-/** Resolves `true` if `promise` settles within `ms`, else `false`; never leaves a timer behind. */
-function settlesWithin(
-  promise: Promise<unknown>,
-  ms: number,
-): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(resolve, ms, false);
-  });
-  return Promise.race([promise.then(() => true, () => true), timeout]).finally(
-    () => clearTimeout(timer),
-  );
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Turns a backend spawn failure into a message that says what to fix. */

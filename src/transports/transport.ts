@@ -97,4 +97,10 @@ export interface MCPTransport {
   sessionId?: string | undefined;
   /** Told the negotiated protocol version after `initialize`. */
   setProtocolVersion?: ((version: string) => void) | undefined;
+  /**
+   * The last lines the server wrote to its diagnostics channel (a stdio
+   * server's stderr), secrets masked, oldest first; quoted when connecting
+   * fails.
+   */
+  readonly stderrTail?: readonly string[] | undefined;
 }

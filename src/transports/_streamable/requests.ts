@@ -28,8 +28,8 @@ import {
   EVENT_STREAM,
   isMessageEvent,
   type StreamableSession,
-  Timers,
 } from "./session.ts";
+import { Timers } from "../../_util/time.ts";
 
 /** What {@linkcode RequestStreams} needs from its transport. */
 export interface RequestStreamsOptions {

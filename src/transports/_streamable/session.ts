@@ -23,6 +23,7 @@ import {
   readBodyStart,
 } from "../_http.ts";
 import { messageTooLarge } from "../_limits.ts";
+import { Timers } from "../../_util/time.ts";
 
 /** The media type of an SSE stream. */
 export const EVENT_STREAM = "text/event-stream";
@@ -68,26 +69,6 @@ export function backoffDelay(backoff: Backoff, attempt: number): number {
 /** Whether an SSE event carries a message (no `event:` field, or `message`). */
 export function isMessageEvent(event: EventSourceMessage): boolean {
   return event.event === undefined || event.event === "message";
-}
-
-/** Pending timers, cleared together on close. */
-export class Timers {
-  readonly #pending = new Set<ReturnType<typeof setTimeout>>();
-
-  /** Runs `run` after `ms` milliseconds unless cleared first. */
-  later(ms: number, run: () => void): void {
-    const timer = setTimeout(() => {
-      this.#pending.delete(timer);
-      run();
-    }, ms);
-    this.#pending.add(timer);
-  }
-
-  /** Cancels every pending timer. */
-  clear(): void {
-    for (const timer of this.#pending) clearTimeout(timer);
-    this.#pending.clear();
-  }
 }
 
 /** What a {@linkcode StreamableSession} needs from its transport. */

@@ -1,0 +1,83 @@
+/**
+ * Waiting with a bound: racing a promise against a signal or a deadline,
+ * sleeping, and timers cancelled together. One module for every wait of
+ * the library that is not a request's own deadline (the session keeps
+ * those). Internal.
+ *
+ * @module
+ */
+
+/** What may cut a wait short. */
+export interface RaceOptions {
+  /** Ends the wait with the signal's reason. */
+  signal?: AbortSignal | undefined;
+  /** Ends the wait after this many milliseconds, with `onTimeout()`. */
+  timeoutMs?: number | undefined;
+  /** The error of a wait that ran out of time. */
+  onTimeout?: () => Error;
+}
+
+/**
+ * `promise`, unless `options.signal` aborts first (its reason is thrown) or
+ * `options.timeoutMs` passes first (`onTimeout()` is thrown). What `promise`
+ * does afterwards is ignored; no timer or listener is left behind.
+ */
+export function race<T>(promise: Promise<T>, options: RaceOptions): Promise<T> {
+  const { signal, timeoutMs } = options;
+  if (!signal && timeoutMs === undefined) return promise;
+  if (signal?.aborted) {
+    promise.catch(() => {});
+    return Promise.reject(signal.reason);
+  }
+  promise.catch(() => {}); // a loser's rejection is nobody's business
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal!.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const timer = timeoutMs === undefined ? undefined : setTimeout(
+      () =>
+        reject(
+          options.onTimeout?.() ??
+            new Error(`timed out after ${timeoutMs} ms`),
+        ),
+      timeoutMs,
+    );
+    promise.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
+  });
+}
+
+/** Resolves `true` if `promise` settles (either way) within `ms`, else `false`. */
+export function settlesWithin(
+  promise: Promise<unknown>,
+  ms: number,
+): Promise<boolean> {
+  return race(promise.then(() => true, () => true), { timeoutMs: ms })
+    .catch(() => false);
+}
+
+/** Resolves after `ms` milliseconds. */
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Pending timers, cancelled together (on close). */
+export class Timers {
+  readonly #pending = new Set<ReturnType<typeof setTimeout>>();
+
+  /** Runs `run` after `ms` milliseconds unless cleared first. */
+  later(ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.#pending.delete(timer);
+      run();
+    }, ms);
+    this.#pending.add(timer);
+  }
+
+  /** Cancels every pending timer. */
+  clear(): void {
+    for (const timer of this.#pending) clearTimeout(timer);
+    this.#pending.clear();
+  }
+}
