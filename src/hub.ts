@@ -15,7 +15,7 @@ import {
   MCPConfigError,
   MCPNotConnectedError,
 } from "./errors.ts";
-import { ToolRegistry } from "./tools/registry.ts";
+import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
 import { errorMessage } from "./_util/errors.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
@@ -152,15 +152,11 @@ export class MCPToolHub {
           }; give each server a unique name`,
         );
       }
-      if (
-        typeof entry.namespace !== "string" || entry.namespace === "" ||
-        entry.namespace.includes("/")
-      ) {
+      const problem = namespaceProblem(entry.namespace);
+      if (problem !== undefined) {
         throw new MCPConfigError(
           "namespace",
-          `Server ${JSON.stringify(name)} has the namespace ${
-            JSON.stringify(entry.namespace)
-          }; a namespace must be non-empty and without "/", e.g. ${
+          `Server ${JSON.stringify(name)}: its namespace ${problem}, e.g. ${
             JSON.stringify(name.replaceAll("/", "_") || "files")
           }`,
         );

@@ -15,6 +15,8 @@ import {
 import { ConfigProblem, formatPath, setOwn } from "./_problem.ts";
 import { isRecord } from "../_util/values.ts";
 import { schemaProblems } from "./_schema_errors.ts";
+
+export { schemaProblems };
 import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { JsonSchema, ToolCapability } from "../types.ts";
 import { errorMessage } from "../_util/errors.ts";
@@ -66,28 +68,42 @@ export function checkSchema(
   file: string,
 ): void {
   const problems = schemaProblems(schema, document.value);
-  if (problems.length === 0) return;
+  if (problems.length > 0) {
+    throw fileError(file, firstProblem(problems, document), document);
+  }
+}
+
+/**
+ * The problem nearest the top of the file; of a misspelt field, which is
+ * both unknown and missing, the misspelling.
+ *
+ * @param problems At least one problem.
+ * @param document The document, to find their positions.
+ */
+export function firstProblem(
+  problems: readonly ConfigProblem[],
+  document: ParsedDocument,
+): ConfigProblem {
   const placed = problems.map((problem, order) => ({
     problem,
     order,
-    at: document.locate(problem.path),
+    at: problem.line !== undefined
+      ? { line: problem.line, column: problem.column ?? 1 }
+      : document.locate(problem.path),
   }));
   placed.sort((a, b) =>
     (a.at?.line ?? Infinity) - (b.at?.line ?? Infinity) ||
     (a.at?.column ?? Infinity) - (b.at?.column ?? Infinity) ||
     a.order - b.order
   );
-  let first = placed[0]!.problem;
-  // A misspelt field is both unknown and missing: name the misspelling.
-  if (first.kind === "missing") {
-    const typo = placed.find(({ problem }) =>
-      problem.kind === "unknown" &&
-      problem.path.length === first.path.length + 1 &&
-      first.path.every((segment, index) => problem.path[index] === segment)
-    );
-    if (typo !== undefined) first = typo.problem;
-  }
-  throw fileError(file, first, document);
+  const first = placed[0]!.problem;
+  if (first.kind !== "missing") return first;
+  const typo = placed.find(({ problem }) =>
+    problem.kind === "unknown" &&
+    problem.path.length === first.path.length + 1 &&
+    first.path.every((segment, index) => problem.path[index] === segment)
+  );
+  return typo?.problem ?? first;
 }
 
 /**

@@ -13,18 +13,22 @@
  * @module
  */
 
-import { type MCPServerConfig, validateServerConfig } from "./server.ts";
-import { MCPConfigError } from "../errors.ts";
+import {
+  markChecked,
+  type MCPServerConfig,
+  serverConfigProblems,
+} from "./server.ts";
 import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { MCPToolFilter } from "../types.ts";
-import { CONFIG_SCHEMA } from "./schema.ts";
+import { LOADER_SCHEMA } from "./schema.ts";
 import { MCPConfigFileError } from "./errors.ts";
 import {
-  checkSchema,
   fileError,
+  firstProblem,
   overridesOf,
   readDocument,
   readTextFile,
+  schemaProblems,
 } from "./_document.ts";
 import { parseDocument } from "./_text.ts";
 import { type EnvLookup, envLookup, interpolateValue } from "./_interpolate.ts";
@@ -43,7 +47,7 @@ export type { JsonSchema, MCPToolFilter, ToolCapability } from "../types.ts";
 
 /** One server of a config file, ready to build an adapter from. */
 export interface ServerEntry {
-  /** How to reach the server, validated by `validateServerConfig`, variables replaced. */
+  /** How to reach the server, checked like `validateServerConfig()` does, variables replaced. */
   config: MCPServerConfig;
   /** Registry namespace of its tools (`<namespace>/<tool>`). Default: `config.name`. */
   namespace: string;
@@ -108,7 +112,6 @@ const INTERPOLATED: ReadonlySet<string> = new Set([
   "url",
   "headers",
 ]);
-const SERVER_PREFIX = /^MCP server "[^"]*": /;
 
 /** A server as read from the file, before validation of its config. */
 interface Draft {
@@ -183,14 +186,30 @@ export function parseConfig(
   const document = readDocument(text, format, file, EXAMPLE);
   try {
     const root = checkRoot(document.value);
-    checkSchema(document, CONFIG_SCHEMA, file);
+    const problems = schemaProblems(LOADER_SCHEMA, document.value);
+    // Without a servers list or object there is nothing to read further.
+    if (problems.some((problem) => problem.path.length < 2)) {
+      throw firstProblem(problems, document);
+    }
     const drafts = draftsOf(root);
-    checkUnique(drafts);
     const lookup = envLookup(options.env);
-    return {
-      servers: drafts.map((draft) => entryOf(draft, lookup)),
-      source: file,
-    };
+    const servers: ServerEntry[] = [];
+    for (const draft of drafts) {
+      // A server the schema found fault with is not read further; the
+      // server-config check runs on the others, after ${VAR} replacement.
+      if (problems.some((problem) => within(problem.path, draft.path))) {
+        continue;
+      }
+      try {
+        servers.push(entryOf(draft, lookup));
+      } catch (error) {
+        if (!(error instanceof ConfigProblem)) throw error;
+        problems.push(error);
+      }
+    }
+    if (problems.length > 0) throw firstProblem(problems, document);
+    checkUnique(drafts);
+    return { servers, source: file };
   } catch (error) {
     if (error instanceof ConfigProblem) {
       throw fileError(file, error, document);
@@ -337,6 +356,11 @@ function transportOf(
   return raw.command !== undefined ? "stdio" : "streamable-http";
 }
 
+/** Whether `path` is `parent` or lies under it. */
+function within(path: Path, parent: Path): boolean {
+  return parent.every((segment, index) => path[index] === segment);
+}
+
 function checkUnique(drafts: readonly Draft[]): void {
   const names = new Map<string, Draft>();
   const namespaces = new Map<string, Draft>();
@@ -366,20 +390,14 @@ function checkUnique(drafts: readonly Draft[]): void {
 
 function entryOf(draft: Draft, lookup: EnvLookup): ServerEntry {
   const { raw, path, transport } = draft;
-  const fields = transport === "stdio" ? STDIO_FIELDS : REMOTE_FIELDS;
-  if (draft.ours) {
-    const other = transport === "stdio" ? REMOTE_FIELDS : STDIO_FIELDS;
-    for (const field of other) {
-      if (raw[field] !== undefined) {
-        throw new ConfigProblem(
-          [...path, field],
-          `is not used by the "${transport}" transport; remove it, or set transport to ${
-            transport === "stdio" ? '"streamable-http" or "sse"' : '"stdio"'
-          }`,
-        );
-      }
-    }
-  }
+  // Our format: every field written is checked (one of the other transport
+  // is a mistake); the other formats: the transport's fields, the rest is
+  // ignored, as their own clients do.
+  const fields = draft.ours
+    ? [...STDIO_FIELDS, ...REMOTE_FIELDS]
+    : transport === "stdio"
+    ? STDIO_FIELDS
+    : REMOTE_FIELDS;
   const candidate: Record<string, unknown> = { name: draft.name, transport };
   for (const field of fields) {
     const value = raw[field];
@@ -388,17 +406,15 @@ function entryOf(draft: Draft, lookup: EnvLookup): ServerEntry {
       ? interpolateValue(value, lookup, [...path, field])
       : value;
   }
-  let config: MCPServerConfig;
-  try {
-    config = validateServerConfig(candidate);
-  } catch (error) {
-    if (!(error instanceof MCPConfigError)) throw error;
+  const [problem] = serverConfigProblems(candidate);
+  if (problem !== undefined) {
     throw new ConfigProblem(
-      [...path, ...fieldPath(error.field, draft)],
-      error.message.replace(SERVER_PREFIX, ""),
-      { cause: error },
+      [...path, ...fileField(problem.path, draft)],
+      problem.detail,
     );
   }
+  const config = candidate as unknown as MCPServerConfig;
+  markChecked(config);
   const entry: ServerEntry = {
     config,
     namespace: draft.namespace,
@@ -416,18 +432,16 @@ function entryOf(draft: Draft, lookup: EnvLookup): ServerEntry {
   return entry;
 }
 
-/** `args[2]` → `["args", 2]`, `env.KEY` → `["env", "KEY"]`, in the file's words. */
-function fieldPath(field: string, draft: Draft): Path {
-  const match = /^([A-Za-z]+)(?:\[(\d+)\]|\.([^]*))?$/.exec(field);
-  if (match === null) return [];
-  const [, head, index, key] = match;
-  if (head === "name" && !draft.ours) return [];
-  if (head === "transport" && !draft.ours) {
+/** Where a field of the candidate config is written in the file. */
+function fileField(path: Path, draft: Draft): Path {
+  const [head] = path;
+  if (draft.ours) return path;
+  // Other formats: the name is the key, the transport is "type" (or implied).
+  if (head === "name") return [];
+  if (head === "transport") {
     return Object.hasOwn(draft.raw, "type") ? ["type"] : [];
   }
-  if (head === "config" || head === undefined) return [];
-  if (index !== undefined) return [head, Number(index)];
-  return key === undefined ? [head] : [head, key];
+  return path;
 }
 
 function filterOf(raw: Record<string, unknown>): MCPToolFilter {

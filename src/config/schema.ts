@@ -364,3 +364,31 @@ export const SKILL_SCHEMA: JsonSchema = {
     override: OVERRIDE,
   },
 };
+
+/** The fields `serverConfigProblems()` checks, after `${VAR}` replacement. */
+const SERVER_CONFIG_FIELDS = [
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+] as const;
+
+/**
+ * What the loader validates a file against: {@linkcode CONFIG_SCHEMA}
+ * without the rules of the server-config fields (and of which of them a
+ * transport needs). Those are checked once, by `serverConfigProblems()`,
+ * on the values after `${VAR}` replacement, so no rule is checked twice.
+ * Internal.
+ */
+export const LOADER_SCHEMA: JsonSchema = (() => {
+  const schema = structuredClone(CONFIG_SCHEMA);
+  const definitions = schema.definitions as Record<string, JsonSchema>;
+  for (const field of SERVER_CONFIG_FIELDS) {
+    definitions[field] = { description: definitions[field]!.description };
+  }
+  const server = definitions.server!;
+  delete server.allOf; // stdio needs "command", remote needs "url"
+  return schema;
+})();

@@ -5,6 +5,8 @@
  */
 
 import { MCPConfigError } from "../errors.ts";
+import { describeValue, isRecord, kindOf } from "../_util/values.ts";
+import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
 
 /** The three transports of the specification. */
 export type MCPTransportKind = "stdio" | "sse" | "streamable-http";
@@ -34,16 +36,123 @@ const TRANSPORTS: readonly MCPTransportKind[] = [
   "sse",
   "streamable-http",
 ];
-const FIELDS = new Set([
+const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
+const REMOTE_FIELDS = ["url", "headers"] as const;
+const FIELDS: ReadonlySet<string> = new Set([
   "name",
   "transport",
-  "command",
-  "args",
-  "env",
-  "cwd",
-  "url",
-  "headers",
+  ...STDIO_FIELDS,
+  ...REMOTE_FIELDS,
 ]);
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const BAD_HEADER_VALUE = /[\0\r\n]/;
+
+/** Configs that passed the check: the adapter trusts them without a second one. */
+const checked = new WeakSet<object>();
+
+/**
+ * The one check of a server config: every problem, each with its path
+ * inside the config and what to write instead. Messages never include env
+ * or header values. `validateServerConfig()` and the config-file loader
+ * both use it; the adapter trusts what passed it.
+ *
+ * @param config The candidate configuration.
+ * @param path Where the config sits in its document (prefixed to every problem's path).
+ * @returns The problems; none when the config is valid.
+ */
+export function serverConfigProblems(
+  config: unknown,
+  path: Path = [],
+): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const report = (at: Path, detail: string, kind?: "unknown") =>
+    problems.push(
+      new ConfigProblem([...path, ...at], detail, kind ? { kind } : {}),
+    );
+  if (!isRecord(config)) {
+    report(
+      [],
+      `expected an object like { name: "files", transport: "stdio", command: "mcp-files" }, got ${
+        kindOf(config)
+      }`,
+    );
+    return problems;
+  }
+  for (const key of Object.keys(config)) {
+    if (!FIELDS.has(key)) {
+      report(
+        [key],
+        `is an unknown field; allowed fields are ${[...FIELDS].join(", ")}`,
+        "unknown",
+      );
+    }
+  }
+  const { name, transport } = config;
+  if (typeof name !== "string" || name.trim() === "") {
+    report(
+      ["name"],
+      `expected a non-empty string such as "github", got ${describe(name)}`,
+    );
+  }
+  if (!TRANSPORTS.includes(transport as MCPTransportKind)) {
+    report(
+      ["transport"],
+      `expected "stdio", "sse" or "streamable-http", got ${
+        describe(transport)
+      }`,
+    );
+    return problems;
+  }
+  const stdio = transport === "stdio";
+  for (const field of stdio ? REMOTE_FIELDS : STDIO_FIELDS) {
+    if (config[field] !== undefined) {
+      report(
+        [field],
+        `is not used by the "${transport}" transport; remove it, or set transport to ${
+          stdio ? '"streamable-http" or "sse"' : '"stdio"'
+        }`,
+      );
+    }
+  }
+  if (stdio) {
+    const command = config.command;
+    if (command === undefined) {
+      report(
+        ["command"],
+        'stdio transport needs "command", the program that starts the server; write e.g. command: "npx"',
+      );
+    } else if (typeof command !== "string" || command.trim() === "") {
+      report(
+        ["command"],
+        `expected the program that starts the server, such as "npx", got ${
+          describe(command)
+        }`,
+      );
+    }
+    checkStrings(config.args, ["args"], report);
+    checkStringMap(config.env, ["env"], report);
+    if (config.cwd !== undefined && typeof config.cwd !== "string") {
+      report(
+        ["cwd"],
+        `expected a directory path string, got ${kindOf(config.cwd)}`,
+      );
+    }
+  } else {
+    if (config.url === undefined) {
+      report(
+        ["url"],
+        `${transport} transport needs "url"; write e.g. url: "https://example.com/mcp"`,
+      );
+    } else if (!isHttpUrl(config.url)) {
+      report(
+        ["url"],
+        'expected an http(s) URL; write e.g. "https://example.com/mcp"',
+      );
+    }
+    checkStringMap(config.headers, ["headers"], report, true);
+  }
+  return problems;
+}
 
 /**
  * Checks an `MCPServerConfig` and returns it typed. Messages name the field
@@ -59,162 +168,115 @@ const FIELDS = new Set([
  *
  * @param config The candidate configuration.
  * @returns The same object, typed.
- * @throws {MCPConfigError} When a field is missing or malformed.
+ * @throws {MCPConfigError} When a field is missing or malformed (the first
+ * problem; `field` is its path, e.g. `"args[1]"`).
  */
 export function validateServerConfig(config: unknown): MCPServerConfig {
-  if (!isRecord(config)) {
+  if (isRecord(config) && checked.has(config)) {
+    return config as unknown as MCPServerConfig;
+  }
+  const [problem] = serverConfigProblems(config);
+  if (problem !== undefined) {
+    const path = formatPath(problem.path);
+    const name = isRecord(config) && typeof config.name === "string"
+      ? `MCP server ${JSON.stringify(config.name)}`
+      : "MCP server config";
     throw new MCPConfigError(
-      "config",
-      `MCP server config must be an object like { name: "files", transport: "stdio", command: "mcp-files" }, got ${
-        describe(config)
-      }`,
+      path || "config",
+      `${name}: ${path === "" ? "" : `${path}: `}${problem.detail}`,
     );
   }
-  for (const key of Object.keys(config)) {
-    if (!FIELDS.has(key)) {
-      throw new MCPConfigError(
-        key,
-        `MCP server config has an unknown field "${key}"; allowed fields are ${
-          [...FIELDS].join(", ")
-        }`,
-      );
-    }
-  }
-  const { name, transport } = config;
-  if (typeof name !== "string" || name.trim() === "") {
-    throw new MCPConfigError(
-      "name",
-      `MCP server config needs a non-empty string "name" (e.g. "github"), got ${
-        describe(name)
-      }`,
-    );
-  }
-  const where = `MCP server "${name}"`;
-  if (
-    typeof transport !== "string" ||
-    !TRANSPORTS.includes(transport as MCPTransportKind)
-  ) {
-    throw new MCPConfigError(
-      "transport",
-      `${where}: "transport" must be one of "stdio", "sse" or "streamable-http", got ${
-        describe(transport)
-      }`,
-    );
-  }
-  if (transport === "stdio") {
-    if (typeof config.command !== "string" || config.command.trim() === "") {
-      throw new MCPConfigError(
-        "command",
-        `${where}: stdio transport requires "command", the program that starts the server (e.g. "npx"), got ${
-          describe(config.command)
-        }`,
-      );
-    }
-    checkStringArray(where, "args", config.args);
-    checkStringRecord(where, "env", config.env);
-    if (config.cwd !== undefined && typeof config.cwd !== "string") {
-      throw new MCPConfigError(
-        "cwd",
-        `${where}: "cwd" must be a directory path string, got ${
-          describe(config.cwd)
-        }`,
-      );
-    }
-  } else {
-    checkUrl(where, transport, config.url);
-    checkStringRecord(where, "headers", config.headers);
-  }
+  checked.add(config as object);
   return config as unknown as MCPServerConfig;
 }
 
-function checkUrl(where: string, transport: string, url: unknown): void {
-  const hint =
-    `${where}: ${transport} transport requires "url", an http(s) URL such as "https://example.com/mcp"`;
-  if (typeof url !== "string" || url === "") {
-    throw new MCPConfigError("url", `${hint}, got ${describe(url)}`);
-  }
-  let parsed: URL;
+/**
+ * Marks a config as checked by {@linkcode serverConfigProblems} (the
+ * loader checks with paths of its own), so the adapter does not check it
+ * again.
+ */
+export function markChecked(config: MCPServerConfig): void {
+  checked.add(config);
+}
+
+function isHttpUrl(url: unknown): boolean {
+  if (typeof url !== "string") return false;
   try {
-    parsed = new URL(url);
+    const { protocol } = new URL(url);
+    return protocol === "http:" || protocol === "https:";
   } catch {
-    throw new MCPConfigError(
-      "url",
-      `${hint}; the value given is not a valid absolute URL`,
-    );
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new MCPConfigError("url", `${hint}; got a "${parsed.protocol}" URL`);
+    return false;
   }
 }
 
-function checkStringArray(where: string, field: string, value: unknown): void {
+function checkStrings(
+  value: unknown,
+  path: Path,
+  report: (path: Path, detail: string) => void,
+): void {
   if (value === undefined) return;
   if (!Array.isArray(value)) {
-    throw new MCPConfigError(
-      field,
-      `${where}: "${field}" must be an array of strings, got ${
-        describe(value)
-      }`,
+    report(
+      path,
+      `expected a list of strings, got ${
+        kindOf(value)
+      }; write e.g. ["-y", "@modelcontextprotocol/server-filesystem", "."]`,
     );
+    return;
   }
-  const index = value.findIndex((item) => typeof item !== "string");
-  if (index !== -1) {
-    throw new MCPConfigError(
-      `${field}[${index}]`,
-      `${where}: "${field}[${index}]" must be a string, got ${
-        describe(value[index])
-      }; quote numbers and flags`,
-    );
-  }
+  value.forEach((item, index) => {
+    if (typeof item !== "string") {
+      report(
+        [...path, index],
+        `expected a string, got ${kindOf(item)}; put it in quotes`,
+      );
+    }
+  });
 }
 
 /** Values are never shown: env and headers carry secrets. */
-function checkStringRecord(where: string, field: string, value: unknown): void {
+function checkStringMap(
+  value: unknown,
+  path: Path,
+  report: (path: Path, detail: string) => void,
+  headers = false,
+): void {
   if (value === undefined) return;
   if (!isRecord(value)) {
-    throw new MCPConfigError(
-      field,
-      `${where}: "${field}" must be an object of string values, like { "KEY": "value" }, got ${
-        kindOf(value)
+    report(
+      path,
+      `expected an object of strings, got ${kindOf(value)}; write e.g. ${
+        headers
+          ? '{ Authorization: "Bearer ${TOKEN}" }'
+          : '{ GITHUB_TOKEN: "${GITHUB_TOKEN}" }'
       }`,
     );
+    return;
   }
   for (const [key, item] of Object.entries(value)) {
-    if (typeof item !== "string") {
-      throw new MCPConfigError(
-        `${field}.${key}`,
-        `${where}: "${field}.${key}" must be a string, got ${
-          kindOf(item)
-        }; quote the value`,
+    if (headers && !HEADER_NAME.test(key)) {
+      report(
+        [...path, key],
+        "is not a valid HTTP header name; use letters, digits and dashes",
+      );
+    } else if (typeof item !== "string") {
+      report(
+        [...path, key],
+        `expected a string, got ${kindOf(item)}; put it in quotes`,
+      );
+    } else if (headers && BAD_HEADER_VALUE.test(item)) {
+      report(
+        [...path, key],
+        "must not contain line breaks or NUL characters",
       );
     }
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function kindOf(value: unknown): string {
-  return value === null
-    ? "null"
-    : Array.isArray(value)
-    ? "an array"
-    : `a ${typeof value}`;
 }
 
 /** A short, safe rendering of a non-secret value for error messages. */
 function describe(value: unknown): string {
-  if (typeof value === "string") {
-    return JSON.stringify(
-      value.length > 60 ? `${value.slice(0, 57)}...` : value,
-    );
-  }
-  if (
-    value === undefined || value === null || typeof value === "number" ||
-    typeof value === "boolean"
-  ) {
-    return String(value);
-  }
-  return kindOf(value);
+  return typeof value === "string" || typeof value === "number" ||
+      typeof value === "boolean" || value == null
+    ? describeValue(value)
+    : kindOf(value);
 }

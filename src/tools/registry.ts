@@ -344,15 +344,11 @@ export class ToolRegistry {
    * ```
    */
   replaceNamespace(namespace: string, tools: readonly RegisteredTool[]): void {
-    if (
-      typeof namespace !== "string" || namespace === "" ||
-      namespace.includes("/")
-    ) {
+    const problem = namespaceProblem(namespace);
+    if (problem !== undefined) {
       throw new MCPConfigError(
         "namespace",
-        `Namespace must be a non-empty string without "/", got ${
-          describeValue(namespace)
-        }; use the server's name, e.g. "github"`,
+        `Namespace ${problem}; use the server's name, e.g. "github"`,
       );
     }
     const prefix = `${namespace}/`;
@@ -446,4 +442,15 @@ function checkTool(tool: RegisteredTool): void {
 // The server's tool name: the part after the first "/", or the whole name.
 function toolPart(name: string): string {
   return name.slice(name.indexOf("/") + 1);
+}
+
+/**
+ * The namespace rule, in one place: a non-empty string without "/".
+ * Returns what is wrong (`"must be …, got …"`), or `undefined`.
+ */
+export function namespaceProblem(namespace: unknown): string | undefined {
+  return typeof namespace === "string" && namespace !== "" &&
+      !namespace.includes("/")
+    ? undefined
+    : `must be a non-empty string without "/", got ${describeValue(namespace)}`;
 }

@@ -691,14 +691,12 @@ describe("${VAR} interpolation", () => {
       ]),
       {
         message:
-          'mcp.yaml:4:5: servers[0].url: sse transport requires "url", an http(s) URL such as "https://example.com/mcp"; the value given is not a valid absolute URL',
+          'mcp.yaml:4:5: servers[0].url: expected an http(s) URL; write e.g. "https://example.com/mcp"',
         path: "servers[0].url",
       },
       { env: { API_URL: "SECRET token not a url" } },
     );
-    assert.ok(error.cause instanceof MCPConfigError);
-    assert.equal((error.cause as MCPConfigError).field, "url");
-    assert.doesNotMatch(String(error.cause), /SECRET/);
+    assert.doesNotMatch(error.message, /SECRET/);
   });
 });
 
@@ -812,11 +810,11 @@ describe("errors", () => {
       ],
       [
         STDIO,
-        'mcp.yaml:2:5: servers[0]: stdio transport needs "command", the program that starts the server; write e.g. command: "npx"',
+        'mcp.yaml:2:5: servers[0].command: stdio transport needs "command", the program that starts the server; write e.g. command: "npx"',
       ],
       [
         ["servers:", "  - name: r", "    transport: streamable-http"],
-        'mcp.yaml:2:5: servers[0]: sse and streamable-http transports need "url"; write e.g. url: "https://example.com/mcp"',
+        'mcp.yaml:2:5: servers[0].url: streamable-http transport needs "url"; write e.g. url: "https://example.com/mcp"',
       ],
       [
         [...STDIO, "    comand: x"],

@@ -48,7 +48,7 @@ describe("validateServerConfig()", () => {
     configError(
       { transport: "stdio", command: "x" },
       "name",
-      /non-empty string "name"/,
+      /name: expected a non-empty string/,
     );
     configError(
       { name: " ", transport: "stdio", command: "x" },
@@ -70,7 +70,7 @@ describe("validateServerConfig()", () => {
     configError(
       { name: "a", transport: "stdio" },
       "command",
-      /stdio transport requires "command"/,
+      /stdio transport needs "command"/,
     );
   });
 
@@ -78,17 +78,17 @@ describe("validateServerConfig()", () => {
     configError(
       { name: "a", transport: "sse" },
       "url",
-      /sse transport requires "url"/,
+      /sse transport needs "url"/,
     );
     configError(
       { name: "a", transport: "streamable-http", url: "not a url" },
       "url",
-      /not a valid absolute URL/,
+      /expected an http\(s\) URL/,
     );
     configError(
       { name: "a", transport: "streamable-http", url: "ftp://x.org" },
       "url",
-      /"ftp:" URL/,
+      /expected an http\(s\) URL/,
     );
   });
 
@@ -96,7 +96,7 @@ describe("validateServerConfig()", () => {
     configError(
       { name: "a", transport: "stdio", command: "x", args: ["ok", 3] },
       "args[1]",
-      /must be a string, got 3/,
+      /args\[1\]: expected a string, got a number/,
     );
     configError(
       { name: "a", transport: "stdio", command: "x", env: "TOKEN=1" },
@@ -112,7 +112,7 @@ describe("validateServerConfig()", () => {
           headers: { Authorization: 12345678 },
         }),
       (error: Error) => {
-        assert.match(error.message, /"headers.Authorization" must be a string/);
+        assert.match(error.message, /headers.Authorization: expected a string/);
         assert.doesNotMatch(error.message, /12345678/);
         return true;
       },
@@ -133,7 +133,7 @@ describe("validateServerConfig()", () => {
     configError(
       { name: "a", transport: "stdio", comand: "x" },
       "comand",
-      /unknown field "comand"/,
+      /comand: is an unknown field/,
     );
   });
 
