@@ -20,7 +20,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { promisify } from "node:util";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { after, describe, it } from "node:test";
 import {
   build,
@@ -366,5 +366,50 @@ describe("the root entry bundled with esbuild for platform neutral", () => {
         kib(gzipped)
       } gzip (${minified} / ${gzipped} bytes); lazy: ${lazy}`,
     );
+  });
+});
+
+describe("the /config entry bundled for browsers and edge runtimes", () => {
+  after(() => stop());
+
+  it("parses JSONC through jsonc-parser's ESM build, whose imports have no extensions", async () => {
+    const entry = fileURLToPath(import.meta.resolve(`${PACKAGE}/config`));
+    const workingDir = dirname(entry);
+    const scratch = /[\\/]node_modules[\\/]/.test(entry)
+      ? undefined
+      : await installDependencies(entry, workingDir);
+    const out = await mkdtemp(join(tmpdir(), "mcp-adapter-config-bundle-"));
+    try {
+      const result = await build({
+        entryPoints: [entry],
+        absWorkingDir: workingDir,
+        bundle: true,
+        format: "esm",
+        platform: "browser",
+        write: false,
+        logLevel: "silent",
+        external: ["node:*"],
+        nodePaths: scratch === undefined ? [] : [join(scratch, "node_modules")],
+        metafile: true,
+      });
+      const inputs = Object.keys(result.metafile.inputs);
+      assert.ok(
+        inputs.some((input) => /jsonc-parser[\\/]lib[\\/]esm[\\/]/.test(input)),
+        `expected jsonc-parser's ESM build in the bundle, got ${
+          inputs.filter((input) => input.includes("jsonc")).join(", ")
+        }`,
+      );
+      const file = join(out, "config.mjs");
+      await writeFile(file, result.outputFiles[0]!.text);
+      const bundled = await import(pathToFileURL(file).href);
+      const { servers } = bundled.parseConfig(
+        '{ /* VS Code style */ "servers": { "files": { "command": "npx", }, }, }',
+        "json",
+      );
+      assert.equal(servers[0].config.command, "npx");
+    } finally {
+      await rm(out, { recursive: true, force: true });
+      if (scratch !== undefined) await rm(scratch, { recursive: true });
+    }
   });
 });

@@ -25,7 +25,8 @@ import { errorMessage } from "../_util/errors.ts";
  * Parses text, refusing empty documents.
  *
  * @param text The file's text.
- * @param format Its format.
+ * @param format Its format; `"guess"`: JSON if it parses as JSON, else YAML
+ * (one parse when it is JSON).
  * @param file The file's name for messages.
  * @param emptyHint What to write in an empty file, e.g. `servers: [...]`.
  * @returns The parsed document.
@@ -33,13 +34,13 @@ import { errorMessage } from "../_util/errors.ts";
  */
 export function readDocument(
   text: string,
-  format: TextFormat,
+  format: TextFormat | "guess",
   file: string,
   emptyHint: string,
 ): ParsedDocument {
   let document: ParsedDocument;
   try {
-    document = parseDocument(text, format);
+    document = format === "guess" ? guessed(text) : parseDocument(text, format);
   } catch (error) {
     if (error instanceof ConfigProblem) throw fileError(file, error);
     throw error;
@@ -104,6 +105,15 @@ export function firstProblem(
     first.path.every((segment, index) => problem.path[index] === segment)
   );
   return typo?.problem ?? first;
+}
+
+function guessed(text: string): ParsedDocument {
+  try {
+    return parseDocument(text, "json");
+  } catch (error) {
+    if (error instanceof ConfigProblem) return parseDocument(text, "yaml");
+    throw error;
+  }
 }
 
 /**

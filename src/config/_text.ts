@@ -1,11 +1,13 @@
 /**
  * Internal: config and skill text into values. YAML through js-yaml (core
  * schema: no dates, no YAML 1.1 `yes`/`no` booleans; `<<` merge keys), JSON through
- * `parseJsonc()` (comments and trailing commas allowed). Syntax errors carry
- * a line and column and never quote the text: it may hold secrets.
+ * Microsoft's `jsonc-parser` (the one VS Code uses: comments and trailing
+ * commas allowed), whose syntax tree also gives the position of every
+ * value. Syntax errors carry a line and column and never quote the text: it
+ * may hold secrets.
  *
- * Positions of values are found only when a problem needs one, from
- * js-yaml's event stream (JSON is YAML, so one walk serves both).
+ * Positions of YAML values are found only when a problem needs one, from
+ * js-yaml's event stream.
  *
  * @module
  */
@@ -21,8 +23,9 @@ import {
   SCALAR_STYLE,
   YAMLException,
 } from "js-yaml";
-import { JsonSyntaxError, parseJsonc } from "./_jsonc.ts";
-import { ConfigProblem, type Path } from "./_problem.ts";
+import * as jsoncModule from "jsonc-parser";
+import type { Node, ParseError } from "jsonc-parser";
+import { ConfigProblem, type Path, setOwn } from "./_problem.ts";
 
 /** The two text formats. */
 export type TextFormat = "yaml" | "json";
@@ -111,20 +114,141 @@ function emptyDocument(): ParsedDocument {
   return { empty: true, value: undefined, locate: () => undefined };
 }
 
+// jsonc-parser ships a UMD main and an ESM build whose imports lack file
+// extensions. Node loads the UMD one (named exports, and a default),
+// bundlers the ESM one (named exports only): take whichever is there.
+const jsonc: typeof jsoncModule =
+  (jsoncModule as unknown as { default?: typeof jsoncModule }).default ??
+    jsoncModule;
+const MAX_JSON_DEPTH = 100;
+
 function parseJson(text: string): ParsedDocument {
-  let parsed: { value: unknown; plain: string } | undefined;
-  try {
-    parsed = parseJsonc(text);
-  } catch (error) {
-    if (!(error instanceof JsonSyntaxError)) throw error;
-    throw new ConfigProblem([], error.message, positionAt(text, error.offset));
+  const source = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
+  const errors: ParseError[] = [];
+  const root = jsonc.parseTree(source, errors, {
+    allowTrailingComma: true,
+    allowEmptyContent: true,
+  });
+  const [error] = errors;
+  if (error !== undefined) {
+    // A bad escape is reported at its string; point at the backslash.
+    const backslash = source.indexOf("\\", error.offset);
+    const offset = jsonc.printParseErrorCode(error.error) ===
+          "InvalidEscapeCharacter" &&
+        backslash !== -1 &&
+        backslash < error.offset + error.length
+      ? backslash
+      : error.offset;
+    throw new ConfigProblem(
+      [],
+      jsonSyntaxMessage(source, error, root),
+      positionAt(source, offset),
+    );
   }
-  if (parsed === undefined) return emptyDocument();
+  if (root === undefined) return emptyDocument();
   return {
     empty: false,
-    value: parsed.value,
-    locate: lazyLocator(parsed.plain),
+    value: jsonValue(source, root, 0),
+    locate: (path) => {
+      for (let length = path.length; length >= 0; length--) {
+        const node = jsonc.findNodeAtLocation(root, [...path.slice(0, length)]);
+        if (node === undefined) continue;
+        // Inside an object, point at the key.
+        const at = node.parent?.type === "property" ? node.parent : node;
+        return positionAt(source, at.offset);
+      }
+      return undefined;
+    },
   };
+}
+
+/** A node's value; objects get own properties (even `__proto__`), duplicate keys are errors. */
+function jsonValue(text: string, node: Node, depth: number): unknown {
+  if (depth > MAX_JSON_DEPTH) {
+    throw new ConfigProblem(
+      [],
+      `is nested more than ${MAX_JSON_DEPTH} levels deep`,
+      positionAt(text, node.offset),
+    );
+  }
+  switch (node.type) {
+    case "object": {
+      const object: Record<string, unknown> = {};
+      for (const property of node.children ?? []) {
+        const [key, value] = property.children ?? [];
+        const name = key?.value as string;
+        if (Object.hasOwn(object, name)) {
+          throw new ConfigProblem(
+            [],
+            `duplicated key ${JSON.stringify(name)}`,
+            positionAt(text, key!.offset),
+          );
+        }
+        setOwn(
+          object,
+          name,
+          value === undefined ? null : jsonValue(text, value, depth + 1),
+        );
+      }
+      return object;
+    }
+    case "array":
+      return (node.children ?? []).map((item) =>
+        jsonValue(text, item, depth + 1)
+      );
+    default:
+      return node.value;
+  }
+}
+
+/** What a syntax error means, in words that never quote the text. */
+function jsonSyntaxMessage(
+  text: string,
+  error: ParseError,
+  root: Node | undefined,
+): string {
+  const char = text[error.offset];
+  if (error.offset >= text.trimEnd().length) {
+    return "unexpected end of the file; a value is missing";
+  }
+  if (root !== undefined && error.offset >= root.offset + root.length) {
+    return "unexpected text after the end of the JSON value";
+  }
+  switch (jsonc.printParseErrorCode(error.error)) {
+    case "UnexpectedEndOfString":
+      return "unterminated string; close it with a double quote";
+    case "UnexpectedEndOfComment":
+      return 'unclosed "/*" comment; close it with "*/"';
+    case "InvalidEscapeCharacter":
+    case "InvalidUnicode":
+      return 'invalid escape in a string; write "\\\\" for a backslash';
+    case "InvalidNumberFormat":
+    case "UnexpectedEndOfNumber":
+      return "invalid number";
+    case "PropertyNameExpected":
+      return "expected a key in double quotes";
+    case "ColonExpected":
+      return 'expected ":" after the key';
+    case "CommaExpected": {
+      const inList =
+        typeof jsonc.getLocation(text, error.offset).path.at(-1) === "number";
+      return `expected "," or "${inList ? "]" : "}"}" after a value`;
+    }
+    case "CloseBraceExpected":
+      return 'expected "," or "}"';
+    case "CloseBracketExpected":
+      return 'expected "," or "]"';
+  }
+  if (char === "'") {
+    return text.lastIndexOf("{", error.offset) >
+        text.lastIndexOf(":", error.offset)
+      ? "expected a key in double quotes"
+      : 'strings must be in double quotes ("), not single';
+  }
+  if (char === "-" || (char !== undefined && char >= "0" && char <= "9")) {
+    return "invalid number";
+  }
+  return 'expected a value: a string in double quotes, a number, true, false, null, an object or a list (quote text with ")';
 }
 
 function lazyLocator(text: string): (path: Path) => Position | undefined {

@@ -30,7 +30,6 @@ import {
   readTextFile,
   schemaProblems,
 } from "./_document.ts";
-import { parseDocument } from "./_text.ts";
 import { type EnvLookup, envLookup, interpolateValue } from "./_interpolate.ts";
 import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
 import { isRecord, kindOf } from "../_util/values.ts";
@@ -174,8 +173,16 @@ export function parseConfig(
   format: ConfigFormat,
   options: ParseConfigOptions = {},
 ): LoadedConfig {
+  return configOf(text, format, options);
+}
+
+function configOf(
+  text: string,
+  format: ConfigFormat | "guess",
+  options: ParseConfigOptions,
+): LoadedConfig {
   const file = options.source ?? INLINE;
-  if (format !== "yaml" && format !== "json") {
+  if (format !== "yaml" && format !== "json" && format !== "guess") {
     throw new MCPConfigFileError(
       `${file}: unknown format ${
         JSON.stringify(String(format))
@@ -265,19 +272,15 @@ export async function loadConfig(
     });
   }
   const text = await readTextFile(source);
-  return parseConfig(text, formatOf(source, text), { ...options, source });
+  return configOf(text, formatOf(source), { ...options, source });
 }
 
-function formatOf(path: string, text: string): ConfigFormat {
+/** The format a file name says, or `"guess"`: JSON if the text parses as JSON, else YAML. */
+function formatOf(path: string): ConfigFormat | "guess" {
   const lower = path.toLowerCase();
   if (lower.endsWith(".yaml") || lower.endsWith(".yml")) return "yaml";
   if (lower.endsWith(".json")) return "json";
-  try {
-    parseDocument(text, "json");
-    return "json";
-  } catch {
-    return "yaml";
-  }
+  return "guess";
 }
 
 /** Refuses what the schema's messages would explain badly. */
