@@ -15,8 +15,6 @@
  * @module
  */
 
-import type { MCPServerConfig } from "../config/server.ts";
-
 /** What replaces a secret in a message. */
 export const REDACTED = "[redacted]";
 
@@ -72,7 +70,11 @@ export function secretsOf(entries: Iterable<NamedValue>): string[] {
 }
 
 /** The secrets of one server config: its env and header values, and its URL's credentials and query values. */
-export function configSecrets(config: MCPServerConfig): string[] {
+export function configSecrets(config: {
+  env?: Record<string, string> | undefined;
+  headers?: Record<string, string> | undefined;
+  url?: string | undefined;
+}): string[] {
   const entries: NamedValue[] = [
     ...Object.entries(config.env ?? {}),
     ...Object.entries(config.headers ?? {}),
