@@ -48,8 +48,6 @@ describe("secretsOf() and redact()", () => {
 
   it("takes a URL's credentials and query values from a config", () => {
     const secrets = configSecrets({
-      name: "s",
-      transport: "streamable-http",
       url: "https://user:pw@example.com/mcp?api_key=xy&region=eu-west-1a",
     });
     assert.equal(
