@@ -14,6 +14,8 @@
 import type { Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "../types.ts";
 import { compileFastCheck } from "./_fast_check.ts";
+import { didYouMean } from "../_util/closest.ts";
+import { isRecord } from "../_util/values.ts";
 
 type Draft = "4" | "7" | "2019-09" | "2020-12";
 
@@ -79,11 +81,28 @@ export async function compileValidator(
     if (valid) return undefined;
     // Keep the leaves: an error whose keyword location prefixes another's only says "a subschema failed".
     const problems: string[] = [];
+    const unknown = new Set<string>();
     for (const error of errors) {
-      const prefix = `${error.keywordLocation}/`;
-      if (errors.some((other) => other.keywordLocation.startsWith(prefix))) {
+      if (error.keyword !== "additionalProperties") continue;
+      // Its "False boolean schema" leaves are the arguments the tool does not take.
+      for (const leaf of errors) {
+        const name = childName(error.instanceLocation, leaf.instanceLocation);
+        if (leaf.keyword !== "false" || name === undefined) continue;
+        unknown.add(leaf.instanceLocation);
+        problems.push(
+          unknownArgument(local, error.keywordLocation, leaf, name),
+        );
+      }
+    }
+    for (const error of errors) {
+      if (unknown.has(error.instanceLocation) && error.keyword === "false") {
         continue;
       }
+      const prefix = `${error.keywordLocation}/`;
+      if (
+        error.keyword === "additionalProperties" ||
+        errors.some((other) => other.keywordLocation.startsWith(prefix))
+      ) continue;
       const pointer = error.instanceLocation.slice(1) || "/";
       const message = error.error.endsWith(".")
         ? error.error.slice(0, -1)
@@ -92,6 +111,42 @@ export async function compileValidator(
     }
     return problems;
   };
+}
+
+/** The last segment of `child` when it is one level below `parent` (JSON pointers with `#`). */
+function childName(parent: string, child: string): string | undefined {
+  if (!child.startsWith(`${parent}/`)) return undefined;
+  const rest = child.slice(parent.length + 1);
+  if (rest.includes("/")) return undefined;
+  return decodeURIComponent(rest).replaceAll("~1", "/").replaceAll("~0", "~");
+}
+
+/**
+ * `/x: unknown argument "x" (did you mean "y"?) (the tool takes: a, b)`,
+ * instead of the validator's "False boolean schema".
+ */
+function unknownArgument(
+  schema: JsonSchema,
+  keywordLocation: string,
+  leaf: { instanceLocation: string },
+  name: string,
+): string {
+  // The object schema holding `additionalProperties: false`.
+  let node: unknown = schema;
+  for (const segment of keywordLocation.split("/").slice(1, -1)) {
+    node = isRecord(node)
+      ? node[segment.replaceAll("~1", "/").replaceAll("~0", "~")]
+      : undefined;
+  }
+  const known = isRecord(node) && isRecord(node.properties)
+    ? Object.keys(node.properties)
+    : [];
+  const takes = known.length === 0
+    ? "it takes no other arguments"
+    : `the tool takes: ${known.join(", ")}`;
+  return `${leaf.instanceLocation.slice(1)}: unknown argument ${
+    JSON.stringify(name)
+  }${didYouMean(name, known)} (${takes})`;
 }
 
 const acceptAll: ArgumentValidator = () => undefined;
