@@ -308,6 +308,22 @@ for (const name of AUTH_CODE_SCENARIOS) {
 /** The scenario names this driver knows, for `scripts/conformance.ts`. */
 export const DRIVER_SCENARIOS: readonly string[] = Object.keys(SCENARIOS);
 
+/**
+ * Runs one scenario against the suite's server at `url`.
+ *
+ * @param scenario The scenario's name.
+ * @param url The server URL the suite passed.
+ * @throws {Error} When the scenario is unknown or the client fails.
+ */
+export async function runScenario(
+  scenario: string,
+  url: string,
+): Promise<void> {
+  const run = SCENARIOS[scenario];
+  if (run === undefined) throw new Error(`unknown scenario ${scenario}`);
+  await run(url);
+}
+
 if (import.meta.main) {
   const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
   const url = Deno.args.at(-1);
