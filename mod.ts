@@ -51,6 +51,7 @@ export { validateServerConfig } from "./src/config/server.ts";
 export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
 export {
   MCPAdapterError,
+  MCPAuthorizationRequiredError,
   MCPConfigError,
   MCPConnectionError,
   MCPNotConnectedError,

@@ -40,6 +40,8 @@ export interface AuthorizationServerOptions {
   clients?: RegisteredClient[];
   accessTokenTtlMs?: number;
   refreshTokens?: "always" | "offline_access" | "never";
+  /** Scopes never granted, even when asked for (a grant the user cannot get). */
+  withheldScopes?: string[];
 }
 
 /** One thing a client asked of the authorization server. */
@@ -317,7 +319,9 @@ export function authorizationServer(
       clientId: client.client_id,
       redirectUri: query.redirect_uri!,
       challenge: query.code_challenge,
-      scopes,
+      scopes: scopes.filter((scope) =>
+        !(options.withheldScopes ?? []).includes(scope)
+      ),
       resource: query.resource,
     });
     back.searchParams.set("code", code);

@@ -82,6 +82,8 @@ export interface OAuthServerOptions {
   toolScopes?: Record<string, string[]>;
   /** Access token lifetime in ms. Default one hour. */
   accessTokenTtlMs?: number;
+  /** Scopes the authorization server never grants, even when asked. */
+  withheldScopes?: string[];
   /** When refresh tokens are issued. Default `"always"`. */
   refreshTokens?: "always" | "offline_access" | "never";
   /** Adds tools to each new McpServer. */
