@@ -35,34 +35,9 @@ export const NODE_VERSION = "22.23.3";
 /**
  * Scenarios our client is known to fail today, with the reason. A failure
  * of any other scenario fails the run; an entry that passes is reported as
- * stale, to be removed.
+ * stale, to be removed. Empty: all 26 client scenarios of 0.1.16 pass.
  */
-const LOGIN =
-  "no authorization-code login yet: the library has no finishAuth() (issue 10)";
-
-export const EXPECTED_FAILURES: Readonly<Record<string, string>> = {
-  // Every one of these needs the authorization-code flow to finish.
-  "auth/metadata-default": LOGIN,
-  "auth/metadata-var1": LOGIN,
-  "auth/metadata-var2": LOGIN,
-  "auth/metadata-var3": LOGIN,
-  "auth/basic-cimd": LOGIN,
-  "auth/scope-from-www-authenticate": LOGIN,
-  "auth/scope-from-scopes-supported": LOGIN,
-  "auth/scope-omitted-when-undefined": LOGIN,
-  "auth/token-endpoint-auth-basic": LOGIN,
-  "auth/token-endpoint-auth-post": LOGIN,
-  "auth/token-endpoint-auth-none": LOGIN,
-  "auth/pre-registration": LOGIN,
-  "auth/2025-03-26-oauth-metadata-backcompat": LOGIN,
-  "auth/2025-03-26-oauth-endpoint-fallback": LOGIN,
-  "auth/offline-access-scope": LOGIN,
-  "auth/offline-access-not-supported": LOGIN,
-  "auth/scope-step-up":
-    "no finishAuth(): neither the first login nor the step-up re-authorization can finish (issue 10)",
-  "auth/scope-retry-limit":
-    "counts authorization requests, and without finishAuth() the driver makes none it could not finish (issue 10)",
-};
+export const EXPECTED_FAILURES: Readonly<Record<string, string>> = {};
 
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
 /** One scenario: the suite gives the client 30 s; setup and teardown are quick. */

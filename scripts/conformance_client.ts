@@ -9,18 +9,18 @@
  * `MCP_CONFORMANCE_CONTEXT`; it judges the run by what its test servers saw
  * and by this process's exit code. `scripts/conformance.ts` runs it.
  *
- * Authorization-code scenarios play the user headlessly: the suite's
- * authorization server approves at once and redirects to our redirect URI
- * with the code, so fetching the authorization URL without following
- * redirects yields the code, which `adapter.finishAuth(code)` exchanges.
- * `finishAuth` and `MCPAuthorizationRequiredError` (with `authorizationUrl`)
- * are feature-detected: without them those scenarios fail with a message
- * saying so.
+ * Authorization-code scenarios play the user headlessly, as an app would
+ * with a real one: a step that throws `MCPAuthorizationRequiredError` sends
+ * the "user" to its `authorizationUrl`; the suite's authorization server
+ * approves at once and redirects to our redirect URI with the code
+ * (fetching the URL without following redirects yields it), which
+ * `adapter.finishAuth(code)` exchanges; then the step runs again.
  *
  * @module
  */
 
 import {
+  MCPAuthorizationRequiredError,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
   type MCPToolResult,
@@ -42,14 +42,9 @@ import { logError } from "./_run.ts";
 const RUN_TIMEOUT_MS = 25_000;
 /** Each connect and call. */
 const STEP_TIMEOUT_MS = 10_000;
-/** Authorization rounds per step; `auth/scope-retry-limit` wants at most 3. */
+/** Logins per step; `auth/scope-retry-limit` wants at most 3 authorization requests. */
 const MAX_AUTHORIZATIONS = 3;
-/** How long a call may stay pending after a redirect before we approve beside it. */
-const PENDING_GRACE_MS = 500;
 const CLIENT_INFO = { name: "mcp-adapter-conformance", version: "1.0.0" };
-
-/** What `finishAuth` looks like once the library has it. */
-type FinishAuth = (authorizationCode: string) => Promise<void>;
 
 /** One connection under test, with its OAuth provider when it has one. */
 interface Session {
@@ -74,39 +69,10 @@ function open(serverUrl: string, options: MCPToolAdapterOptions): Session {
   return { adapter, provider };
 }
 
-/** `adapter.finishAuth`, bound, when this version of the library has it. */
-function finishAuthOf(adapter: MCPToolAdapter): FinishAuth | undefined {
-  const candidate = (adapter as MCPToolAdapter & { finishAuth?: unknown })
-    .finishAuth;
-  return typeof candidate === "function"
-    ? (code) => candidate.call(adapter, code)
-    : undefined;
-}
-
-/** The `authorizationUrl` of an `MCPAuthorizationRequiredError`, if `error` is one. */
-function authorizationUrlOf(error: unknown): URL | undefined {
-  const url = (error as { authorizationUrl?: unknown } | null)
-    ?.authorizationUrl;
-  return url instanceof URL ? url : undefined;
-}
-
-type Outcome<T> = { value: T } | { error: unknown };
-
-function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {
-  return promise.then((value) => ({ value }), (error) => ({ error }));
-}
-
-function sleep(ms: number): Promise<"timeout"> {
-  return new Promise((resolve) => setTimeout(() => resolve("timeout"), ms));
-}
-
 /**
- * Runs `step`, completing authorization-code logins it runs into, up to
- * {@linkcode MAX_AUTHORIZATIONS} times. Two library designs are covered: a
- * step that fails once the user must authorize (rejects with
- * `MCPAuthorizationRequiredError`, or fails after the provider was sent to
- * the authorization page) is retried after `finishAuth`; a step that stays
- * pending is let through by calling `finishAuth` beside it.
+ * Runs `step`; when it needs the user to authorize, approves at the
+ * authorization URL, hands the code to `finishAuth()` and runs the step
+ * again, at most {@linkcode MAX_AUTHORIZATIONS} times.
  *
  * @param failure Says why a settled value counts as failed, or undefined.
  */
@@ -116,62 +82,34 @@ async function authorized<T>(
   step: () => Promise<T>,
   failure: (value: T) => string | undefined = () => undefined,
 ): Promise<T> {
-  const { adapter, provider } = session;
   for (let round = 0;; round++) {
-    let redirected: (() => void) | undefined;
-    const redirect = new Promise<"redirect">((resolve) =>
-      redirected = () => resolve("redirect")
-    );
-    if (provider !== undefined) provider.onRedirect = () => redirected!();
-    const running = settle(step());
-    let outcome = await Promise.race([running, redirect]);
-    let approvedBeside = false;
-    if (outcome === "redirect") {
-      const settled = await Promise.race([running, sleep(PENDING_GRACE_MS)]);
-      if (settled === "timeout") {
-        // The call waits for the login: approve while it is pending.
-        await approve(session, undefined, round);
-        approvedBeside = true;
-        outcome = await running;
-      } else outcome = settled;
-    }
-    if (provider !== undefined) provider.onRedirect = undefined;
-    const problem = "error" in outcome ? outcome.error : failure(outcome.value);
-    if (problem === undefined) return (outcome as { value: T }).value;
-    const url = authorizationUrlOf(problem) ??
-      (approvedBeside ? undefined : provider?.takeAuthorizationUrl());
-    const reason = problem instanceof Error ? problem.message : String(problem);
-    if (url === undefined) throw new Error(`${what} failed: ${reason}`);
-    if (finishAuthOf(adapter) === undefined) {
-      throw new Error(
-        `${what} needs the user to authorize at the authorization server, and this version of the library has no finishAuth() to complete that (${reason})`,
+    let value: T;
+    try {
+      value = await step();
+    } catch (error) {
+      if (!(error instanceof MCPAuthorizationRequiredError)) {
+        throw new Error(
+          `${what} failed: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        );
+      }
+      if (round >= MAX_AUTHORIZATIONS) {
+        throw new Error(
+          `${what}: gave up after ${MAX_AUTHORIZATIONS} authorizations: the server keeps asking for more`,
+        );
+      }
+      const code = await approveHeadlessly(
+        error.authorizationUrl,
+        session.provider?.expectedState,
       );
+      await session.adapter.finishAuth(code);
+      continue;
     }
-    await approve(session, url, round);
+    const problem = failure(value);
+    if (problem !== undefined) throw new Error(`${what} failed: ${problem}`);
+    return value;
   }
-}
-
-/** Plays the user at `url` (or the provider's last one) and hands the code to `finishAuth`. */
-async function approve(
-  session: Session,
-  url: URL | undefined,
-  round: number,
-): Promise<void> {
-  const { adapter, provider } = session;
-  const finishAuth = finishAuthOf(adapter);
-  const target = url ?? provider?.takeAuthorizationUrl();
-  if (finishAuth === undefined || target === undefined) {
-    throw new Error(
-      "the client was sent to the authorization page, and this version of the library has no finishAuth() to complete that",
-    );
-  }
-  if (round >= MAX_AUTHORIZATIONS) {
-    throw new Error(
-      `gave up after ${MAX_AUTHORIZATIONS} authorizations: the server keeps asking for more`,
-    );
-  }
-  const code = await approveHeadlessly(target, provider?.expectedState);
-  await finishAuth(code);
 }
 
 function invokeFailure(result: MCPToolResult): string | undefined {
