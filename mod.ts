@@ -75,6 +75,7 @@ export { MCPToolHub } from "./src/hub.ts";
 export type {
   HubServerStatus,
   MCPToolHubOptions,
+  ServerAuth,
   ServerEntry,
 } from "./src/hub.ts";
 export { StdioTransport } from "./src/transports/stdio.ts";
