@@ -20,6 +20,7 @@ import {
   TOOL_ERROR,
   USAGE,
 } from "./_errors.ts";
+import { tokenStoreAuth } from "./_token_store.ts";
 import {
   firstLine,
   ProgressBar,
@@ -36,6 +37,8 @@ export interface Context {
   /** `--json`: print JSON instead of text. */
   json: boolean;
   servers: readonly ServerEntry[];
+  /** The OAuth token store's file (`login` writes it; servers with `auth: oauth` use it). */
+  tokens: string;
 }
 
 /** A command ready to run; resolves to the exit code. */
@@ -178,7 +181,9 @@ async function withHub<T>(
   ctx: Context,
   run: (hub: MCPToolHub, statuses: HubServerStatus[]) => Promise<T>,
 ): Promise<T> {
-  const hub = new MCPToolHub(ctx.servers);
+  const hub = new MCPToolHub(ctx.servers, {
+    authProvider: tokenStoreAuth(ctx.tokens),
+  });
   const onAbort = () => void hub.close();
   ctx.signal?.addEventListener("abort", onAbort, { once: true });
   try {
