@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `mcp-adapter` command line: list, call and check the tools of the MCP
- * servers in a config file.
+ * servers in a config file, and log in to the ones that use OAuth.
  *
  * ```sh
  * deno run -A jsr:@cleveragents/mcp-adapter/cli tools
@@ -17,6 +17,13 @@
 
 import type { CliOutput } from "./src/cli/_output.ts";
 export type { CliOutput };
+export { tokenStoreAuth, tokenStorePath } from "./src/cli/_token_store.ts";
+// Types the API above refers to, listed so this entry documents on its own.
+export type { ServerAuth, ServerEntry } from "./src/config/load.ts";
+export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
+export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
+export type { JsonSchema, MCPToolFilter, ToolCapability } from "./src/types.ts";
 import process from "node:process";
 import { realpathSync } from "node:fs";
 import { setTimeout as startTimer } from "node:timers";
@@ -48,6 +55,8 @@ import {
   UsageError,
 } from "./src/cli/_errors.ts";
 import { COMMAND_OPTIONS, HELP } from "./src/cli/_help.ts";
+import { loginCommand, logoutCommand } from "./src/cli/_login.ts";
+import { tokenStorePath } from "./src/cli/_token_store.ts";
 
 /** Options of {@linkcode main}: the process's environment, for tests and embedding. */
 export interface CliOptions {
@@ -168,6 +177,7 @@ export async function main(
           }
           : {}),
       },
+      tokens: tokenStorePath(options.env ?? process.env),
     });
   } catch (error) {
     if (options.signal?.aborted) {
@@ -211,6 +221,15 @@ function prepare(
     case "schema":
       expectOperands(command, operands, 1);
       return schemaCommand(operands[0]!);
+    case "login":
+    case "logout": {
+      if (operands.length !== 1) {
+        throw new UsageError(`"${command}" takes one server name`);
+      }
+      return command === "login"
+        ? loginCommand(operands[0]!, parseMs("--timeout", values.timeout))
+        : logoutCommand(operands[0]!);
+    }
     default: {
       const [name, ...pairs] = operands;
       if (name === undefined) {

@@ -35,6 +35,7 @@ export type {
   LoadedConfig,
   MCPConfigFileErrorOptions,
   ParseConfigOptions,
+  ServerAuth,
   ServerEntry,
 } from "./src/config/load.ts";
 export { loadSkill, parseSkill } from "./src/config/skill.ts";

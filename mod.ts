@@ -56,6 +56,7 @@ export type {
 } from "./src/config/server.ts";
 export {
   MCPAdapterError,
+  MCPAuthorizationRequiredError,
   MCPConfigError,
   MCPConnectionError,
   MCPNotConnectedError,
@@ -79,6 +80,7 @@ export { MCPToolHub } from "./src/hub.ts";
 export type {
   HubServerStatus,
   MCPToolHubOptions,
+  ServerAuth,
   ServerEntry,
 } from "./src/hub.ts";
 export { StdioTransport } from "./src/transports/stdio.ts";

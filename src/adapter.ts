@@ -18,6 +18,7 @@ import {
 } from "./protocol/connection.ts";
 import {
   MCPAdapterError,
+  MCPAuthorizationRequiredError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPTimeoutError,
@@ -69,8 +70,12 @@ export interface MCPToolAdapterOptions {
   fetch?: typeof fetch;
   /**
    * OAuth for remote servers: the MCP SDK's `OAuthClientProvider` (e.g. its
-   * `ClientCredentialsProvider`). On 401, or 403 `insufficient_scope`, the
-   * SDK's `auth()` flow runs (loaded lazily) and the request is retried once.
+   * `ClientCredentialsProvider`, or your own for the authorization-code
+   * flow). Its token is read for every request. On 401, or 403
+   * `insufficient_scope`, the SDK's `auth()` flow runs (loaded lazily):
+   * a refresh, client credentials, or a step-up to the union of the scopes,
+   * and the request is retried. When the user must approve in a browser,
+   * {@linkcode MCPAuthorizationRequiredError} is thrown; see `finishAuth()`.
    */
   authProvider?: OAuthClientProviderLike;
   /**
@@ -234,6 +239,8 @@ export class MCPToolAdapter {
    *
    * @param options Deadline and cancellation.
    * @throws {MCPConnectionError} When the server cannot be started, reached or initialized in time.
+   * @throws {MCPAuthorizationRequiredError} When the user must authorize
+   * this client in a browser first; see `finishAuth()`.
    */
   connect(options: ConnectOptions = {}): Promise<void> {
     return this.#connection.connect(options);
@@ -257,6 +264,46 @@ export class MCPToolAdapter {
    */
   reconnect(options: ConnectOptions = {}): Promise<void> {
     return this.#connection.reconnect(options);
+  }
+
+  /**
+   * Completes an OAuth authorization-code login. After `connect()`,
+   * `discoverTools()` or `invoke()` threw
+   * {@linkcode MCPAuthorizationRequiredError}, and the user approved at its
+   * `authorizationUrl`, the authorization server redirects to the
+   * provider's `redirectUrl` with a `code`: pass it here. It is exchanged
+   * with what the server's 401 or 403 named (resource metadata, scope; the
+   * PKCE verifier is in the provider) and the tokens are saved in the
+   * provider. Then call `connect()` again, or repeat the call that failed: a
+   * live connection keeps its session and tool list.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPAuthorizationRequiredError, MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * declare function codeFromBrowser(url: URL): Promise<string>;
+   *
+   * for (let tries = 0; ; tries++) {
+   *   try {
+   *     await adapter.connect();
+   *     break;
+   *   } catch (error) {
+   *     if (!(error instanceof MCPAuthorizationRequiredError) || tries > 0) throw error;
+   *     await adapter.finishAuth(await codeFromBrowser(error.authorizationUrl));
+   *   }
+   * }
+   * ```
+   *
+   * @param authorizationCode The `code` parameter of the redirect.
+   * @throws {MCPConfigError} Without an OAuth `authProvider`.
+   * @throws {MCPConnectionError} When the exchange fails; the message never
+   * contains the code, tokens, client secret or verifier.
+   */
+  async finishAuth(authorizationCode: string): Promise<void> {
+    await this.#connection.finishAuth(authorizationCode).catch((error) => {
+      throw redactError(error, this.#secrets);
+    });
   }
 
   /**
@@ -289,6 +336,8 @@ export class MCPToolAdapter {
    * @param filter Which tools to expose (exact names or `*` globs; exclude wins). It also governs `invoke()` and `registerTools()`.
    * @returns The exposed tools.
    * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   * @throws {MCPAuthorizationRequiredError} When the user must approve a
+   * (wider) OAuth authorization first; see `finishAuth()`.
    * @throws {MCPConfigError} When the filter is malformed.
    */
   async discoverTools(filter?: MCPToolFilter): Promise<MCPToolDescriptor[]> {
@@ -310,6 +359,8 @@ export class MCPToolAdapter {
    * @param options Deadlines, cancellation and progress reporting.
    * @returns The result envelope.
    * @throws {MCPNotConnectedError} Before `connect()`, or when the connection dropped (also for calls in flight).
+   * @throws {MCPAuthorizationRequiredError} When the server wants a wider
+   * OAuth scope that the user must approve; see `finishAuth()`.
    */
   async invoke(
     name: string,
@@ -481,7 +532,10 @@ export class MCPToolAdapter {
   ): MCPToolResult {
     const fail = (kind: MCPErrorKind, message: string) =>
       this.#fail(started, kind, message);
-    if (error instanceof MCPNotConnectedError) {
+    if (
+      error instanceof MCPNotConnectedError ||
+      error instanceof MCPAuthorizationRequiredError
+    ) {
       throw redactError(error, this.#secrets);
     }
     if (error instanceof MCPTimeoutError) {

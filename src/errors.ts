@@ -66,6 +66,67 @@ export class MCPConnectionError extends MCPAdapterError {
 }
 
 /**
+ * The server needs the user to authorize this client in a browser: an OAuth
+ * authorization-code login, or a wider scope for what was asked (step-up).
+ * Show the user {@linkcode MCPAuthorizationRequiredError.authorizationUrl};
+ * the authorization server then redirects to the provider's `redirectUrl`
+ * with a `code`, which `finishAuth(code)` exchanges for tokens. Afterwards
+ * `connect()` (or the call that failed) goes through; a live connection,
+ * its session and its tool list are kept. Thrown by `connect()`,
+ * `discoverTools()` and `invoke()` of an adapter with an `authProvider`.
+ *
+ * @example Log in, then connect
+ * ```ts ignore
+ * import { MCPAuthorizationRequiredError, MCPToolAdapter } from "@cleveragents/mcp-adapter";
+ *
+ * declare const adapter: MCPToolAdapter;
+ * declare function askUserToOpen(url: URL): Promise<string>; // resolves with the code
+ *
+ * try {
+ *   await adapter.connect();
+ * } catch (error) {
+ *   if (!(error instanceof MCPAuthorizationRequiredError)) throw error;
+ *   await adapter.finishAuth(await askUserToOpen(error.authorizationUrl));
+ *   await adapter.connect();
+ * }
+ * ```
+ *
+ * @example
+ * ```ts
+ * import { MCPAuthorizationRequiredError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPAuthorizationRequiredError(
+ *   "Log in first",
+ *   new URL("https://auth.example.com/authorize?client_id=agent"),
+ * );
+ * console.log(error.code, error.authorizationUrl.host); // "authorization_required" "auth.example.com"
+ * ```
+ */
+export class MCPAuthorizationRequiredError extends MCPConnectionError {
+  /** Always `"authorization_required"`. */
+  override readonly code: string = "authorization_required";
+  /** The authorization server's page where the user approves this client. */
+  readonly authorizationUrl: URL;
+
+  /**
+   * Creates an authorization-required error.
+   *
+   * @param message What needs authorizing and what to do.
+   * @param authorizationUrl Where to send the user.
+   * @param options The cause, if any.
+   */
+  constructor(
+    message: string,
+    authorizationUrl: URL,
+    options?: MCPAdapterErrorOptions,
+  ) {
+    super(message, options);
+    this.name = "MCPAuthorizationRequiredError";
+    this.authorizationUrl = authorizationUrl;
+  }
+}
+
+/**
  * An operation needs a connection and there is none: before `connect()`,
  * after `disconnect()`, or after the connection dropped (the spec's
  * `RuntimeError`).

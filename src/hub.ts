@@ -12,6 +12,7 @@ import { SerialQueue } from "./_util/serial_queue.ts";
 import type { ServerEntry } from "./config/load.ts";
 import { type MCPServerConfig, validateServerConfig } from "./config/server.ts";
 import { isRecord } from "./_util/values.ts";
+import type { OAuthClientProviderLike } from "./transports/oauth.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
@@ -21,7 +22,7 @@ import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
 import { errorMessage } from "./_util/errors.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
-export type { ServerEntry } from "./config/load.ts";
+export type { ServerAuth, ServerEntry } from "./config/load.ts";
 
 /** Where one server of a {@linkcode MCPToolHub} stands. */
 export interface HubServerStatus {
@@ -66,6 +67,13 @@ export interface MCPToolHubOptions {
    * win over these.
    */
   adapterOptions?: Omit<MCPToolAdapterOptions, "transport">;
+  /**
+   * The OAuth provider of a server's default adapter, e.g. for the servers
+   * with `auth: oauth` (`entry.auth`); `undefined` for none. The command
+   * line's token store provides one: `tokenStoreAuth()` of
+   * `@cleveragents/mcp-adapter/cli`.
+   */
+  authProvider?: (entry: ServerEntry) => OAuthClientProviderLike | undefined;
 }
 
 /** One server of the hub and what the hub knows about it. */
@@ -150,12 +158,13 @@ export class MCPToolHub {
     options: MCPToolHubOptions = {},
   ) {
     this.registry = options.registry ?? new ToolRegistry();
-    const clientInfo = options.clientInfo;
+    const { clientInfo, authProvider } = options;
     this.#createAdapter = options.createAdapter ??
       ((entry) =>
         new MCPToolAdapter(entry.config, {
           ...options.adapterOptions,
           ...(clientInfo ? { clientInfo } : {}),
+          authProvider: authProvider?.(entry),
           ...(entry.connectTimeoutMs === undefined
             ? {}
             : { connectTimeoutMs: entry.connectTimeoutMs }),

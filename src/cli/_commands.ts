@@ -23,6 +23,7 @@ import {
   TOOL_ERROR,
   USAGE,
 } from "./_errors.ts";
+import { tokenStoreAuth } from "./_token_store.ts";
 import {
   binaryOf,
   firstLine,
@@ -47,6 +48,8 @@ export interface Context {
   servers: readonly ServerEntry[];
   /** What every adapter gets: handlers for server requests, stderr passthrough. */
   adapterOptions: Omit<MCPToolAdapterOptions, "transport">;
+  /** The OAuth token store's file (`login` writes it; servers with `auth: oauth` use it). */
+  tokens: string;
 }
 
 /** A command ready to run; resolves to the exit code. */
@@ -270,6 +273,7 @@ async function withHub<T>(
 ): Promise<T> {
   const hub = new MCPToolHub(ctx.servers, {
     adapterOptions: ctx.adapterOptions,
+    authProvider: tokenStoreAuth(ctx.tokens),
   });
   const onAbort = () => void hub.close();
   ctx.signal?.addEventListener("abort", onAbort, { once: true });

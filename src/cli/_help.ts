@@ -17,6 +17,8 @@ Commands:
   call <ns/tool> [args...]   validate and call a tool, print its result
   check                      connect to each server: protocol version, tool count, latency
   schema <ns/tool>           print a tool's input schema
+  login <server>             log in to a server with "auth: oauth" (browser)
+  logout <server>            delete that server's stored tokens
 
 Servers:
   -c, --config FILE          config file; default ./mcp.yaml, ./mcp.json or ./.mcp.json
@@ -95,10 +97,30 @@ Prints the tool's input schema (JSON Schema).
 `,
 };
 
+HELP.login = `Usage: mcp-adapter login <server> [--timeout MS] [--config FILE]
+
+Logs in to a remote server that has "auth: oauth" in the config: the OAuth
+authorization-code flow with PKCE. Opens the authorization page in a
+browser (and prints its URL, for SSH sessions; BROWSER=none prints only),
+catches the redirect on http://127.0.0.1:<port>/callback, and keeps the
+client registration and tokens in the token store (mode 0600; its path is
+printed, the tokens never are). "tools", "call" and "check" then use and
+refresh them.
+
+Options:
+  --timeout MS   how long to wait for the browser (default 300000)
+`;
+HELP.logout = `Usage: mcp-adapter logout <server> [--config FILE]
+
+Deletes the server's tokens and client registration from the token store.
+`;
+
 /** Options each command accepts, besides the global ones (`_args.ts`). */
 export const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   tools: ["json"],
   call: ["args", "timeout", "json", "raw", "output"],
   check: ["json"],
   schema: ["json"],
+  login: ["timeout"],
+  logout: [],
 };

@@ -44,6 +44,21 @@ export type { MCPServerConfig, MCPTransportKind } from "./server.ts";
 export type { CapabilityOverrides } from "../tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "../types.ts";
 
+/**
+ * OAuth for a remote server (`auth: oauth` in the file): the user logs in
+ * with `mcp-adapter login <name>`, which keeps the tokens in a per-user
+ * store that the command line and `MCPToolHub` (its `authProvider` option)
+ * use.
+ */
+export interface ServerAuth {
+  /** Always `"oauth"`: the authorization-code flow with PKCE. */
+  type: "oauth";
+  /** A client ID registered with the authorization server beforehand; default: dynamic registration. */
+  clientId?: string;
+  /** Scopes to ask for when the server does not name any. */
+  scopes?: string[];
+}
+
 /** One server of a config file, ready to build an adapter from. */
 export interface ServerEntry {
   /** How to reach the server, checked like `validateServerConfig()` does, variables replaced. */
@@ -60,6 +75,8 @@ export interface ServerEntry {
   requestTimeoutMs?: number;
   /** `false` when the file switches the server off. Default `true`. */
   enabled: boolean;
+  /** OAuth login for a remote server (`auth: oauth`). */
+  auth?: ServerAuth;
 }
 
 /** The servers of a config file. */
@@ -431,6 +448,18 @@ function entryOf(draft: Draft, lookup: EnvLookup): ServerEntry {
   }
   if (typeof raw.requestTimeoutMs === "number") {
     entry.requestTimeoutMs = raw.requestTimeoutMs;
+  }
+  if (raw.auth !== undefined) {
+    if (transport === "stdio") {
+      throw new ConfigProblem(
+        [...path, "auth"],
+        'is for remote servers (OAuth over HTTP); remove it, or set transport to "streamable-http" or "sse"',
+      );
+    }
+    const auth = isRecord(raw.auth) ? raw.auth : {};
+    entry.auth = { type: "oauth" };
+    if (typeof auth.clientId === "string") entry.auth.clientId = auth.clientId;
+    if (Array.isArray(auth.scopes)) entry.auth.scopes = [...auth.scopes];
   }
   return entry;
 }

@@ -153,6 +153,37 @@ export const CONFIG_SCHEMA: JsonSchema = {
           default: true,
           examples: [false],
         },
+        auth: {
+          description:
+            'sse / streamable-http: log in with OAuth (authorization code + PKCE): "oauth", or { type: oauth, clientId, scopes }. "mcp-adapter login <name>" stores the tokens.',
+          if: { type: "string" },
+          then: {
+            const: "oauth",
+            errorMessage: 'expected "oauth" or { type: oauth }',
+          },
+          else: {
+            type: "object",
+            additionalProperties: false,
+            required: ["type"],
+            properties: {
+              type: { const: "oauth", description: "The login kind." },
+              clientId: {
+                type: "string",
+                minLength: 1,
+                description:
+                  "A client ID registered with the authorization server; default: dynamic registration.",
+                examples: ["my-client-id"],
+              },
+              scopes: {
+                type: "array",
+                items: { type: "string", minLength: 1 },
+                description: "Scopes to ask for when the server names none.",
+                examples: [["read", "write"]],
+              },
+            },
+          },
+          examples: ["oauth"],
+        },
       },
       allOf: [
         {

@@ -10,6 +10,7 @@
 
 import type { MCPServerConfig } from "../config/server.ts";
 import {
+  MCPAuthorizationRequiredError,
   MCPConfigError,
   MCPConnectionError,
   MCPNotConnectedError,
@@ -162,6 +163,33 @@ export class Connection {
       this.#checkNotCancelled(generation);
       await this.#open(options);
     });
+  }
+
+  /**
+   * Completes an OAuth authorization-code login on the live session's
+   * transport, else on a new transport (closed again afterwards; transports
+   * of one provider and URL share what the server's challenge said). The
+   * session and the tool list are untouched: requests carry the new token.
+   *
+   * @throws {MCPConfigError} When the transport has no OAuth login.
+   */
+  async finishAuth(authorizationCode: string): Promise<void> {
+    const live = this.connected ? this.#session : undefined;
+    const fresh = live ? undefined : await this.#createTransport();
+    try {
+      const finishing = live
+        ? live.finishAuth(authorizationCode)
+        : fresh!.finishAuth?.(authorizationCode);
+      if (finishing === undefined) {
+        throw new MCPConfigError(
+          "authProvider",
+          `MCP server "${this.#name}" has no OAuth login to finish: give it an authProvider`,
+        );
+      }
+      await finishing;
+    } finally {
+      await fresh?.close().catch(() => {});
+    }
   }
 
   /** Whether requests can go out right now: connected, and no transition under way. */
@@ -370,6 +398,11 @@ export class Connection {
     session: Session | undefined,
   ): MCPConnectionError {
     const name = this.#name;
+    const secrets = this.#options.secrets;
+    // Kept as it is: the caller needs its class and authorization URL.
+    if (error instanceof MCPAuthorizationRequiredError) {
+      return redactError(error, secrets);
+    }
     let message: string;
     if (error instanceof MCPConnectionError) {
       message = error.message;
@@ -390,7 +423,6 @@ export class Connection {
     if (tail && tail.length > 0) {
       message += `\nLast lines of the server's stderr:\n  ${tail.join("\n  ")}`;
     }
-    const secrets = this.#options.secrets;
     const cause = error instanceof MCPConnectionError
       ? error.cause ?? error
       : error;

@@ -136,6 +136,14 @@ export class Session {
     return this.#closed;
   }
 
+  /**
+   * Completes an OAuth login through the transport (its `finishAuth`);
+   * `undefined` when the transport has no OAuth login.
+   */
+  finishAuth(authorizationCode: string): Promise<void> | undefined {
+    return this.#transport.finishAuth?.(authorizationCode);
+  }
+
   /** Starts the transport. */
   start(): Promise<void> {
     return this.#transport.start();

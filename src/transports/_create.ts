@@ -5,7 +5,7 @@
  */
 
 import type { MCPServerConfig } from "../config/server.ts";
-import { type OAuthClientProviderLike, oauthHooks } from "./oauth.ts";
+import type { OAuthClientProviderLike } from "./oauth.ts";
 import type { MCPTransport } from "./transport.ts";
 import { SSEClientTransport } from "./sse.ts";
 import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";
@@ -42,9 +42,7 @@ export function createTransport(
     headers: config.headers,
     fetch: remote.fetch,
     maxMessageBytes: remote.maxMessageBytes,
-    ...(remote.authProvider
-      ? oauthHooks(remote.authProvider, config.url!, remote.fetch)
-      : {}),
+    authProvider: remote.authProvider,
   };
   return config.transport === "sse"
     ? new SSEClientTransport(options)

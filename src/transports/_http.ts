@@ -16,6 +16,11 @@ import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
 import { mergeSecrets, redact, secretsOf } from "../_util/redact.ts";
 import type { JSONRPCMessage } from "./transport.ts";
 import {
+  type AuthHooks,
+  type OAuthClientProviderLike,
+  oauthHooks,
+} from "./oauth.ts";
+import {
   MCPAdapterError,
   MCPConfigError,
   MCPConnectionError,
@@ -26,11 +31,11 @@ export type { EventSourceMessage };
 /**
  * Called when the server answers 401, or 403 with `insufficient_scope`.
  * Resolves `true` once new credentials are in place: the transport then
- * fetches headers again through `getHeaders` and retries the request once.
+ * fetches headers again through `getHeaders` and retries the request.
  */
 export type AuthorizeHook = (response: Response) => Promise<boolean>;
 
-/** Supplies extra headers (e.g. `Authorization`) at start and after each successful authorization. */
+/** Supplies extra headers (e.g. `Authorization`) before every request. */
 export type HeadersHook = () => Promise<Record<string, string>>;
 
 /** The options both remote transports share. */
@@ -40,6 +45,7 @@ export interface HttpOptions {
   fetch?: typeof fetch | undefined;
   authorize?: AuthorizeHook | undefined;
   getHeaders?: HeadersHook | undefined;
+  authProvider?: OAuthClientProviderLike | undefined;
   maxMessageBytes?: number | undefined;
 }
 
@@ -48,6 +54,8 @@ const EXCERPT_CHARS = 200;
 /** How much of an error body is read for its excerpt. */
 const EXCERPT_READ_BYTES = 4096;
 const MAX_REDIRECTS = 5;
+/** Authorizations one request may run before its refusal is returned. */
+const MAX_AUTH_ROUNDS = 3;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const decoder = new TextDecoder();
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
@@ -323,14 +331,15 @@ export class HttpClient {
 
   readonly #fetch: typeof fetch;
   readonly #configured: Record<string, string>;
-  readonly #authorize: AuthorizeHook | undefined;
-  readonly #getHeaders: HeadersHook | undefined;
+  readonly #auth: AuthHooks;
   readonly #transport: string;
   /** The largest body or SSE event a server may send, in bytes (events: characters). */
   readonly maxMessageBytes: number;
   /** Longest first. Only grows: a token replaced by a refresh stays secret. */
   #secrets: string[] = [];
   #authorizing: Promise<boolean> | undefined;
+  /** The last `getHeaders()` answer, to notice a new token. */
+  #extra = "{}";
 
   constructor(
     options: HttpOptions,
@@ -352,8 +361,10 @@ export class HttpClient {
     // fetch whose `this` is not the global object.
     this.#fetch = injected ??
       ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-    this.#authorize = options.authorize;
-    this.#getHeaders = options.getHeaders;
+    const provider = options.authProvider;
+    this.#auth = provider
+      ? oauthHooks(provider, String(options.url), options.fetch)
+      : options;
     this.maxMessageBytes = checkMaxMessageBytes(
       options.maxMessageBytes,
       transport,
@@ -441,9 +452,12 @@ export class HttpClient {
     );
   }
 
-  /** Loads the authorization headers, if there is a hook for them. */
+  /**
+   * Loads the authorization headers, if there is a hook for them. Called
+   * before every request, so a refreshed or stepped-up token is used at once.
+   */
   async loadHeaders(): Promise<void> {
-    const getHeaders = this.#getHeaders;
+    const { getHeaders, secrets } = this.#auth;
     if (getHeaders === undefined) return;
     let extra: Record<string, string>;
     try {
@@ -457,15 +471,37 @@ export class HttpClient {
         { cause: error },
       );
     }
+    const json = JSON.stringify(extra);
+    if (json === this.#extra) return;
+    this.#extra = json;
     this.#addSecrets(extra);
+    if (secrets) this.#secrets = mergeSecrets(this.#secrets, secrets());
     this.base = { ...this.#configured, ...extra };
     this.onBaseChange();
   }
 
   /**
-   * Fetches `url`, following redirects only within its origin. On 401 (or
-   * 403 `insufficient_scope`) runs the authorize hook once and retries with
-   * fresh headers. Fetch failures are thrown as they are.
+   * Completes an OAuth authorization-code login through the provider.
+   *
+   * @throws {MCPConfigError} Without an OAuth `authProvider`.
+   */
+  finishAuth(code: string): Promise<void> {
+    const finish = this.#auth.finishAuth;
+    return finish ? finish(code) : Promise.reject(
+      new MCPConfigError(
+        "authProvider",
+        `${this.#transport} has no OAuth "authProvider"`,
+      ),
+    );
+  }
+
+  /**
+   * Fetches `url`, following redirects only within its origin, with the
+   * authorization headers of the moment. On 401 (or 403
+   * `insufficient_scope`) runs the authorize hook and retries, at most
+   * {@linkcode MAX_AUTH_ROUNDS} times; when another request renewed the
+   * token meanwhile, retries with that one first. Fetch failures are thrown
+   * as they are.
    *
    * @param headers Called for each attempt, so a retry sees the new headers.
    */
@@ -476,33 +512,37 @@ export class HttpClient {
     body?: string,
     signal: AbortSignal = this.controller.signal,
   ): Promise<Response> {
-    let response = await this.#fetchWithinOrigin(method, url, {
-      method,
-      headers: headers(),
-      body: body ?? null,
-      signal,
-    });
-    if (this.#authorize === undefined || !wantsAuthorization(response)) {
-      return response;
+    const auth = this.#auth;
+    for (let round = 0;; round++) {
+      await this.loadHeaders();
+      const sent = this.base.authorization;
+      const response = await this.#fetchWithinOrigin(method, url, {
+        method,
+        headers: headers(),
+        body: body ?? null,
+        signal,
+      });
+      if (!auth.authorize || !wantsAuthorization(response)) {
+        if (sent) auth.passed?.();
+        return response;
+      }
+      if (round === MAX_AUTH_ROUNDS) return response;
+      await this.loadHeaders();
+      if (
+        this.base.authorization === sent &&
+        !await this.#authorizeOnce(response)
+      ) {
+        return response;
+      }
+      discardBody(response);
     }
-    if (!await this.#authorizeOnce(response)) return response;
-    discardBody(response);
-    response = await this.#fetchWithinOrigin(method, url, {
-      method,
-      headers: headers(),
-      body: body ?? null,
-      signal,
-    });
-    return response;
   }
 
   /** Runs the authorize hook; concurrent 401s share one run. */
   #authorizeOnce(response: Response): Promise<boolean> {
     this.#authorizing ??= (async () => {
       try {
-        const authorized = await this.#authorize!(response);
-        if (authorized) await this.loadHeaders();
-        return authorized === true;
+        return await this.#auth.authorize!(response) === true;
       } catch (error) {
         if (error instanceof MCPAdapterError) throw error;
         throw new MCPConnectionError(

@@ -1,21 +1,20 @@
 /**
  * Wires an OAuth client provider (the MCP SDK's `OAuthClientProvider`) into
- * the remote transports' authorization hooks. The SDK's `auth()` flow is
- * imported lazily, so users without OAuth never load it. Internal.
+ * the remote transports: the token of every request, and the hooks that
+ * authorize on 401 / 403 and finish an authorization-code login. This part
+ * is loaded with the transports and stays small; the flow itself
+ * (`_oauth/flow.ts`, and through it the SDK's `auth()`) is imported on the
+ * first 401, so users without OAuth never load it. Internal.
  *
  * @module
  */
 
-import {
-  MCPAdapterError,
-  MCPConfigError,
-  MCPConnectionError,
-} from "../errors.ts";
-import { errorMessage } from "../_util/errors.ts";
+import { mergeSecrets, secretsOf } from "../_util/redact.ts";
 
 /**
  * The part of the MCP SDK's `OAuthClientProvider` this library calls
- * directly; pass a full SDK provider (e.g. `ClientCredentialsProvider`).
+ * directly; pass a full SDK provider (e.g. `ClientCredentialsProvider`, or
+ * your own for the authorization-code flow).
  */
 export interface OAuthClientProviderLike {
   /** The current tokens, if any. */
@@ -25,59 +24,78 @@ export interface OAuthClientProviderLike {
     | Promise<{ access_token: string; token_type?: string } | undefined>;
 }
 
-/** The two hooks the remote transports accept. */
+/** What a transport's HTTP client asks of its authorization. */
 export interface AuthHooks {
-  authorize: (response: Response) => Promise<boolean>;
-  getHeaders: () => Promise<Record<string, string>>;
+  /** Called on 401, or 403 `insufficient_scope`; `true` once new credentials are in place. */
+  authorize?: ((response: Response) => Promise<boolean>) | undefined;
+  /** The authorization headers of the next request. */
+  getHeaders?: (() => Promise<Record<string, string>>) | undefined;
+  /** Exchanges an authorization code (OAuth only). */
+  finishAuth?: (code: string) => Promise<void>;
+  /** A request that carried credentials was not refused. */
+  passed?: () => void;
+  /** Values to keep out of messages (tokens, codes, secrets), longest first. */
+  secrets?: () => readonly string[];
 }
 
-/** Builds the transport hooks for `provider` and the MCP server at `serverUrl`. */
+/**
+ * What one provider keeps for one MCP server between requests, shared by
+ * every transport built with them (a reconnect keeps it): what the last
+ * challenge said, the scope asked for, and the authorization in progress.
+ */
+export interface OAuthState {
+  provider: OAuthClientProviderLike;
+  serverUrl: string;
+  fetchFn: typeof fetch | undefined;
+  /** `resource_metadata` of the last challenge that had one. */
+  resourceMetadataUrl?: URL | undefined;
+  /** The scope last asked for: the union of every challenge's scope. */
+  scope?: string | undefined;
+  /** Authorizations since a request with credentials last got through. */
+  rounds: number;
+  /** The authorization in progress; concurrent 401s share it. */
+  running?: Promise<boolean> | undefined;
+  /** Tokens, codes, client secrets and verifiers seen, longest first. */
+  secrets: string[];
+}
+
+const states = new WeakMap<object, Map<string, OAuthState>>();
+
+/**
+ * The hooks for `provider` and the MCP server at `serverUrl`. Transports
+ * built with the same provider and URL share one {@linkcode OAuthState}.
+ */
 export function oauthHooks(
   provider: OAuthClientProviderLike,
   serverUrl: string,
   fetchFn: typeof fetch | undefined,
 ): AuthHooks {
-  const origin = new URL(serverUrl).origin;
+  let byUrl = states.get(provider);
+  if (byUrl === undefined) states.set(provider, byUrl = new Map());
+  let state = byUrl.get(serverUrl);
+  if (state === undefined) {
+    byUrl.set(
+      serverUrl,
+      state = { provider, serverUrl, fetchFn, rounds: 0, secrets: [] },
+    );
+  }
+  const s = state;
+  const flow = () => import("./_oauth/flow.ts");
   return {
+    // Read on every request: a refresh or a step-up shows on the next one.
     async getHeaders(): Promise<Record<string, string>> {
-      const tokens = await provider.tokens();
-      return tokens ? { Authorization: `Bearer ${tokens.access_token}` } : {};
-    },
-    async authorize(response) {
-      // The .catch also tells bundlers the import may be missing: edge
-      // bundles of users without OAuth build without the SDK installed.
-      const sdk = await import("@modelcontextprotocol/sdk/client/auth.js")
-        .catch((cause) => {
-          throw new MCPConfigError(
-            "authProvider",
-            'OAuth needs the MCP SDK: install "@modelcontextprotocol/sdk" (npm) or map it in your import map',
-            { cause },
-          );
-        });
-      const { resourceMetadataUrl, scope } = sdk.extractWWWAuthenticateParams(
-        response,
-      );
-      let result: string;
-      try {
-        result = await sdk.auth(provider as Parameters<typeof sdk.auth>[0], {
-          serverUrl,
-          resourceMetadataUrl,
-          scope,
-          fetchFn,
-        });
-      } catch (error) {
-        if (error instanceof MCPAdapterError) throw error;
-        throw new MCPConnectionError(
-          `OAuth authorization for ${origin} failed: ${
-            errorMessage(error)
-          }; check the client credentials and the authorization server`,
-          { cause: error },
-        );
+      const tokens = await provider.tokens() as
+        | { access_token: string; refresh_token?: string }
+        | undefined;
+      const refresh = tokens?.refresh_token;
+      if (refresh && !s.secrets.includes(refresh)) {
+        s.secrets = mergeSecrets(s.secrets, secretsOf([["token", refresh]]));
       }
-      if (result === "AUTHORIZED") return true;
-      throw new MCPConnectionError(
-        `${origin} needs the user to authorize this client: the OAuth provider was asked to redirect to the authorization page; finish that flow, then connect again`,
-      );
+      return tokens ? { authorization: `Bearer ${tokens.access_token}` } : {};
     },
+    authorize: async (response) => (await flow()).authorize(s, response),
+    finishAuth: async (code) => (await flow()).finishAuth(s, code),
+    passed: () => s.rounds = 0,
+    secrets: () => s.secrets,
   };
 }

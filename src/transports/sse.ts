@@ -7,6 +7,7 @@
  */
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
+import type { OAuthClientProviderLike } from "./oauth.ts";
 import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 import { asError } from "../_util/errors.ts";
 import { messageTooLarge } from "./_limits.ts";
@@ -41,12 +42,22 @@ export interface SSEClientTransportOptions {
   /** How long `start()` waits for the `endpoint` event, in milliseconds. Default 10000. */
   endpointTimeoutMs?: number;
   /**
+   * OAuth: the MCP SDK's `OAuthClientProvider`. Its token goes on every
+   * request; a 401, or 403 `insufficient_scope`, runs the SDK's `auth()`
+   * flow (loaded lazily) and retries. When the user must approve in a
+   * browser, `start()` or `send()` fails with
+   * {@linkcode MCPAuthorizationRequiredError}; complete it with
+   * {@linkcode SSEClientTransport.finishAuth}. Takes the place of
+   * `authorize` and `getHeaders`.
+   */
+  authProvider?: OAuthClientProviderLike;
+  /**
    * Called when the server answers 401, or 403 with `insufficient_scope`.
    * Resolve `true` once new credentials are in place: `getHeaders` is
-   * called again and the request is retried once.
+   * called again and the request is retried (at most 3 times).
    */
   authorize?: (response: Response) => Promise<boolean>;
-  /** Supplies extra headers (e.g. `Authorization`): called by `start()` and after each successful `authorize`. */
+  /** Supplies extra headers (e.g. `Authorization`): called before every request. */
   getHeaders?: () => Promise<Record<string, string>>;
   /**
    * The largest message (SSE event) the server may send, in characters;
@@ -320,6 +331,22 @@ export class SSEClientTransport implements MCPTransport {
     } catch (error) {
       this.#report(error);
     }
+  }
+
+  /**
+   * Completes an OAuth authorization-code login: exchanges `code` (from the
+   * redirect after the user approved at the URL of an
+   * {@linkcode MCPAuthorizationRequiredError}) for tokens, with the
+   * resource metadata and scope the server's challenge named. Works on a
+   * closed transport too: connect again with a new one afterwards.
+   *
+   * @param authorizationCode The `code` parameter of the redirect.
+   * @returns Resolves once the tokens are saved in the provider.
+   * @throws {MCPConfigError} Without an `authProvider`.
+   * @throws {MCPConnectionError} When the exchange fails.
+   */
+  finishAuth(authorizationCode: string): Promise<void> {
+    return this.#http.finishAuth(authorizationCode);
   }
 
   /**

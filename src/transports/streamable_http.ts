@@ -8,6 +8,7 @@
  */
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
+import type { OAuthClientProviderLike } from "./oauth.ts";
 import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 import { asError } from "../_util/errors.ts";
 import {
@@ -58,16 +59,27 @@ export interface StreamableHTTPTransportOptions {
   /** How long `close()` waits for the session's DELETE, in milliseconds. Default 2000. */
   closeTimeoutMs?: number;
   /**
+   * OAuth: the MCP SDK's `OAuthClientProvider` (e.g. its
+   * `ClientCredentialsProvider`, or your own for the authorization-code
+   * flow). Its token goes on every request; a 401, or 403
+   * `insufficient_scope`, runs the SDK's `auth()` flow (loaded lazily) and
+   * retries. When the user must approve in a browser the request fails
+   * with {@linkcode MCPAuthorizationRequiredError}; complete it with
+   * {@linkcode StreamableHTTPTransport.finishAuth}. Takes the place of
+   * `authorize` and `getHeaders`.
+   */
+  authProvider?: OAuthClientProviderLike;
+  /**
    * Called when the server answers 401, or 403 with `insufficient_scope`
    * (its body may already have been read). Resolve `true` once new
    * credentials are in place: `getHeaders` is called again and the request
-   * is retried once. Resolve `false` to fail the request.
+   * is retried (at most 3 times). Resolve `false` to fail the request.
    */
   authorize?: (response: Response) => Promise<boolean>;
   /**
-   * Supplies extra headers (e.g. `Authorization: Bearer …`): called by
-   * `start()` and after each successful `authorize`. They join `headers`
-   * on every request and are redacted from error messages too.
+   * Supplies extra headers (e.g. `Authorization: Bearer …`): called before
+   * every request. They join `headers` and are redacted from error
+   * messages too.
    */
   getHeaders?: () => Promise<Record<string, string>>;
   /**
@@ -224,6 +236,22 @@ export class StreamableHTTPTransport implements MCPTransport {
       if (this.#state === "starting") this.#state = "open";
     })();
     return this.#starting;
+  }
+
+  /**
+   * Completes an OAuth authorization-code login: exchanges `code` (from the
+   * redirect after the user approved at the URL of an
+   * {@linkcode MCPAuthorizationRequiredError}) for tokens, with the
+   * resource metadata and scope the server's challenge named. The next
+   * request carries the new token; works on a closed transport too.
+   *
+   * @param authorizationCode The `code` parameter of the redirect.
+   * @returns Resolves once the tokens are saved in the provider.
+   * @throws {MCPConfigError} Without an `authProvider`.
+   * @throws {MCPConnectionError} When the exchange fails.
+   */
+  finishAuth(authorizationCode: string): Promise<void> {
+    return this.#http.finishAuth(authorizationCode);
   }
 
   /**

@@ -103,4 +103,11 @@ export interface MCPTransport {
    * fails.
    */
   readonly stderrTail?: readonly string[] | undefined;
+  /**
+   * Completes an OAuth authorization-code login: exchanges the code the
+   * authorization server redirected to, with what the transport kept from
+   * the server's 401 or 403. Remote transports with an OAuth provider have
+   * it; `MCPToolAdapter.finishAuth()` calls it.
+   */
+  finishAuth?: ((authorizationCode: string) => Promise<void>) | undefined;
 }

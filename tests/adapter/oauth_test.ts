@@ -1,14 +1,27 @@
-/** OAuth through MCPToolAdapter, beyond the first 401: step-up, refreshed tokens. */
+/**
+ * OAuth through MCPToolAdapter, beyond the first 401: step-up (client
+ * credentials, and a user's authorization-code grant with a refresh token
+ * at hand), refresh, per-request tokens, the bounded retries, and secrets
+ * kept out of messages.
+ */
 import { afterEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import {
+  MCPAuthorizationRequiredError,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
-import { sdkSseServer, sdkStreamableServer } from "../_remote.ts";
+import { sdkSseServer, sdkStreamableServer, within } from "../_remote.ts";
+import {
+  type OAuthEvent,
+  type OAuthServerOptions,
+  type OAuthTestServer,
+  startOAuthServer,
+} from "../_oauth_server.ts";
+import { approveHeadlessly, MemoryOAuthProvider } from "../_oauth_client.ts";
 
 /** Bound on every connect and call here; each test ends well within it. */
 const WAIT_MS = 10_000;
@@ -253,5 +266,205 @@ describe("OAuth through MCPToolAdapter, beyond the first 401", () => {
       ],
       "the POST was refused once and retried once with the new token",
     );
+  });
+});
+
+async function serve(options: OAuthServerOptions = {}) {
+  const server = await startOAuthServer(options);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function eventsOf<K extends OAuthEvent["kind"]>(
+  server: OAuthTestServer,
+  kind: K,
+): Extract<OAuthEvent, { kind: K }>[] {
+  return server.events.filter((e): e is Extract<OAuthEvent, { kind: K }> =>
+    e.kind === kind
+  );
+}
+
+/** Runs `step`; on MCPAuthorizationRequiredError plays the user and returns the URL approved. */
+async function approveIfAsked(
+  adapter: MCPToolAdapter,
+  provider: MemoryOAuthProvider,
+  step: () => Promise<unknown>,
+): Promise<URL | undefined> {
+  try {
+    await within(step(), WAIT_MS, "step");
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof MCPAuthorizationRequiredError)) throw error;
+    const code = await approveHeadlessly(
+      error.authorizationUrl,
+      provider.expectedState,
+    );
+    await within(adapter.finishAuth(code), WAIT_MS, "finishAuth()");
+    return error.authorizationUrl;
+  }
+}
+
+/** An adapter logged in through the authorization-code flow. */
+async function loggedIn(server: OAuthTestServer) {
+  const provider = new MemoryOAuthProvider();
+  const adapter = adapterFor("streamable-http", server.url, {
+    authProvider: provider,
+    connectTimeoutMs: WAIT_MS,
+    requestTimeoutMs: WAIT_MS,
+  });
+  assert.ok(await approveIfAsked(adapter, provider, () => adapter.connect()));
+  await within(adapter.connect(), WAIT_MS, "connect()");
+  return { adapter, provider };
+}
+
+function count(server: OAuthTestServer, rpcMethod: string): number {
+  return server.exchanges.filter((e) => e.rpcMethod === rpcMethod).length;
+}
+
+describe("OAuth through MCPToolAdapter: a user's grant", () => {
+  it("steps up on 403 with the union of the scopes by a new authorization, even with a refresh token, keeping the session and the tool list", async () => {
+    const server = await serve({
+      challengeScope: "mcp:read",
+      toolScopes: { add: ["mcp:write"] },
+      refreshTokens: "always",
+    });
+    const { adapter, provider } = await loggedIn(server);
+    assert.ok(provider.tokens()?.refresh_token, "a refresh token is at hand");
+    assert.equal((await adapter.discoverTools()).length > 0, true);
+    const [initializes, lists] = [
+      count(server, "initialize"),
+      count(server, "tools/list"),
+    ];
+
+    const url = await approveIfAsked(
+      adapter,
+      provider,
+      () => adapter.invoke("add", { a: 1, b: 2 }),
+    );
+    assert.ok(url, "the step-up needed the user");
+    assert.equal(url.searchParams.get("scope"), "mcp:read mcp:write");
+    const result = await adapter.invoke("add", { a: 1, b: 2 });
+    assert.equal(result.success, true, result.error ?? "");
+    assert.deepEqual(result.data.structuredContent, { sum: 3 });
+
+    assert.equal(adapter.connected, true);
+    assert.equal(count(server, "initialize"), initializes, "same session");
+    assert.equal(count(server, "tools/list"), lists, "tool list kept");
+    assert.equal(
+      eventsOf(server, "token").filter((e) =>
+        e.params.grant_type === "refresh_token"
+      ).length,
+      0,
+      "a refresh cannot widen a grant: none was tried",
+    );
+    const latest = provider.tokens()!.access_token;
+    assert.deepEqual(server.scopesOf(latest), ["mcp:read", "mcp:write"]);
+    const calls = server.exchanges.filter((e) => e.tool === "add");
+    assert.deepEqual(calls.map((e) => e.status), [403, "passed"]);
+    assert.equal(calls[1]!.token, latest, "the retry carried the new token");
+    // Reading still works with the wider token.
+    assert.equal(text(await adapter.invoke("echo", { message: "r" })), "r");
+  });
+
+  it("gives up after 3 authorizations in a row that the server keeps refusing, with a clear error", async () => {
+    const server = await serve({
+      toolScopes: { add: ["mcp:admin"] },
+      withheldScopes: ["mcp:admin"],
+      refreshTokens: "never",
+    });
+    const { adapter, provider } = await loggedIn(server);
+    const approved: URL[] = [];
+    for (let round = 0; round < 3; round++) {
+      const url = await approveIfAsked(
+        adapter,
+        provider,
+        () => adapter.invoke("add", { a: 1, b: 2 }),
+      );
+      assert.ok(url, `authorization ${round + 1} was asked for`);
+      approved.push(url);
+    }
+    const result = await within(
+      adapter.invoke("add", { a: 1, b: 2 }),
+      WAIT_MS,
+      "add",
+    );
+    assert.equal(result.success, false);
+    assert.equal(result.errorKind, "connection");
+    assert.match(
+      result.error ?? "",
+      /still answers HTTP 403 insufficient_scope \(wants "mcp:admin"\) after 3 authorizations in a row/,
+    );
+    assert.equal(eventsOf(server, "authorize").length, 1 + 3);
+    assert.equal(adapter.connected, true, "the connection stays");
+    assert.equal(text(await adapter.invoke("echo", { message: "ok" })), "ok");
+  });
+
+  it("refreshes an expired token transparently: concurrent calls share one refresh of the rotating token", async () => {
+    const server = await serve();
+    const { adapter, provider } = await loggedIn(server);
+    await adapter.discoverTools();
+    const before = provider.tokens()!;
+    server.expireAccessTokens();
+    const results = await within(
+      Promise.all(
+        ["a", "b", "c", "d"].map((message) =>
+          adapter.invoke("echo", { message })
+        ),
+      ),
+      WAIT_MS,
+      "calls",
+    );
+    assert.deepEqual(results.map(text), ["a", "b", "c", "d"]);
+    const refreshes = eventsOf(server, "token").filter((e) =>
+      e.params.grant_type === "refresh_token"
+    );
+    assert.equal(refreshes.length, 1, "one refresh for all");
+    assert.equal(refreshes[0]?.params.refresh_token, before.refresh_token);
+    assert.equal(refreshes[0]?.error, undefined);
+    assert.equal(eventsOf(server, "authorize").length, 1, "no new login");
+    assert.notEqual(provider.tokens()!.access_token, before.access_token);
+  });
+
+  it("reads the token from the provider for every request: a token saved elsewhere is used at once", async () => {
+    const server = await serve();
+    const first = await loggedIn(server);
+    const second = await loggedIn(server);
+    first.provider.saveTokens(second.provider.tokens()!);
+    await first.adapter.invoke("echo", { message: "swapped" });
+    assert.equal(
+      server.exchanges.at(-1)?.token,
+      second.provider.tokens()!.access_token,
+    );
+  });
+
+  it("keeps tokens out of messages: a server body quoting the access and refresh tokens is redacted", async () => {
+    let leak = "";
+    const server = await sdkStreamableServer({
+      intercept: (req, res, body) => {
+        if (
+          (body as { method?: string } | undefined)?.method !== "tools/call"
+        ) {
+          return false;
+        }
+        res.writeHead(500).end(`rejected ${req.headers.authorization} ${leak}`);
+        return true;
+      },
+    });
+    cleanups.push(() => server.close());
+    const tokens = {
+      access_token: "at-secret-0123456789",
+      refresh_token: "rt-secret-9876543210",
+      token_type: "Bearer",
+    };
+    leak = tokens.refresh_token;
+    const adapter = adapterFor("streamable-http", server.url, {
+      authProvider: { tokens: () => tokens },
+    });
+    await adapter.connect({ timeoutMs: WAIT_MS });
+    const result = await adapter.invoke("echo", { message: "x" });
+    assert.equal(result.success, false);
+    assert.match(result.error ?? "", /HTTP 500/);
+    assert.ok(!result.error!.includes(tokens.access_token), result.error!);
+    assert.ok(!result.error!.includes(tokens.refresh_token), result.error!);
   });
 });

@@ -818,7 +818,7 @@ describe("errors", () => {
       ],
       [
         [...STDIO, "    comand: x"],
-        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, cwd, url, headers, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled',
+        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, cwd, url, headers, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, auth',
       ],
       [
         ["servers:", "  - name: a", "    transport: http", "    command: x"],
@@ -1051,5 +1051,53 @@ describe("examples/mcp.yaml", () => {
     assert.equal(config.servers[0]?.namespace, "notes");
     assert.ok(config.servers[0]?.filter);
     assert.ok(config.servers[0]?.overrides);
+  });
+});
+
+describe("parseConfig(): auth: oauth", () => {
+  it("reads auth: oauth, and the object form with clientId and scopes", () => {
+    const { servers } = parseConfig(
+      yaml([
+        "servers:",
+        "  - name: linear",
+        "    transport: streamable-http",
+        "    url: https://mcp.example.com/mcp",
+        "    auth: oauth",
+        "  - name: github",
+        "    transport: sse",
+        "    url: https://mcp.example.com/sse",
+        "    auth: { type: oauth, clientId: my-app, scopes: [repo, read:org] }",
+        "  - name: plain",
+        "    transport: streamable-http",
+        "    url: https://mcp.example.com/plain",
+      ]),
+      "yaml",
+    );
+    assert.deepEqual(servers.map((server) => server.auth), [
+      { type: "oauth" },
+      { type: "oauth", clientId: "my-app", scopes: ["repo", "read:org"] },
+      undefined,
+    ]);
+    assert.ok(!("auth" in servers[2]!), "no auth key when none is written");
+  });
+
+  it("refuses auth on a stdio server and anything but oauth", () => {
+    parseError(yaml([...STDIO, "    command: x", "    auth: oauth"]), {
+      path: "servers[0].auth",
+      message: /is for remote servers/,
+    });
+    const remote = [
+      "servers:",
+      "  - name: a",
+      "    transport: streamable-http",
+      "    url: https://example.com/mcp",
+    ];
+    parseError(yaml([...remote, "    auth: basic"]), {
+      path: "servers[0].auth",
+      message: /expected "oauth"/,
+    });
+    parseError(yaml([...remote, "    auth: { type: oauth, secret: x }"]), {
+      path: "servers[0].auth.secret",
+    });
   });
 });

@@ -1,0 +1,463 @@
+/**
+ * Runs the official MCP conformance suite's client scenarios
+ * (`@modelcontextprotocol/conformance`, pinned below) against this library,
+ * through `scripts/conformance_client.ts`, and prints one line per scenario.
+ * With `--sdk` the same scenarios also run through the MCP SDK's own client
+ * (`scripts/conformance_sdk_client.ts`), for the score beside ours.
+ *
+ * The suite needs Node ≥ 22 (it imports `fs.globSync`), so the npm package
+ * `node` (pinned below) is installed beside it, once, into a cache folder
+ * (`$XDG_CACHE_HOME` or `~/.cache`, `mcp-adapter/conformance-…`). Each
+ * scenario is one `conformance client --scenario <name>` process, in its own
+ * process group with a deadline; the group is killed afterwards, so no test
+ * server or driver outlives the run. A scenario passes when the suite says
+ * so (its exit code: no failed or warning check, and the client exited 0
+ * unless the scenario expects an error).
+ *
+ * Exits non-zero only when a scenario our client is expected to pass fails
+ * ({@linkcode EXPECTED_FAILURES} lists the others, each with its reason), or
+ * the suite could not be run. Usage:
+ * `deno run -A scripts/conformance.ts [--sdk] [scenario…]`.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { ROOT } from "./_deps.ts";
+import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+import { type Background, startBackground } from "./_smoke.ts";
+
+/** The suite's version: its scenario names and checks change between releases. */
+export const CONFORMANCE_VERSION = "0.1.16";
+/** The Node the suite runs on (npm package `node`, which ships the binary). */
+export const NODE_VERSION = "22.23.3";
+
+/**
+ * Scenarios our client is known to fail today, with the reason. A failure
+ * of any other scenario fails the run; an entry that passes is reported as
+ * stale, to be removed. Empty: all 26 client scenarios of 0.1.16 pass.
+ */
+export const EXPECTED_FAILURES: Readonly<Record<string, string>> = {};
+
+const INSTALL_TIMEOUT_MS = 5 * 60_000;
+/** One scenario: the suite gives the client 30 s; setup and teardown are quick. */
+const SCENARIO_TIMEOUT_MS = 60_000;
+/** The whole run after installing; scenarios not started by then are failed. */
+const RUN_TIMEOUT_MS = 10 * 60_000;
+/** Scenarios at once: each runs a suite process and a Deno driver; CI has 2 cores. */
+const CONCURRENCY = 2;
+
+const CLIENTS = {
+  adapter: join(ROOT, "scripts", "conformance_client.ts"),
+  sdk: join(ROOT, "scripts", "conformance_sdk_client.ts"),
+} as const;
+type ClientName = keyof typeof CLIENTS;
+
+/** The suite and its Node, installed. */
+interface Suite {
+  node: string;
+  cli: string;
+}
+
+/** How one scenario went for one client. */
+export interface ScenarioResult {
+  scenario: string;
+  client: ClientName;
+  passed: boolean;
+  /** Failed and warning checks (`id: description`), and how the client ended. */
+  problems: string[];
+  durationMs: number;
+}
+
+function cacheRoot(): string {
+  const xdg = Deno.env.get("XDG_CACHE_HOME");
+  const home = Deno.env.get("HOME");
+  if (xdg) return xdg;
+  if (home) return join(home, ".cache");
+  return Deno.makeTempDirSync({ prefix: "mcp-adapter-conformance-cache-" });
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Installs the pinned suite and Node into the cache folder, unless they are there. */
+async function installSuite(): Promise<Suite> {
+  const dir = join(
+    cacheRoot(),
+    "mcp-adapter",
+    `conformance-${CONFORMANCE_VERSION}-node-${NODE_VERSION}`,
+  );
+  const suite = {
+    node: join(dir, "node_modules", "node", "bin", "node"),
+    cli: join(
+      dir,
+      "node_modules",
+      "@modelcontextprotocol",
+      "conformance",
+      "dist",
+      "index.js",
+    ),
+  };
+  if (await exists(suite.node) && await exists(suite.cli)) return suite;
+  // Installed beside the final folder and renamed into place, so an
+  // interrupted install never looks complete.
+  await Deno.mkdir(join(dir, ".."), { recursive: true });
+  const scratch = await Deno.makeTempDir({
+    dir: join(dir, ".."),
+    prefix: ".install-",
+  });
+  try {
+    await Deno.writeTextFile(
+      join(scratch, "package.json"),
+      JSON.stringify({ private: true }) + "\n",
+    );
+    const specs = [
+      `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`,
+      `node@${NODE_VERSION}`,
+    ];
+    log(`conformance: npm install ${specs.join(" ")}`);
+    const code = await run("npm", [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--no-package-lock",
+      "--loglevel=error",
+      ...specs,
+    ], { cwd: scratch, timeoutMs: INSTALL_TIMEOUT_MS });
+    if (code !== 0) {
+      throw new Error(
+        code === TIMEOUT_EXIT_CODE
+          ? `npm install timed out after ${INSTALL_TIMEOUT_MS} ms`
+          : `npm install exited with code ${code}`,
+      );
+    }
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+    await Deno.rename(scratch, dir);
+  } finally {
+    await Deno.remove(scratch, { recursive: true }).catch(() => {});
+  }
+  if (!await exists(suite.node)) {
+    throw new Error(`the npm package node@${NODE_VERSION} has no bin/node`);
+  }
+  return suite;
+}
+
+/** The suite's client scenarios, as its `list` command prints them. */
+async function listScenarios(suite: Suite): Promise<string[]> {
+  const output = await new Deno.Command(suite.node, {
+    args: [suite.cli, "list"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000),
+  }).output();
+  const text = new TextDecoder().decode(output.stdout);
+  if (!output.success) {
+    throw new Error(
+      `"conformance list" failed: ${new TextDecoder().decode(output.stderr)}`,
+    );
+  }
+  const section = text.split(/^Client scenarios.*$/m)[1] ?? "";
+  return [...section.matchAll(/^\s+- (\S+)/gm)].map((match) => match[1]!);
+}
+
+/** The command the suite runs; it splits it on spaces and appends the server URL. */
+function driverCommand(client: ClientName): string {
+  const parts = [
+    Deno.execPath(),
+    "run",
+    "-A",
+    "--quiet",
+    "--config",
+    join(ROOT, "deno.json"),
+    CLIENTS[client],
+  ];
+  const spaced = parts.find((part) => /\s/.test(part));
+  if (spaced !== undefined) {
+    throw new Error(
+      `the conformance suite splits its --command on spaces, and ${
+        JSON.stringify(spaced)
+      } has one; run from a path without spaces`,
+    );
+  }
+  return parts.join(" ");
+}
+
+interface Check {
+  id: string;
+  status: string;
+  description?: string;
+  errorMessage?: string;
+}
+
+/** Every `checks.json` and `stderr.txt` under `dir`. */
+async function readResults(
+  dir: string,
+): Promise<{ checks: Check[]; stderr: string }> {
+  const checks: Check[] = [];
+  let stderr = "";
+  const walk = async (path: string): Promise<void> => {
+    for await (const entry of Deno.readDir(path)) {
+      const child = join(path, entry.name);
+      if (entry.isDirectory) await walk(child);
+      else if (entry.name === "checks.json") {
+        checks.push(...JSON.parse(await Deno.readTextFile(child)));
+      } else if (entry.name === "stderr.txt") {
+        stderr = await Deno.readTextFile(child);
+      }
+    }
+  };
+  await walk(dir).catch(() => {});
+  return { checks, stderr };
+}
+
+/** Runs one scenario for one client; never throws. */
+async function runScenario(
+  suite: Suite,
+  client: ClientName,
+  scenario: string,
+  running: Set<Background>,
+): Promise<ScenarioResult> {
+  const started = performance.now();
+  const outDir = await Deno.makeTempDir({ prefix: "mcp-conformance-out-" });
+  const problems: string[] = [];
+  let passed = false;
+  const process = startBackground(
+    `conformance ${scenario} (${client})`,
+    suite.node,
+    [
+      suite.cli,
+      "client",
+      "--scenario",
+      scenario,
+      "--command",
+      driverCommand(client),
+      "--timeout",
+      "30000",
+      "-o",
+      outDir,
+    ],
+    { cwd: outDir, env: { NO_COLOR: "1" } },
+  );
+  running.add(process);
+  try {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const code = await Promise.race([
+      process.exited,
+      new Promise<"timeout">((resolve) =>
+        timer = setTimeout(() => resolve("timeout"), SCENARIO_TIMEOUT_MS)
+      ),
+    ]);
+    clearTimeout(timer);
+    const { checks, stderr } = await readResults(outDir);
+    for (const check of checks) {
+      if (check.status === "FAILURE" || check.status === "WARNING") {
+        problems.push(
+          `${check.status} ${check.id}: ${
+            check.errorMessage ?? check.description ?? ""
+          }`,
+        );
+      }
+    }
+    if (code === "timeout") {
+      problems.push(
+        `the suite did not finish within ${SCENARIO_TIMEOUT_MS} ms`,
+      );
+    } else if (code !== 0) {
+      const last = stderr.trim().split("\n").at(-1);
+      if (last) problems.push(`client: ${last}`);
+      if (checks.length === 0) {
+        problems.push(
+          `suite exit ${code}: ${process.tail().slice(-5).join(" | ")}`,
+        );
+      }
+    }
+    passed = code === 0;
+  } finally {
+    await process.stop();
+    running.delete(process);
+    await Deno.remove(outDir, { recursive: true }).catch(() => {});
+  }
+  return {
+    scenario,
+    client,
+    passed,
+    problems,
+    durationMs: performance.now() - started,
+  };
+}
+
+/** Runs `jobs` with at most {@linkcode CONCURRENCY} at once, within the run deadline. */
+async function runAll(
+  jobs: (() => Promise<ScenarioResult>)[],
+  timedOut: (index: number) => ScenarioResult,
+): Promise<ScenarioResult[]> {
+  const results: ScenarioResult[] = new Array(jobs.length);
+  const deadline = Date.now() + RUN_TIMEOUT_MS;
+  let next = 0;
+  const worker = async () => {
+    while (next < jobs.length) {
+      const index = next++;
+      results[index] = Date.now() < deadline
+        ? await jobs[index]!()
+        : timedOut(index);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return results;
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + " ".repeat(width - text.length);
+}
+
+/**
+ * Runs the scenarios and prints the table.
+ *
+ * @param options `sdk`: also run the SDK's client; `only`: scenario names to run.
+ * @returns The process exit code: 1 when a scenario expected to pass failed.
+ *
+ * @example
+ * ```ts ignore
+ * import { conformance } from "./conformance.ts";
+ *
+ * Deno.exit(await conformance({ sdk: true, only: [] }));
+ * ```
+ */
+export async function conformance(
+  options: { sdk: boolean; only: readonly string[] },
+): Promise<number> {
+  const started = performance.now();
+  const suite = await installSuite();
+  const listed = await listScenarios(suite);
+  const unknown = options.only.filter((name) => !listed.includes(name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `unknown scenario(s) ${unknown.join(", ")}; the suite has ${
+        listed.join(", ")
+      }`,
+    );
+  }
+  const scenarios = options.only.length > 0 ? [...options.only] : listed;
+  const clients: ClientName[] = options.sdk ? ["adapter", "sdk"] : ["adapter"];
+  log(
+    `conformance ${CONFORMANCE_VERSION} on Node ${NODE_VERSION}: ${scenarios.length} client scenarios × ${
+      clients.join(", ")
+    }`,
+  );
+  const running = new Set<Background>();
+  const stopAll = () => Promise.all([...running].map((p) => p.stop()));
+  const onSignal = () => void stopAll().finally(() => Deno.exit(130));
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  const pairs = clients.flatMap((client) =>
+    scenarios.map((scenario) => ({ client, scenario }))
+  );
+  let results: ScenarioResult[];
+  try {
+    results = await runAll(
+      pairs.map(({ client, scenario }) => () =>
+        runScenario(suite, client, scenario, running)
+      ),
+      (index) => ({
+        ...pairs[index]!,
+        passed: false,
+        problems: [`not run: the whole run passed ${RUN_TIMEOUT_MS} ms`],
+        durationMs: 0,
+      }),
+    );
+  } finally {
+    await stopAll();
+    Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+  }
+  return report(scenarios, clients, results, performance.now() - started);
+}
+
+function report(
+  scenarios: readonly string[],
+  clients: readonly ClientName[],
+  results: readonly ScenarioResult[],
+  elapsedMs: number,
+): number {
+  const of = (client: ClientName, scenario: string) =>
+    results.find((r) => r.client === client && r.scenario === scenario);
+  const width = Math.max(...scenarios.map((s) => s.length)) + 2;
+  log("");
+  log(
+    pad("scenario", width) +
+      clients.map((c) => pad(c === "adapter" ? "ours" : "sdk", 7)).join("") +
+      "note",
+  );
+  const unexpected: string[] = [];
+  const stale: string[] = [];
+  for (const scenario of scenarios) {
+    const ours = of("adapter", scenario);
+    const expected = EXPECTED_FAILURES[scenario];
+    let note = "";
+    if (ours && !ours.passed && expected === undefined) {
+      unexpected.push(scenario);
+      note = "UNEXPECTED FAILURE";
+    } else if (ours?.passed && expected !== undefined) {
+      stale.push(scenario);
+      note = "passes now: remove it from EXPECTED_FAILURES";
+    } else if (expected !== undefined) note = `expected: ${expected}`;
+    log(
+      pad(scenario, width) +
+        clients.map((c) => pad(of(c, scenario)?.passed ? "pass" : "FAIL", 7))
+          .join("") +
+        note,
+    );
+  }
+  for (const result of results) {
+    if (result.passed || result.problems.length === 0) continue;
+    if (result.client === "adapter" && EXPECTED_FAILURES[result.scenario]) {
+      continue;
+    }
+    log(`\n${result.scenario} (${result.client}):`);
+    for (const problem of result.problems.slice(0, 8)) log(`  ${problem}`);
+  }
+  log("");
+  for (const client of clients) {
+    const mine = results.filter((r) => r.client === client);
+    log(
+      `${client === "adapter" ? "ours" : "sdk "}: ${
+        mine.filter((r) => r.passed).length
+      }/${mine.length} scenarios pass`,
+    );
+  }
+  log(`took ${(elapsedMs / 1000).toFixed(1)} s`);
+  if (stale.length > 0) {
+    log(`stale EXPECTED_FAILURES entries: ${stale.join(", ")}`);
+  }
+  if (unexpected.length > 0) {
+    logError(
+      `conformance: ${unexpected.length} scenario(s) expected to pass failed: ${
+        unexpected.join(", ")
+      }`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+if (import.meta.main) {
+  const sdk = Deno.args.includes("--sdk");
+  const only = Deno.args.filter((arg) => arg !== "--sdk");
+  let code: number;
+  try {
+    code = await conformance({ sdk, only });
+  } catch (error) {
+    logError(
+      `conformance: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    code = 1;
+  }
+  Deno.exit(code);
+}

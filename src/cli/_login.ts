@@ -1,0 +1,291 @@
+/**
+ * `mcp-adapter login <server>` and `logout <server>`: the OAuth
+ * authorization-code login with PKCE for a server with `auth: oauth`. A
+ * loopback listener on 127.0.0.1 catches the browser's redirect; the
+ * browser is opened with the platform's opener where there is one, and the
+ * URL is always printed (for SSH sessions). Client registration and tokens
+ * go to the token store (`_token_store.ts`). Internal.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { ServerEntry } from "../config/load.ts";
+import { MCPToolAdapter } from "../adapter.ts";
+import { MCPAuthorizationRequiredError } from "../errors.ts";
+import { errorMessage } from "../_util/errors.ts";
+import type { Command, Context } from "./_commands.ts";
+import { CliError, CONNECTION, INTERRUPTED, OK, USAGE } from "./_errors.ts";
+import { StoredOAuthProvider, TokenStore } from "./_token_store.ts";
+
+/** How long `login` waits for the browser by default: 5 minutes. */
+export const LOGIN_TIMEOUT_MS = 5 * 60_000;
+const CONNECT_TIMEOUT_MS = 30_000;
+const CALLBACK_PATH = "/callback";
+
+/** `login <server>`: runs the login and stores what it yields. */
+export function loginCommand(
+  name: string,
+  timeoutMs: number = LOGIN_TIMEOUT_MS,
+): Command {
+  return async (ctx) => {
+    const entry = remoteEntry(ctx, name);
+    const url = entry.config.url!;
+    const store = new TokenStore(ctx.tokens);
+    // A new login: the registration is kept, the old tokens go.
+    const { client } = await store.get(url);
+    await store.update(url, ({ tokens: _, ...kept }) => kept);
+    const registered = portOf(
+      (client?.redirect_uris as string[] | undefined)?.[0],
+    );
+    const callback = await listenForCode(registered);
+    try {
+      if (callback.port !== registered && !entry.auth?.clientId) {
+        // Registered for another redirect URI: register again.
+        await store.update(url, ({ client: _, ...kept }) => kept);
+      }
+      const provider = new StoredOAuthProvider(store, entry, {
+        redirectUrl: `http://127.0.0.1:${callback.port}${CALLBACK_PATH}`,
+        onRedirect: (authorizationUrl) => {
+          ctx.stderr.write(
+            `Open this URL in a browser to log in to "${name}":\n\n  ${authorizationUrl.href}\n\nWaiting up to ${
+              Math.round(timeoutMs / 1000)
+            } s for the browser to come back to http://127.0.0.1:${callback.port}${CALLBACK_PATH} (Ctrl-C cancels)…\n`,
+          );
+          openBrowser(authorizationUrl.href);
+        },
+      });
+      callback.expectState(() => provider.expectedState);
+      const adapter = new MCPToolAdapter(entry.config, {
+        authProvider: provider,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        requestTimeoutMs: CONNECT_TIMEOUT_MS,
+      });
+      try {
+        try {
+          await adapter.connect();
+        } catch (error) {
+          if (!(error instanceof MCPAuthorizationRequiredError)) throw error;
+          const code = await callback.code(timeoutMs, ctx.signal);
+          await adapter.finishAuth(code);
+          await adapter.connect();
+        }
+        const tools = await adapter.discoverTools();
+        ctx.stdout.write(
+          `Logged in to "${name}" (${tools.length} tool${
+            tools.length === 1 ? "" : "s"
+          }). The tokens are kept in ${store.path}.\n`,
+        );
+        return OK;
+      } catch (error) {
+        if (error instanceof CliError) throw error;
+        throw new CliError(
+          CONNECTION,
+          `the login to "${name}" failed: ${errorMessage(error)}`,
+        );
+      } finally {
+        await adapter.disconnect();
+      }
+    } finally {
+      await callback.close();
+    }
+  };
+}
+
+/** `logout <server>`: deletes the server's registration and tokens. */
+export function logoutCommand(name: string): Command {
+  return async (ctx) => {
+    const entry = remoteEntry(ctx, name);
+    const store = new TokenStore(ctx.tokens);
+    const url = entry.config.url!;
+    const had = Object.keys(await store.get(url)).length > 0;
+    await store.update(url, () => undefined);
+    ctx.stdout.write(
+      had
+        ? `Logged out of "${name}": its tokens and client registration are deleted.\n`
+        : `Not logged in to "${name}"; nothing to delete.\n`,
+    );
+    return OK;
+  };
+}
+
+/** The configured server `name`, which must be remote and have `auth: oauth`. */
+function remoteEntry(ctx: Context, name: string): ServerEntry {
+  const entry = ctx.servers.find((server) => server.config.name === name);
+  if (entry === undefined) {
+    throw new CliError(
+      USAGE,
+      `no server is named ${JSON.stringify(name)}; servers: ${
+        ctx.servers.map((server) => server.config.name).join(", ")
+      }`,
+    );
+  }
+  if (entry.config.transport === "stdio") {
+    throw new CliError(
+      USAGE,
+      `server "${name}" runs over stdio; OAuth logins are for remote servers`,
+    );
+  }
+  if (entry.auth === undefined) {
+    throw new CliError(
+      USAGE,
+      `server "${name}" has no "auth: oauth" in the config; add it to log in with OAuth`,
+    );
+  }
+  return entry;
+}
+
+function portOf(uri: string | undefined): number {
+  try {
+    const url = new URL(uri ?? "");
+    return url.hostname === "127.0.0.1" && url.port ? Number(url.port) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The loopback listener that catches the authorization server's redirect. */
+interface Callback {
+  port: number;
+  /** Where to read the `state` the redirect must echo. */
+  expectState(state: () => string | undefined): void;
+  /** The code, once the browser comes back; bounded by `timeoutMs` and `signal`. */
+  code(timeoutMs: number, signal: AbortSignal | undefined): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Listens on 127.0.0.1, on `port` when it is free, else on a random port. */
+async function listenForCode(port: number): Promise<Callback> {
+  let expected: () => string | undefined = () => undefined;
+  let settle!: { resolve(code: string): void; reject(error: Error): void };
+  const received = new Promise<string>((resolve, reject) =>
+    settle = { resolve, reject }
+  );
+  received.catch(() => {});
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const answer = (status: number, text: string) =>
+      res.writeHead(status, {
+        "content-type": "text/html; charset=utf-8",
+        connection: "close",
+      }).end(
+        `<!doctype html><title>mcp-adapter</title><p>${text}</p>`,
+      );
+    if (url.pathname !== CALLBACK_PATH) return answer(404, "Not found.");
+    const state = url.searchParams.get("state");
+    if (state === null || state !== expected()) {
+      return answer(
+        400,
+        "This is not the login mcp-adapter is waiting for; start it again.",
+      );
+    }
+    const error = url.searchParams.get("error");
+    const code = url.searchParams.get("code");
+    if (error !== null || code === null) {
+      answer(400, "The login failed; see the terminal.");
+      const description = url.searchParams.get("error_description");
+      settle.reject(
+        new CliError(
+          CONNECTION,
+          `the authorization server refused the login: ${error ?? "no code"}${
+            description ? ` (${description.slice(0, 200)})` : ""
+          }`,
+        ),
+      );
+      return;
+    }
+    answer(
+      200,
+      "Logged in. You can close this tab and return to the terminal.",
+    );
+    settle.resolve(code);
+  });
+  const listening = (at: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(at, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve((server.address() as { port: number }).port);
+      });
+    });
+  let bound: number;
+  try {
+    bound = await listening(port);
+  } catch (error) {
+    if (port === 0) throw error;
+    bound = await listening(0);
+  }
+  return {
+    port: bound,
+    expectState: (state) => expected = state,
+    code: (timeoutMs, signal) => waitFor(received, timeoutMs, signal),
+    close: () => closeServer(server),
+  };
+}
+
+function waitFor(
+  received: Promise<string>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort = () => {};
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new CliError(
+            CONNECTION,
+            `no login came back within ${
+              Math.round(timeoutMs / 1000)
+            } s; run "mcp-adapter login" again (--timeout MS waits longer)`,
+          ),
+        ),
+      timeoutMs,
+    );
+    onAbort = () => reject(new CliError(INTERRUPTED, "interrupted"));
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([received, deadline]).finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/**
+ * Opens `url` with `$BROWSER`, else the platform's opener (`open`,
+ * `xdg-open`, `start`), without waiting; `BROWSER=none` opens nothing. A
+ * missing opener is fine: the URL is printed anyway.
+ */
+function openBrowser(url: string): void {
+  const browser = process.env.BROWSER;
+  if (browser === "none") return;
+  const [command, args] = browser
+    ? [browser, [url]]
+    : process.platform === "darwin"
+    ? ["open", [url]]
+    : process.platform === "win32"
+    ? ["cmd", ["/c", "start", '""', `"${url}"`]]
+    : ["xdg-open", [url]];
+  try {
+    const child = spawn(command, args, {
+      stdio: "ignore",
+      detached: true,
+      windowsVerbatimArguments: process.platform === "win32",
+    });
+    child.on("error", () => {});
+    child.unref();
+  } catch {
+    // No opener: the printed URL is the way.
+  }
+}
