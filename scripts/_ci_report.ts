@@ -40,6 +40,7 @@ export interface DenoCounts {
   failed: number;
   /** Nested steps (`it` inside `describe`), when Deno reports them. */
   steps?: number;
+  /** Ignored (skipped) tests and steps, when there are any. */
   ignored?: number;
 }
 
@@ -72,7 +73,9 @@ export function denoCounts(log: string): DenoCounts | undefined {
   };
   const steps = number(/passed \((\d+) steps?\)/);
   if (steps !== undefined) counts.steps = steps;
-  const ignored = number(/(\d+) ignored/);
+  // "0 ignored (1 step)": ignored tests and ignored steps, counted together.
+  const ignored = (number(/(\d+) ignored/) ?? 0) +
+    (number(/ignored \((\d+) steps?\)/) ?? 0);
   if (ignored) counts.ignored = ignored;
   return counts;
 }

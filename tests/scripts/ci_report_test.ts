@@ -54,6 +54,12 @@ describe("scripts/_ci_report.ts: the figures ci.ts prints", () => {
       denoCounts("FAILED | 10 passed (76 steps) | 3 failed (3 steps) (754ms)"),
       { passed: 10, failed: 3, steps: 76 },
     );
+    assert.deepEqual(
+      denoCounts(
+        "ok | 87 passed (490 steps) | 0 failed | 0 ignored (1 step) (38s)",
+      ),
+      { passed: 87, failed: 0, steps: 490, ignored: 1 },
+    );
     assert.equal(denoCounts("no summary"), undefined);
   });
 
