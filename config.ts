@@ -2,7 +2,9 @@
  * Config files and skills for `@cleveragents/mcp-adapter`: load MCP servers
  * from YAML or JSON (this library's format, Claude Desktop / Cursor / Claude
  * Code `mcpServers` files, VS Code `servers` files) with `${VAR}`
- * interpolation, and skill files that select registry tools.
+ * interpolation, VS Code's `${workspaceFolder}`, `${userHome}` and
+ * `${input:id}` variables, and `envFile`s, reporting every problem of a file
+ * at once; and skill files that select registry tools.
  *
  * A separate entry so that the root entry stays free of the YAML parser.
  * Files are read with `node:fs/promises`, imported on first use.
@@ -30,10 +32,14 @@ export {
 } from "./src/config/load.ts";
 export type {
   ConfigFormat,
+  ConfigInput,
+  ConfigInputs,
   ConfigText,
+  ConfigVariableOptions,
   LoadConfigOptions,
   LoadedConfig,
   MCPConfigFileErrorOptions,
+  MCPConfigFileProblem,
   ParseConfigOptions,
   ServerAuth,
   ServerEntry,

@@ -1,9 +1,10 @@
 /**
  * A Cloudflare Worker (any workerd-based runtime) that calls a tool of a
  * remote MCP server over streamable HTTP. The root entry uses only web APIs
- * (`fetch`, web streams, `AbortSignal`); the stdio process backends import
- * `node:` modules only when a stdio server is started, so the Worker bundles
- * into one file (wrangler's default) and needs no `nodejs_compat`.
+ * (`fetch`, web streams, `AbortSignal`); under wrangler's `workerd` condition
+ * the npm package's stdio transport gets a backend that imports nothing, so
+ * the Worker bundles into one file (wrangler's default) without a warning
+ * and needs no `nodejs_compat`.
  *
  * Configure the server's endpoint as the text binding `MCP_URL` (in
  * `wrangler.toml`: `[vars] MCP_URL = "https://example.com/mcp"`). The Worker
@@ -11,8 +12,8 @@
  * tool (as `@modelcontextprotocol/server-everything` has it): 200 on success,
  * 502 when the server could not be reached or the call failed.
  *
- * `deno task smoke:workerd` bundles this file with esbuild and serves it with
- * `workerd` against server-everything on 127.0.0.1.
+ * `deno task smoke:workerd` bundles this file with `wrangler deploy --dry-run`
+ * and serves it with `workerd` against server-everything on 127.0.0.1.
  *
  * @module
  */

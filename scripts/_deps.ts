@@ -37,14 +37,16 @@ export const OPTIONAL_PEERS: readonly string[] = ["@modelcontextprotocol/sdk"];
 export const BUILD_PACKAGES: readonly string[] = ["esbuild"];
 
 /**
- * Runtimes that only the smoke scripts (`smoke_bun.ts`, `smoke_workerd.ts`)
- * install, name → exact version. Pinned here, not in `deno.json` `imports`:
+ * Runtimes and tools that only the smoke scripts (`smoke_bun.ts`,
+ * `smoke_workerd.ts`) install, name → exact version. Pinned here, not in `deno.json` `imports`:
  * Deno caches every npm package of the import map on its first command,
  * imported or not, and these ship ~350 MB of binaries.
  */
 export const SMOKE_PACKAGES: Readonly<Record<string, string>> = {
   bun: "1.4.5",
   workerd: "1.20261117.1",
+  // Bundles the workerd smoke's Worker; this release depends on the workerd above.
+  wrangler: "4.164.0",
 };
 
 /** The parts of `deno.json` the scripts read. */

@@ -14,6 +14,8 @@ export const TIMEOUT_EXIT_CODE = 124;
 
 /** How long a child gets between SIGTERM and SIGKILL. */
 const KILL_GRACE_MS = 5_000;
+/** How long captured output may keep flowing after the child exited. */
+const PIPE_DRAIN_MS = 2_000;
 
 /** Process groups exist on every supported OS except Windows. */
 const POSIX = Deno.build.os !== "windows";
@@ -26,6 +28,12 @@ export interface RunOptions {
   cwd?: string;
   /** Variables added to the inherited environment. */
   env?: Record<string, string>;
+  /**
+   * Receives the child's stdout and stderr, chunk by chunk as they come,
+   * instead of this process's own stdout and stderr. The child's output is
+   * read to its end before {@linkcode run} resolves.
+   */
+  onOutput?: (chunk: Uint8Array) => void;
 }
 
 /**
@@ -64,8 +72,8 @@ export function logError(line: string): void {
 }
 
 /**
- * Runs a command with inherited stdout/stderr and no stdin, and waits for it
- * at most `timeoutMs`. SIGINT and SIGTERM sent to this process while the
+ * Runs a command with inherited stdout/stderr (or handed to
+ * `options.onOutput`) and no stdin, and waits for it at most `timeoutMs`. SIGINT and SIGTERM sent to this process while the
  * child runs are forwarded to the child's process group, so callers get to
  * clean up.
  *
@@ -94,15 +102,32 @@ export async function run(
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     ...(options.env === undefined ? {} : { env: options.env }),
     stdin: "null",
-    stdout: "inherit",
-    stderr: "inherit",
+    stdout: options.onOutput ? "piped" : "inherit",
+    stderr: options.onOutput ? "piped" : "inherit",
     detached: POSIX,
   }).spawn();
   const label = [command, ...args].join(" ");
   const deadline = startDeadline(child, label, options.timeoutMs);
   const stopForwarding = forwardSignals(child);
+  const onOutput = options.onOutput;
+  const reading = onOutput === undefined ? [] : [
+    child.stdout.pipeTo(
+      new WritableStream({ write: (chunk) => onOutput(chunk) }),
+    ),
+    child.stderr.pipeTo(
+      new WritableStream({ write: (chunk) => onOutput(chunk) }),
+    ),
+  ];
   try {
     const status = await child.status;
+    // Grandchildren may hold the pipes open: they are killed below, so only
+    // wait a moment for what the child itself wrote.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled(reading),
+      new Promise((resolve) => timer = setTimeout(resolve, PIPE_DRAIN_MS)),
+    ]);
+    clearTimeout(timer);
     // Deno reports a child ended by a signal as 128 + its number, like a shell.
     return deadline.expired() ? TIMEOUT_EXIT_CODE : status.code;
   } finally {

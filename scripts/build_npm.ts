@@ -1,7 +1,9 @@
 /**
  * Builds the npm package: `deno pack` emits `.js` + `.d.ts` and a minimal
  * `package.json`; this script unpacks that into `dist/npm/`, adds the npm
- * metadata `deno pack` does not write, checks the dependencies, and packs
+ * metadata `deno pack` does not write, routes the stdio transport's process
+ * backend through package `imports` conditions (so edge and browser bundlers
+ * see no `node:` import), checks the dependencies, and packs
  * `dist/<scope>-<name>-<version>.tgz` with `npm pack`.
  *
  * Run it with `deno task build:npm`.
@@ -51,6 +53,29 @@ const NPM_METADATA = {
  */
 const BIN: Record<string, string> = { "mcp-adapter": "./cli.js" };
 
+/**
+ * The stdio transport's process backend, chosen by the bundler or runtime:
+ * the package `imports` entry that `stdio.js` imports instead of
+ * `./_process/loader.js`. Under the conditions of edge runtimes and browsers
+ * it resolves to a backend that only rejects (and imports nothing); Deno,
+ * Bun, Node.js and every other resolver get the real loader. Node-ish
+ * conditions come first, so a build that sets both (Electron) gets the real
+ * one. Conditions are an npm idea: Deno running the JSR source always gets
+ * the real loader, and needs none of this.
+ */
+export const STDIO_PROCESS_IMPORT = "#stdio-process";
+/** The conditions under which stdio resolves to the backend that rejects. */
+export const EDGE_CONDITIONS: readonly string[] = [
+  "workerd",
+  "edge-light",
+  "worker",
+  "browser",
+];
+const STDIO_MODULE = "src/transports/stdio.js";
+const LOADER_SPECIFIER = "./_process/loader.js";
+const LOADER = "./src/transports/_process/loader.js";
+const UNAVAILABLE = "./src/transports/_process/unavailable.js";
+
 const PACK_TIMEOUT_MS = 180_000;
 const TAR_TIMEOUT_MS = 60_000;
 const NPM_PACK_TIMEOUT_MS = 120_000;
@@ -90,7 +115,8 @@ export async function buildNpm(config: DenoConfig): Promise<string> {
   log(
     `deno pack dependencies: ${JSON.stringify(generated.dependencies ?? {})}`,
   );
-  const manifest = mergeMetadata(asOptionalPeers(generated));
+  const manifest = withStdioImports(mergeMetadata(asOptionalPeers(generated)));
+  await routeStdioBackend(NPM_DIR);
   assertNoTestDependencies(manifest);
   await Deno.writeTextFile(
     manifestPath,
@@ -120,6 +146,58 @@ async function packAndUnpack(): Promise<void> {
     await mustRun("tar", untar, { timeoutMs: TAR_TIMEOUT_MS });
   } finally {
     await removeIfPresent(packed);
+  }
+}
+
+/** Adds the `imports` entry of {@linkcode STDIO_PROCESS_IMPORT}. */
+function withStdioImports(manifest: Manifest): Manifest {
+  const target: Record<string, string> = {};
+  for (const condition of ["deno", "bun", "node"]) target[condition] = LOADER;
+  for (const condition of EDGE_CONDITIONS) target[condition] = UNAVAILABLE;
+  target.default = LOADER;
+  return { ...manifest, imports: { [STDIO_PROCESS_IMPORT]: target } };
+}
+
+/**
+ * Makes `stdio.js` import its backend loader through
+ * {@linkcode STDIO_PROCESS_IMPORT}. Fails when the emitted code no longer
+ * has exactly one import of the loader (the source changed), or when
+ * another module imports the loader directly (it would bypass the
+ * conditions), or when a module the conditions name is missing.
+ */
+async function routeStdioBackend(dir: string): Promise<void> {
+  for (const module of [LOADER, UNAVAILABLE]) {
+    if (!existsSync(join(dir, module))) {
+      throw new Error(
+        `deno pack emitted no ${module}; the stdio imports map needs it`,
+      );
+    }
+  }
+  const path = join(dir, STDIO_MODULE);
+  const code = await Deno.readTextFile(path);
+  const quoted = new RegExp(
+    `(["'])${LOADER_SPECIFIER.replace(/[./]/g, "\\$&")}\\1`,
+    "g",
+  );
+  const found = code.match(quoted)?.length ?? 0;
+  if (found !== 1) {
+    throw new Error(
+      `${STDIO_MODULE} imports ${LOADER_SPECIFIER} ${found} times, expected once; update routeStdioBackend() in scripts/build_npm.ts`,
+    );
+  }
+  await Deno.writeTextFile(
+    path,
+    code.replace(quoted, `$1${STDIO_PROCESS_IMPORT}$1`),
+  );
+  for await (const file of walkFiles(dir)) {
+    if (!file.endsWith(".js") || file === path) continue;
+    if (/_process\/loader\.js["']/.test(await Deno.readTextFile(file))) {
+      throw new Error(
+        `${
+          relative(dir, file)
+        } imports the stdio backend loader directly; import it through ${STDIO_PROCESS_IMPORT} (stdio.js) so edge bundles leave it out`,
+      );
+    }
   }
 }
 

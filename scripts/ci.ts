@@ -2,9 +2,14 @@
  * The CI pipeline: every check, in order, stopping at the first failure.
  *
  * Run it with `deno task ci`, or name steps to run only those:
- * `deno task ci build-npm test-node`. Each step prints a `== step ==` header.
- * The last step runs `node --test`, and nothing is printed after its summary
- * when it passes, so a reader of the log's last lines sees node's counts.
+ * `deno task ci build-npm test-node`. Each step's whole output goes to its
+ * own log file in a fresh temporary folder (printed first); the console gets
+ * one line per step — name, ok or FAILED, seconds, and the step's key
+ * figures (test counts, smoke counts, bundle and tarball sizes) — and, when
+ * a step fails, its last lines. The run closes with a summary per stage
+ * (Deno, Node, Bun, workerd, bundle) that ends with `node --test`'s own
+ * summary lines (`# tests N`, `# pass N`, `# fail N`, …), so a reader of the
+ * last lines of the output sees node's counts.
  *
  * @module
  */
@@ -13,6 +18,12 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { readDenoConfig, ROOT } from "./_deps.ts";
 import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+import {
+  closingSummary,
+  lastLines,
+  stepFigures,
+  type StepResult,
+} from "./_ci_report.ts";
 
 /** One command of the pipeline. */
 export interface Step {
@@ -86,42 +97,99 @@ function denoStep(name: string, args: string[], minutes: number): Step {
   return { name, command: Deno.execPath(), args, timeoutMs: minutes * MINUTE };
 }
 
+/** Lines of a failed step's log shown on the console. */
+const FAILURE_TAIL_LINES = 80;
+
 /**
- * Runs steps in order from the repository root and stops at the first
- * failure, naming it.
+ * Runs steps in order from the repository root, each one's output to its
+ * log file, and stops at the first failure, naming it and showing the end
+ * of its log.
  *
  * @param steps The steps to run.
+ * @param logDir An existing folder for the logs.
  * @returns 0, or the failed step's exit code.
  *
  * @example
  * ```ts ignore
  * import { ciSteps, runSteps } from "./ci.ts";
  *
- * Deno.exit(await runSteps(ciSteps(["./mod.ts"])));
+ * Deno.exit(await runSteps(ciSteps(["./mod.ts"]), await Deno.makeTempDir()));
  * ```
  */
-export async function runSteps(steps: readonly Step[]): Promise<number> {
+export async function runSteps(
+  steps: readonly Step[],
+  logDir: string,
+): Promise<number> {
+  log(`ci: ${steps.length} steps; each step's output is in ${logDir}/`);
+  const results: StepResult[] = [];
+  const width = Math.max(...steps.map((step) => step.name.length));
   for (const [index, step] of steps.entries()) {
-    log(
-      `\n== [${index + 1}/${steps.length}] ${step.name}: ${display(step)} ==`,
+    const number = String(index + 1).padStart(String(steps.length).length);
+    const logFile = join(
+      logDir,
+      `${number.trim().padStart(2, "0")}-${step.name}.log`,
     );
+    write(`[${number}/${steps.length}] ${step.name.padEnd(width)} `);
     const started = performance.now();
-    const code = await run(step.command, step.args, {
-      cwd: ROOT,
-      timeoutMs: step.timeoutMs,
+    const file = await Deno.open(logFile, {
+      write: true,
+      create: true,
+      truncate: true,
     });
-    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    let code: number;
+    try {
+      file.writeSync(new TextEncoder().encode(`$ ${display(step)}\n`));
+      code = await run(step.command, step.args, {
+        cwd: ROOT,
+        timeoutMs: step.timeoutMs,
+        onOutput: (chunk) => writeAll(file, chunk),
+      });
+    } finally {
+      file.close();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const text = await Deno.readTextFile(logFile);
+    results.push({ name: step.name, code, seconds, log: text });
+    const figures = stepFigures(step.name, text);
+    const status = code === 0 ? "ok    " : "FAILED";
+    log(
+      `${status} ${seconds.toFixed(1).padStart(6)} s${
+        figures ? `  ${figures}` : ""
+      }`,
+    );
     if (code !== 0) {
       const why = code === TIMEOUT_EXIT_CODE
         ? `timed out after ${step.timeoutMs} ms`
         : `exit ${code}`;
-      logError(`\nci: step "${step.name}" failed (${why}, ${seconds} s)`);
+      logError(
+        `\nci: step "${step.name}" failed (${why}); the last lines of ${logFile}:\n`,
+      );
+      logError(lastLines(text, FAILURE_TAIL_LINES).join("\n"));
+      logError(closingSummary(results, logDir).join("\n"));
+      logError(
+        `\nci: step "${step.name}" failed (${why}); its log: ${logFile}`,
+      );
       return code;
     }
-    // After the last step, node's test summary must stay the final output.
-    if (index < steps.length - 1) log(`-- ${step.name} passed in ${seconds} s`);
   }
+  // node's summary lines come last (closingSummary ends with them).
+  log(closingSummary(results, logDir).join("\n"));
   return 0;
+}
+
+/** Writes without a newline, so the step's result completes the line. */
+function write(text: string): void {
+  writeAll(Deno.stdout, new TextEncoder().encode(text));
+}
+
+function writeAll(
+  target: { writeSync(data: Uint8Array): number },
+  data: Uint8Array,
+): void {
+  let written = 0;
+  while (written < data.length) {
+    written += target.writeSync(data.subarray(written));
+  }
 }
 
 /** A step as a shell user would type it. */
@@ -151,8 +219,9 @@ if (import.meta.main) {
   let code: number;
   try {
     const { exports } = await readDenoConfig();
-    const steps = ciSteps(Object.values(exports));
-    code = await runSteps(selectSteps(steps, Deno.args));
+    const steps = selectSteps(ciSteps(Object.values(exports)), Deno.args);
+    const logDir = await Deno.makeTempDir({ prefix: "mcp-adapter-ci-" });
+    code = await runSteps(steps, logDir);
   } catch (error) {
     logError(`ci: ${error instanceof Error ? error.message : error}`);
     code = 1;

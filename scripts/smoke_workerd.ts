@@ -1,24 +1,26 @@
 /**
- * Smoke test on workerd, the runtime of Cloudflare Workers: the Worker of
- * `examples/worker.ts`, bundled with the npm build, calls `get-sum` on
- * `@modelcontextprotocol/server-everything` over streamable HTTP on
- * 127.0.0.1. workerd offers web APIs only (no `nodejs_compat` flag is set),
- * so this proves the root entry runs on the edge.
+ * Smoke test on workerd, the runtime of Cloudflare Workers, bundled by
+ * wrangler as a Worker's author would: the Worker of `examples/worker.ts`,
+ * built by `wrangler deploy --dry-run` against the npm build, calls
+ * `get-sum` on `@modelcontextprotocol/server-everything` over streamable
+ * HTTP on 127.0.0.1.
  *
- * It installs the packed tarball and `workerd` (pinned in `scripts/_deps.ts`)
- * in one scratch npm project, as a Worker's author would (so without the
- * optional MCP SDK), and server-everything (pinned in `deno.json`) in
- * another. It bundles the Worker with esbuild (platform neutral,
- * `workerd`/`worker`/`browser` conditions, one file, as wrangler does by
- * default), writes a workerd
- * config, starts server-everything (`streamableHttp`) and `workerd serve` on
- * free loopback ports, and fetches the Worker. Prints
+ * It installs the packed tarball, `workerd` and `wrangler` (pinned in
+ * `scripts/_deps.ts`; this wrangler depends on the same workerd) in one
+ * scratch npm project, as a Worker's author would (so without the optional
+ * MCP SDK), and server-everything (pinned in `deno.json`) in another. The
+ * Worker's config turns Node.js compatibility off (`no_nodejs_compat`,
+ * `no_nodejs_compat_v2`), as Workers without the `nodejs_compat` flag have
+ * it: wrangler then warns about every `node:` import it meets ("... may throw
+ * errors at runtime"). The cases: wrangler printed no warning; the bundle
+ * names no `node:` module (the package's `#stdio-process` import resolved to
+ * the backend that only rejects, under wrangler's `workerd`/`worker`/
+ * `browser` conditions); and workerd serving that bundle (with the same
+ * flags) answers with the tool's result. Prints
  * `smoke-workerd: N passed, N failed` and exits non-zero on any failure.
  * Every process is stopped and both projects removed, pass or fail.
  *
- * The stdio process backends are inlined too; they import `node:` modules
- * only inside their `load()`, so the bundle has no static `node:` import and
- * workerd loads it (the check below fails the smoke if one appears).
+ * wrangler needs Node.js 22 and this machine has 20: it runs on this Deno.
  *
  * Run it with `deno task smoke:workerd` (builds the tarball first).
  *
@@ -26,9 +28,8 @@
  */
 
 import { join, relative } from "node:path";
-import { build, type Metafile, stop } from "esbuild";
 import { readDenoConfig, ROOT, SMOKE_PACKAGES } from "./_deps.ts";
-import { logError } from "./_run.ts";
+import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 import {
   type Background,
   binScript,
@@ -41,6 +42,10 @@ import {
 } from "./_smoke.ts";
 
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
+/** wrangler's dry run: about 5 s warm. */
+const WRANGLER_TIMEOUT_MS = 3 * 60_000;
+/** A Worker without Node.js compatibility (the default before 2026-08-04). */
+const COMPATIBILITY_FLAGS = ["no_nodejs_compat", "no_nodejs_compat_v2"];
 const LISTEN_TIMEOUT_MS = 30_000;
 /** One request to the Worker: connect, call, disconnect. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -66,7 +71,7 @@ export async function smokeWorkerd(): Promise<number> {
   // Two projects, so that the Worker's bundle sees only what a Worker's
   // author installs: not the MCP SDK, which server-everything depends on.
   const installs = await Promise.allSettled([
-    installScratch(config, ["workerd"], {
+    installScratch(config, ["workerd", "wrangler"], {
       withTarball: true,
       timeoutMs: INSTALL_TIMEOUT_MS,
     }),
@@ -84,7 +89,8 @@ export async function smokeWorkerd(): Promise<number> {
       if (install.status === "rejected") throw install.reason;
     }
     const [dir, serverDir] = dirs as [string, string];
-    const modules = await bundleWorker(dir);
+    const bundled = await bundleWithWrangler(dir);
+    const modules = ["worker/worker.js"];
     const mcpPort = freePort();
     let workerPort = freePort();
     while (workerPort === mcpPort) workerPort = freePort();
@@ -114,6 +120,23 @@ export async function smokeWorkerd(): Promise<number> {
     await waitForPort(mcpPort, everything, LISTEN_TIMEOUT_MS);
     await waitForPort(workerPort, workerd, LISTEN_TIMEOUT_MS);
     return await runCases("smoke-workerd", [{
+      name: "wrangler deploy --dry-run bundles the Worker without a warning",
+      run: () => {
+        if (/WARNING|node:/.test(bundled.output)) {
+          throw new Error(`wrangler warned:\n${bundled.output}`);
+        }
+        return Promise.resolve();
+      },
+    }, {
+      name: "the Worker bundle imports no node: module",
+      run: () => {
+        const found = bundled.code.match(/["'`]node:[\w/]+["'`]/g) ?? [];
+        if (found.length > 0) {
+          throw new Error(`worker/worker.js names ${[...new Set(found)]}`);
+        }
+        return Promise.resolve();
+      },
+    }, {
       name:
         "Worker calls get-sum on server-everything over streamable HTTP at 127.0.0.1",
       run: async () => {
@@ -134,56 +157,59 @@ export async function smokeWorkerd(): Promise<number> {
   }
 }
 
-/**
- * Bundles `examples/worker.ts` against the installed npm build into
- * `dir/worker/`.
- *
- * @returns The files workerd gets, relative to `dir`, the Worker's first.
- */
-async function bundleWorker(dir: string): Promise<string[]> {
-  await Deno.copyFile(WORKER, join(dir, "worker.ts"));
-  try {
-    const result = await build({
-      entryPoints: [join(dir, "worker.ts")],
-      absWorkingDir: dir,
-      outdir: join(dir, "worker"),
-      bundle: true,
-      format: "esm",
-      platform: "neutral",
-      conditions: ["workerd", "worker", "browser"],
-      mainFields: ["module", "main"],
-      // Only the stdio backends import node: modules, lazily; workerd never runs them.
-      external: ["node:*"],
-      metafile: true,
-      logLevel: "warning",
-    });
-    return staticClosure(result.metafile, "worker/worker.js");
-  } finally {
-    await stop();
-  }
+/** What wrangler made of the Worker. */
+interface WranglerBundle {
+  /** wrangler's output (stdout and stderr). */
+  output: string;
+  /** The bundle, `dir/worker/worker.js`. */
+  code: string;
 }
 
-/** `entry` and every output it imports statically, transitively. */
-function staticClosure(metafile: Metafile, entry: string): string[] {
-  const found: string[] = [];
-  const pending = [entry];
-  while (pending.length > 0) {
-    const path = pending.shift()!;
-    const output = metafile.outputs[path];
-    if (!output) throw new Error(`esbuild wrote no ${path}`);
-    if (found.includes(path)) continue;
-    found.push(path);
-    for (const edge of output.imports) {
-      if (edge.kind !== "import-statement") continue;
-      if (edge.external) {
-        throw new Error(
-          `${path} imports ${edge.path} statically; a Worker cannot load it`,
-        );
-      }
-      pending.push(edge.path);
-    }
+/**
+ * Bundles `examples/worker.ts` against the installed npm build with
+ * `wrangler deploy --dry-run --outdir worker` (one module, wrangler's
+ * default), its config and logs kept inside `dir`.
+ */
+async function bundleWithWrangler(dir: string): Promise<WranglerBundle> {
+  await Deno.copyFile(WORKER, join(dir, "worker.ts"));
+  await Deno.writeTextFile(
+    join(dir, "wrangler.json"),
+    JSON.stringify({
+      name: "mcp-adapter-smoke",
+      main: "worker.ts",
+      compatibility_date: compatibilityDate(),
+      compatibility_flags: COMPATIBILITY_FLAGS,
+    }),
+  );
+  const wrangler = join(dir, "node_modules", "wrangler", "bin", "wrangler.js");
+  const args = ["deploy", "--dry-run", "--outdir", "worker"];
+  log(`wrangler ${args.join(" ")}`);
+  const decoder = new TextDecoder();
+  let output = "";
+  const code = await run(Deno.execPath(), ["run", "-A", wrangler, ...args], {
+    cwd: dir,
+    timeoutMs: WRANGLER_TIMEOUT_MS,
+    env: {
+      WRANGLER_SEND_METRICS: "false",
+      WRANGLER_LOG_PATH: join(dir, "wrangler-logs"),
+      XDG_CONFIG_HOME: join(dir, "config"),
+      NO_COLOR: "1",
+    },
+    onOutput: (chunk) => output += decoder.decode(chunk, { stream: true }),
+  });
+  output = output.trim();
+  log(output);
+  if (code !== 0) {
+    throw new Error(
+      code === TIMEOUT_EXIT_CODE
+        ? `wrangler timed out after ${WRANGLER_TIMEOUT_MS} ms`
+        : `wrangler exited with code ${code}`,
+    );
   }
-  return found;
+  return {
+    output,
+    code: await Deno.readTextFile(join(dir, "worker", "worker.js")),
+  };
 }
 
 /** What {@linkcode workerdConfig} writes. */
@@ -230,6 +256,7 @@ const worker :Workerd.Worker = (
 ${modules}
   ],
   compatibilityDate = ${text(options.compatibilityDate)},
+  compatibilityFlags = [${COMPATIBILITY_FLAGS.map(text).join(", ")}],
   bindings = [
     (name = "MCP_URL", text = ${text(options.mcpUrl)}),
   ],

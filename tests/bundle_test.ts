@@ -7,6 +7,10 @@
  *
  * Under Node (`scripts/test_node.ts`) the entry is the installed npm build,
  * and esbuild finds its dependencies in `node_modules` as any bundler would.
+ * There it is also bundled for `platform: "browser"`, as a browser or edge
+ * app would bundle it: the package's `#stdio-process` import resolves to the
+ * backend that only rejects, so the bundle has no `node:` import at all and
+ * builds without marking anything external.
  * Under Deno the entry is `mod.ts`; its npm dependencies sit in Deno's cache,
  * which has no `node_modules` layout, so they are installed with npm into a
  * scratch folder first.
@@ -367,6 +371,78 @@ describe("the root entry bundled with esbuild for platform neutral", () => {
       } gzip (${minified} / ${gzipped} bytes); lazy: ${lazy}`,
     );
   });
+});
+
+describe("the root entry of the npm package bundled for platform browser", () => {
+  const entry = fileURLToPath(import.meta.resolve(PACKAGE));
+  // Package conditions exist in the npm build only; Deno runs the source.
+  const fromSource = !/[\\/]node_modules[\\/]/.test(entry);
+  after(() => stop());
+
+  it(
+    "resolves the stdio backend to the one that rejects: no node: import, nothing external",
+    {
+      skip: fromSource &&
+        "the npm package's conditions are checked by the Node run",
+    },
+    async () => {
+      const workingDir = dirname(entry);
+      const result = await build({
+        entryPoints: [entry],
+        absWorkingDir: workingDir,
+        bundle: true,
+        format: "esm",
+        platform: "browser",
+        write: false,
+        metafile: true,
+        logLevel: "silent",
+        plugins: [lazyPackagesExternal(workingDir)],
+      });
+      assert.deepEqual(result.warnings, []);
+      const inputs = Object.keys(result.metafile.inputs);
+      const backends = inputs.filter((input) => input.includes("_process/"))
+        .map((input) => input.replace(/^.*_process\//, "")).sort();
+      assert.deepEqual(backends, ["backend.js", "unavailable.js"]);
+      const imports = Object.values(result.metafile.outputs).flatMap((output) =>
+        output.imports.map((edge) => edge.path)
+      );
+      assert.deepEqual(
+        imports.filter((path) => path.startsWith("node:")),
+        [],
+        "the browser bundle imports node: modules",
+      );
+      const code = result.outputFiles[0]!.text;
+      assert.doesNotMatch(code, /["'`]node:[\w/]+["'`]/);
+
+      // What a stdio server gets there: a clear error, at connect().
+      const out = await mkdtemp(join(tmpdir(), "mcp-adapter-browser-bundle-"));
+      try {
+        const file = join(out, "browser.mjs");
+        await writeFile(file, code);
+        const bundled = await import(pathToFileURL(file).href);
+        const adapter = new bundled.MCPToolAdapter({
+          name: "local",
+          transport: "stdio",
+          command: "never-started",
+        });
+        await assert.rejects(
+          adapter.connect({ timeoutMs: 5_000 }),
+          (error: Error & { cause?: Error }) => {
+            assert.equal(error.name, "MCPConnectionError");
+            assert.match(error.message, /use an HTTP transport here/);
+            assert.match(
+              String(error.cause?.message),
+              /cannot start processes/,
+            );
+            return true;
+          },
+        );
+        await adapter.disconnect();
+      } finally {
+        await rm(out, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe("the /config entry bundled for browsers and edge runtimes", () => {

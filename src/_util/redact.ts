@@ -69,7 +69,26 @@ export function secretsOf(entries: Iterable<NamedValue>): string[] {
   return longestFirst(secrets);
 }
 
-/** The secrets of one server config: its env and header values, and its URL's credentials and query values. */
+/** Values known to be secret, per server config object (see {@linkcode declareSecrets}). */
+const declared = new WeakMap<object, readonly string[]>();
+
+/**
+ * Records values of a server config that are secret whatever their length
+ * or name (a config file's `password` inputs), so that
+ * {@linkcode configSecrets} masks them wherever they went: `env`, `headers`,
+ * but also `args` or the URL.
+ */
+export function declareSecrets(config: object, values: Iterable<string>): void {
+  const list = [...declared.get(config) ?? [], ...values].filter((value) =>
+    value !== ""
+  );
+  if (list.length > 0) declared.set(config, list);
+}
+
+/**
+ * The secrets of one server config: its env and header values, its URL's
+ * credentials and query values, and the values declared secret for it.
+ */
 export function configSecrets(config: {
   env?: Record<string, string> | undefined;
   headers?: Record<string, string> | undefined;
@@ -78,6 +97,10 @@ export function configSecrets(config: {
   const entries: NamedValue[] = [
     ...Object.entries(config.env ?? {}),
     ...Object.entries(config.headers ?? {}),
+    ...(declared.get(config) ?? []).map((value): NamedValue => [
+      "password",
+      value,
+    ]),
   ];
   if (config.url) {
     try {

@@ -7,7 +7,7 @@
  */
 
 import { setOwn } from "../_util/values.ts";
-import { MCPConfigFileError } from "./errors.ts";
+import { MCPConfigFileError, type MCPConfigFileProblem } from "./errors.ts";
 import {
   type ParsedDocument,
   parseDocument,
@@ -56,8 +56,7 @@ export function readDocument(
 }
 
 /**
- * Validates a document against a schema and throws its first problem (the
- * one nearest the top of the file).
+ * Validates a document against a schema and throws every problem found.
  *
  * @param document The parsed document.
  * @param schema The schema.
@@ -70,42 +69,63 @@ export function checkSchema(
   file: string,
 ): void {
   const problems = schemaProblems(schema, document.value);
-  if (problems.length > 0) {
-    throw fileError(file, firstProblem(problems, document), document);
-  }
+  if (problems.length > 0) throw fileError(file, problems, document);
+}
+
+/** A problem with the position it is reported at. */
+interface Placed {
+  problem: ConfigProblem;
+  at: { line: number; column: number } | undefined;
 }
 
 /**
- * The problem nearest the top of the file; of a misspelt field, which is
- * both unknown and missing, the misspelling.
- *
- * @param problems At least one problem.
- * @param document The document, to find their positions.
+ * The problems in file order (those without a position last), without the
+ * "missing" half of a misspelt field: `comand` is reported as an unknown
+ * field that looks like `command`, not also as a missing `command`; and of
+ * several rules saying what one object lacks, only the first. When
+ * the first problem is a missing field and a field beside it is unknown,
+ * that unknown field comes first: it is the likelier cause.
  */
-export function firstProblem(
+function placedInOrder(
   problems: readonly ConfigProblem[],
-  document: ParsedDocument,
-): ConfigProblem {
+  document: ParsedDocument | undefined,
+): Placed[] {
   const placed = problems.map((problem, order) => ({
     problem,
     order,
     at: problem.line !== undefined
       ? { line: problem.line, column: problem.column ?? 1 }
-      : document.locate(problem.path),
+      : document?.locate(problem.path),
   }));
   placed.sort((a, b) =>
     (a.at?.line ?? Infinity) - (b.at?.line ?? Infinity) ||
     (a.at?.column ?? Infinity) - (b.at?.column ?? Infinity) ||
     a.order - b.order
   );
-  const first = placed[0]!.problem;
-  if (first.kind !== "missing") return first;
-  const typo = placed.find(({ problem }) =>
-    problem.kind === "unknown" &&
-    problem.path.length === first.path.length + 1 &&
-    first.path.every((segment, index) => problem.path[index] === segment)
+  const beside = (missing: ConfigProblem, unknown: ConfigProblem) =>
+    unknown.kind === "unknown" &&
+    unknown.path.length === missing.path.length + 1 &&
+    missing.path.every((segment, index) => unknown.path[index] === segment);
+  const kept = placed.filter(({ problem }, index) =>
+    problem.kind !== "missing" ||
+    !placed.some((other, otherIndex) =>
+      (beside(problem, other.problem) && other.problem.field !== undefined &&
+        (problem.field === undefined ||
+          problem.field === other.problem.field)) ||
+      // Two rules that each say what the same object lacks: one is enough.
+      (otherIndex < index && other.problem.kind === "missing" &&
+        problem.field === undefined && other.problem.field === undefined &&
+        formatPath(other.problem.path) === formatPath(problem.path))
+    )
   );
-  return typo?.problem ?? first;
+  const first = kept[0];
+  if (first?.problem.kind === "missing") {
+    const typo = kept.findIndex((other) =>
+      beside(first.problem, other.problem)
+    );
+    if (typo > 0) kept.unshift(...kept.splice(typo, 1));
+  }
+  return kept;
 }
 
 function guessed(text: string): ParsedDocument {
@@ -118,32 +138,50 @@ function guessed(text: string): ParsedDocument {
 }
 
 /**
- * Turns a problem into the public error.
+ * Turns problems into the public error: one line per problem, in file
+ * order.
  *
  * @param file The file's name.
- * @param problem The problem.
- * @param document The document, to find the problem's position.
+ * @param problems One problem or several (at least one).
+ * @param document The document, to find the problems' positions.
  * @returns The error, ready to throw.
  */
 export function fileError(
   file: string,
-  problem: ConfigProblem,
+  problems: ConfigProblem | readonly ConfigProblem[],
   document?: ParsedDocument,
 ): MCPConfigFileError {
-  const at = problem.line !== undefined
-    ? { line: problem.line, column: problem.column ?? 1 }
-    : document?.locate(problem.path);
-  const where = at === undefined ? file : `${file}:${at.line}:${at.column}`;
-  const path = formatPath(problem.path);
-  const message = path === ""
-    ? `${where}: ${problem.detail}`
-    : `${where}: ${path}${problem.continuesPath ? " " : ": "}${problem.detail}`;
-  return new MCPConfigFileError(message, {
-    file,
-    path,
-    ...(at === undefined ? {} : { line: at.line, column: at.column }),
-    ...(problem.cause === undefined ? {} : { cause: problem.cause }),
+  const placed = placedInOrder(
+    problems instanceof ConfigProblem ? [problems] : problems,
+    document,
+  );
+  const reported: MCPConfigFileProblem[] = placed.map(({ problem, at }) => {
+    const where = at === undefined ? file : `${file}:${at.line}:${at.column}`;
+    const path = formatPath(problem.path);
+    const message = path === ""
+      ? `${where}: ${problem.detail}`
+      : `${where}: ${path}${
+        problem.continuesPath ? " " : ": "
+      }${problem.detail}`;
+    return {
+      path,
+      ...(at === undefined ? {} : { line: at.line, column: at.column }),
+      message,
+    };
   });
+  const first = reported[0]!;
+  const cause = placed[0]!.problem.cause;
+  return new MCPConfigFileError(
+    reported.map((problem) => problem.message).join("\n"),
+    {
+      file,
+      path: first.path,
+      ...(first.line === undefined ? {} : { line: first.line }),
+      ...(first.column === undefined ? {} : { column: first.column }),
+      ...(cause === undefined ? {} : { cause }),
+      problems: reported,
+    },
+  );
 }
 
 /**
@@ -156,8 +194,7 @@ export function fileError(
  */
 export async function readTextFile(path: string): Promise<string> {
   try {
-    const { readFile } = await import("node:fs/promises");
-    return await readFile(path, "utf8");
+    return await readText(path);
   } catch (error) {
     throw new MCPConfigFileError(
       `${path}: cannot read the file: ${readFailure(error)}`,
@@ -166,7 +203,25 @@ export async function readTextFile(path: string): Promise<string> {
   }
 }
 
-function readFailure(error: unknown): string {
+/**
+ * Reads a text file like {@linkcode readTextFile}, failing with the
+ * runtime's own error (see {@linkcode readFailure}).
+ *
+ * @param path The file's path.
+ * @returns Its text.
+ */
+export async function readText(path: string): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  return await readFile(path, "utf8");
+}
+
+/**
+ * Why a file could not be read, and what to do, in a few words.
+ *
+ * @param error What the runtime threw.
+ * @returns E.g. `it does not exist; check the path`.
+ */
+export function readFailure(error: unknown): string {
   const { code, name } = error as { code?: unknown; name?: unknown };
   switch (code ?? name) {
     case "ENOENT":

@@ -20,6 +20,11 @@ export class ConfigProblem extends Error {
   readonly continuesPath: boolean;
   /** `missing` and `unknown` field problems: a typo causes one of each. */
   readonly kind?: "missing" | "unknown";
+  /**
+   * `missing`: the field that is missing, when one is named. `unknown`: the
+   * known field it looks like a misspelling of, if any.
+   */
+  readonly field?: string;
   /** 1-based line, when known. */
   line?: number;
   /** 1-based column, when known. */
@@ -41,6 +46,7 @@ export class ConfigProblem extends Error {
       continuesPath?: boolean;
       cause?: unknown;
       kind?: "missing" | "unknown";
+      field?: string;
     } = {},
   ) {
     super(
@@ -52,6 +58,7 @@ export class ConfigProblem extends Error {
     this.detail = detail;
     this.continuesPath = options.continuesPath ?? false;
     if (options.kind !== undefined) this.kind = options.kind;
+    if (options.field !== undefined) this.field = options.field;
     if (options.line !== undefined) this.line = options.line;
     if (options.column !== undefined) this.column = options.column;
   }

@@ -212,7 +212,7 @@ function describeError(
           `missing "${name}"${
             example(schema, properties[name], `${renderKey(name)}: `)
           }`,
-          { kind: "missing" },
+          { kind: "missing", field: name },
         )
       );
     }
@@ -221,15 +221,18 @@ function describeError(
       const known = Object.keys(properties);
       if (!isRecord(value)) return [];
       return Object.keys(value).filter((key) => !Object.hasOwn(properties, key))
-        .map((key) =>
-          new ConfigProblem(
+        .map((key) => {
+          const likely = suggest(key, known);
+          return new ConfigProblem(
             [...path, key],
-            `unknown field${suggest(key, known)}; the fields are ${
-              known.join(", ")
-            }`,
-            { kind: "unknown" },
-          )
-        );
+            `unknown field${
+              likely === undefined ? "" : ` (did you mean "${likely}"?)`
+            }; the fields are ${known.join(", ")}`,
+            likely === undefined
+              ? { kind: "unknown" }
+              : { kind: "unknown", field: likely },
+          );
+        });
     }
     case "pattern":
       return problem(
@@ -334,7 +337,8 @@ function shortValue(value: unknown): string {
   return kindOf(value);
 }
 
-function suggest(key: string, known: readonly string[]): string {
+/** The known field `key` most likely misspells, if any. */
+function suggest(key: string, known: readonly string[]): string | undefined {
   const normal = normalize(key);
   let best: string | undefined;
   let bestDistance = 3;
@@ -347,7 +351,7 @@ function suggest(key: string, known: readonly string[]): string {
       bestDistance = distance;
     }
   }
-  return best === undefined ? "" : ` (did you mean "${best}"?)`;
+  return best;
 }
 
 function normalize(name: string): string {

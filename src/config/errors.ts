@@ -6,6 +6,21 @@
 
 import { MCPConfigError } from "../errors.ts";
 
+/** One problem of a config or skill file. */
+export interface MCPConfigFileProblem {
+  /** The offending field, e.g. `"servers[2].url"`; `""` for the whole file. */
+  path: string;
+  /** 1-based line, when known. */
+  line?: number;
+  /** 1-based column, when known. */
+  column?: number;
+  /**
+   * The whole line of the report, e.g.
+   * `mcp.yaml:7:5: servers[2].url: expected an http(s) URL; write e.g. "https://example.com/mcp"`.
+   */
+  message: string;
+}
+
 /** Where in which file an {@linkcode MCPConfigFileError} happened. */
 export interface MCPConfigFileErrorOptions {
   /** The file's path as given, or `"<inline>"` for text without one. */
@@ -18,28 +33,42 @@ export interface MCPConfigFileErrorOptions {
   column?: number;
   /** The underlying error, if any. */
   cause?: unknown;
+  /**
+   * Every problem found, in file order, the first being the one `path`,
+   * `line` and `column` describe. Default: that one alone, with `message`.
+   */
+  problems?: readonly MCPConfigFileProblem[];
 }
 
 /**
- * A config or skill file cannot be read, does not parse, or holds an invalid
- * value. The message starts with the file (and line and column when known),
- * then the path of the field, then what to write instead, e.g.
+ * A config or skill file cannot be read, does not parse, or holds invalid
+ * values. Every problem found is reported at once, one line each, in file
+ * order: the file (and line and column when known), then the path of the
+ * field, then what to write instead, e.g.
  * `mcp.yaml:7:5: servers[2].url: expected an http(s) URL; write e.g. "https://example.com/mcp"`.
- * It never contains the values of environment variables, `env` or `headers`.
- * `code` is `"invalid_config"`, as for every {@linkcode MCPConfigError};
- * `field` equals `path`.
+ * The same lines are in {@linkcode MCPConfigFileError.prototype.problems},
+ * with their paths and positions; `path`, `line` and `column` are those of
+ * the first. The message never contains the values of environment
+ * variables, inputs, `env` or `headers`. `code` is `"invalid_config"`, as
+ * for every {@linkcode MCPConfigError}; `field` equals `path`.
  *
  * @example Report a bad config file
  * ```ts
  * import { MCPConfigFileError, parseConfig } from "@cleveragents/mcp-adapter/config";
  *
  * try {
- *   parseConfig("servers:\n  - name: files\n", "yaml", { source: "mcp.yaml" });
+ *   parseConfig(
+ *     "servers:\n  - name: files\n  - name: web\n    transport: sse\n    url: ftp://x\n",
+ *     "yaml",
+ *     { source: "mcp.yaml" },
+ *   );
  * } catch (error) {
  *   if (!(error instanceof MCPConfigFileError)) throw error;
  *   console.log(error.file, error.path, error.line); // "mcp.yaml" "servers[0]" 2
  *   console.log(error.message);
  *   // mcp.yaml:2:5: servers[0]: missing "transport"; write e.g. transport: "stdio"
+ *   // mcp.yaml:5:5: servers[1].url: expected an http(s) URL; write e.g. "https://example.com/mcp"
+ *   console.log(error.problems.map((problem) => problem.path)); // ["servers[0]", "servers[1].url"]
  * }
  * ```
  */
@@ -52,12 +81,15 @@ export class MCPConfigFileError extends MCPConfigError {
   readonly line?: number;
   /** 1-based column, when known. */
   readonly column?: number;
+  /** Every problem found, in file order; at least one. */
+  readonly problems: readonly MCPConfigFileProblem[];
 
   /**
    * Creates a config file error.
    *
    * @param message The whole message, starting with the file.
-   * @param options The file, the path, the position and the cause.
+   * @param options The file, the path, the position, the cause, and every
+   * problem when there are several.
    */
   constructor(message: string, options: MCPConfigFileErrorOptions) {
     super(options.path, message);
@@ -66,6 +98,12 @@ export class MCPConfigFileError extends MCPConfigError {
     this.path = options.path;
     if (options.line !== undefined) this.line = options.line;
     if (options.column !== undefined) this.column = options.column;
+    this.problems = options.problems?.length ? [...options.problems] : [{
+      path: options.path,
+      ...(options.line === undefined ? {} : { line: options.line }),
+      ...(options.column === undefined ? {} : { column: options.column }),
+      message,
+    }];
     if (options.cause !== undefined) {
       // MCPConfigError takes no options, so `cause` is set here.
       Object.defineProperty(this, "cause", {

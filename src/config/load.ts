@@ -7,38 +7,38 @@
  * `{ mcpServers: { name: {...} } }` files of Claude Desktop, Cursor and
  * Claude Code; and VS Code's `{ servers: { name: {...} } }` (JSON files may
  * have comments and trailing commas, as VS Code writes them). Strings in
- * `command`, `args`, `env`, `url` and `headers` may use `${VAR}` and
- * `${VAR:-default}`; `$${` is a literal `${`.
+ * `command`, `args`, `env`, `url`, `headers` and `envFile` may use `${VAR}`
+ * and `${VAR:-default}` (`$${` is a literal `${`), and VS Code's
+ * `${env:VAR}`, `${workspaceFolder}`, `${userHome}` and `${input:id}`. A
+ * server's `envFile` (a dotenv file) is read into its `env`. Every problem
+ * of a file is reported at once.
  *
  * @module
  */
 
+import { readTextFile } from "./_document.ts";
+import type { ConfigInputs } from "./_inputs.ts";
+import { askInputs } from "./_inputs.ts";
 import {
-  markChecked,
-  type MCPServerConfig,
-  serverConfigProblems,
-} from "./server.ts";
+  finish,
+  type ReadConfig,
+  readConfig,
+  readEnvFiles,
+  refuseEnvFiles,
+  usedInputs,
+  variablesOf,
+} from "./_read.ts";
+import type { MCPServerConfig } from "./server.ts";
 import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { MCPToolFilter } from "../types.ts";
-import { LOADER_SCHEMA } from "./schema.ts";
-import { MCPConfigFileError } from "./errors.ts";
-import {
-  fileError,
-  firstProblem,
-  overridesOf,
-  readDocument,
-  readTextFile,
-  schemaProblems,
-} from "./_document.ts";
-import { type EnvLookup, envLookup, interpolateValue } from "./_interpolate.ts";
-import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
-import { isRecord, kindOf } from "../_util/values.ts";
 
 export { CONFIG_SCHEMA } from "./schema.ts";
 export {
   MCPConfigFileError,
   type MCPConfigFileErrorOptions,
+  type MCPConfigFileProblem,
 } from "./errors.ts";
+export type { ConfigInput, ConfigInputs } from "./_inputs.ts";
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { MCPServerConfig, MCPTransportKind } from "./server.ts";
 export type { CapabilityOverrides } from "../tools/capabilities.ts";
@@ -87,18 +87,45 @@ export interface LoadedConfig {
   source: string;
 }
 
-/** Options of {@linkcode loadConfig}. */
-export interface LoadConfigOptions {
+/** What `${…}` references resolve against; shared by {@linkcode loadConfig} and {@linkcode parseConfig}. */
+export interface ConfigVariableOptions {
   /**
-   * Variables for `${VAR}`. Default: the process environment, read one
-   * variable at a time when a reference needs it (`Deno.env` under Deno,
-   * `process.env` under Node).
+   * Variables for `${VAR}` and `${env:VAR}`. Default: the process
+   * environment, read one variable at a time when a reference needs it
+   * (`Deno.env` under Deno, `process.env` under Node).
    */
   env?: Record<string, string | undefined>;
+  /**
+   * The folder `${workspaceFolder}` stands for. Default for a file: the
+   * file's folder, or the folder above it when that is `.vscode` or
+   * `.cursor` (where VS Code and Cursor keep `mcp.json`). Text has no
+   * default: there `${workspaceFolder}` needs this option, and so does a
+   * relative `envFile` (it is relative to this folder).
+   */
+  workspaceFolder?: string;
+  /** What `${userHome}` stands for. Default: `HOME`, else `USERPROFILE`, from `env`. */
+  userHome?: string;
+}
+
+/** Options of {@linkcode loadConfig}. */
+export interface LoadConfigOptions extends ConfigVariableOptions {
+  /**
+   * Values for `${input:id}`: a record of id → value, or a function called
+   * once per input the file's `inputs` list declares and its servers use,
+   * one at a time in file order, with the input's `description`,
+   * `password`, `default` and `options` (a command line can prompt with
+   * them; the CLI does on a terminal). An input not given falls back to its
+   * `default`; without one it is a problem naming it. Values of
+   * `password: true` inputs are treated as secrets: they are masked in every
+   * message the adapter and the hub produce, wherever the file used them.
+   */
+  inputs?: ConfigInputs;
 }
 
 /** Options of {@linkcode parseConfig}. */
-export interface ParseConfigOptions extends LoadConfigOptions {
+export interface ParseConfigOptions extends ConfigVariableOptions {
+  /** Values for `${input:id}`, by id (see {@linkcode LoadConfigOptions.inputs}). */
+  inputs?: Readonly<Record<string, string>>;
   /** The file name used in messages and `LoadedConfig.source`. Default `"<inline>"`. */
   source?: string;
 }
@@ -117,42 +144,24 @@ export interface ConfigText {
 }
 
 const INLINE = "<inline>";
-const EXAMPLE =
-  'servers: [{ name: "files", transport: "stdio", command: "mcp-files" }]';
-const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
-const REMOTE_FIELDS = ["url", "headers"] as const;
-const INTERPOLATED: ReadonlySet<string> = new Set([
-  "command",
-  "args",
-  "env",
-  "url",
-  "headers",
-]);
-
-/** A server as read from the file, before validation of its config. */
-interface Draft {
-  path: Path;
-  raw: Record<string, unknown>;
-  name: string;
-  namespace: string;
-  /** Where the namespace is written: the namespace field, the name, or the key. */
-  namespacePath: Path;
-  transport: MCPServerConfig["transport"];
-  /** Our own format: strict about fields of the other transport, and has extras. */
-  ours: boolean;
-  enabled: boolean;
-}
+/** Folders in which editors keep a project's `mcp.json`: the project is the folder above. */
+const EDITOR_FOLDERS = new Set([".vscode", ".cursor"]);
 
 /**
  * Parses config text into validated server entries.
  *
+ * Text is parsed without reading files: a server with an `envFile` is a
+ * problem here; {@linkcode loadConfig} (which also takes text) reads it.
+ *
  * @param text The YAML or JSON text.
  * @param format `"yaml"` or `"json"`.
- * @param options Variables for `${VAR}`, and the file name for messages.
+ * @param options Variables, input values, the workspace folder, and the
+ * file name for messages.
  * @returns The servers, in file order, and the source.
- * @throws {MCPConfigFileError} On a syntax error (with line and column), an
- * invalid field (with its path and what to write), an unset variable without
- * default, or a duplicate server name or namespace.
+ * @throws {MCPConfigFileError} On a syntax error (with line and column), or
+ * with every problem found: invalid fields (each with its path and what to
+ * write), unset variables without default, inputs without a value,
+ * duplicate server names or namespaces.
  *
  * @example Our format, with a variable
  * ```ts
@@ -184,62 +193,33 @@ interface Draft {
  * );
  * console.log(servers[0]?.config.transport); // "stdio"
  * ```
+ *
+ * @example A VS Code file with an input
+ * ```ts
+ * import { parseConfig } from "@cleveragents/mcp-adapter/config";
+ *
+ * const { servers } = parseConfig(
+ *   `{
+ *     "inputs": [{ "id": "api-key", "type": "promptString", "description": "API key", "password": true }],
+ *     "servers": { "search": { "command": "search-mcp", "env": { "API_KEY": "\${input:api-key}" } } }
+ *   }`,
+ *   "json",
+ *   { inputs: { "api-key": "example-key" } },
+ * );
+ * console.log(servers[0]?.config.env); // { API_KEY: "example-key" }
+ * ```
  */
 export function parseConfig(
   text: string,
   format: ConfigFormat,
   options: ParseConfigOptions = {},
 ): LoadedConfig {
-  return configOf(text, format, options);
-}
-
-function configOf(
-  text: string,
-  format: ConfigFormat | "guess",
-  options: ParseConfigOptions,
-): LoadedConfig {
-  const file = options.source ?? INLINE;
-  if (format !== "yaml" && format !== "json" && format !== "guess") {
-    throw new MCPConfigFileError(
-      `${file}: unknown format ${
-        JSON.stringify(String(format))
-      }; pass "yaml" or "json"`,
-      { file, path: "" },
-    );
-  }
-  const document = readDocument(text, format, file, EXAMPLE);
-  try {
-    const root = checkRoot(document.value);
-    const problems = schemaProblems(LOADER_SCHEMA, document.value);
-    // Without a servers list or object there is nothing to read further.
-    if (problems.some((problem) => problem.path.length < 2)) {
-      throw firstProblem(problems, document);
-    }
-    const drafts = draftsOf(root);
-    const lookup = envLookup(options.env);
-    const servers: ServerEntry[] = [];
-    for (const draft of drafts) {
-      // A server the schema found fault with is not read further; the
-      // server-config check runs on the others, after ${VAR} replacement.
-      if (problems.some((problem) => within(problem.path, draft.path))) {
-        continue;
-      }
-      try {
-        servers.push(entryOf(draft, lookup));
-      } catch (error) {
-        if (!(error instanceof ConfigProblem)) throw error;
-        problems.push(error);
-      }
-    }
-    if (problems.length > 0) throw firstProblem(problems, document);
-    checkUnique(drafts);
-    return { servers, source: file };
-  } catch (error) {
-    if (error instanceof ConfigProblem) {
-      throw fileError(file, error, document);
-    }
-    throw error;
-  }
+  const read = readConfig(text, format, options.source ?? INLINE);
+  const vars = variablesOf(read, options, options.inputs, undefined, {
+    workspaceFolder: options.workspaceFolder,
+  });
+  refuseEnvFiles(read);
+  return finish(read, vars, new Map());
 }
 
 /**
@@ -247,15 +227,20 @@ function configOf(
  *
  * A path's format comes from its extension: `.yaml`/`.yml` is YAML, `.json`
  * is JSON (comments and trailing commas allowed), anything else is tried as
- * JSON, then as YAML. The file is read with `node:fs/promises`, imported on
- * first use. Relative paths inside the file (`cwd`, `args`) are not rewritten:
- * they resolve against the working directory of the process.
+ * JSON, then as YAML. Files (the config, and each server's `envFile`) are
+ * read with `node:fs/promises`, imported on first use. A relative `envFile`
+ * is relative to the config file's folder; other relative paths inside the
+ * file (`cwd`, `args`) are not rewritten: they resolve against the working
+ * directory of the process.
  *
  * @param source A file path, or `{ text, format, source? }`.
- * @param options Variables for `${VAR}`.
+ * @param options Variables, input values or a function that asks for them,
+ * and the workspace folder.
  * @returns The servers, in file order, and the source.
  * @throws {MCPConfigFileError} When the file cannot be read, or as
- * {@linkcode parseConfig}.
+ * {@linkcode parseConfig} (a missing or malformed `envFile` among the
+ * problems, with its path).
+ * @throws What an `inputs` function throws.
  *
  * @example Load a file, skip the disabled servers
  * ```ts ignore
@@ -277,19 +262,43 @@ function configOf(
  * );
  * console.log(config.servers[0]?.config.url); // "https://example.com/mcp"
  * ```
+ *
+ * @example Ask for a VS Code file's inputs
+ * ```ts ignore
+ * import { loadConfig } from "@cleveragents/mcp-adapter/config";
+ *
+ * const config = await loadConfig(".vscode/mcp.json", {
+ *   inputs: async ({ id, description, password }) =>
+ *     await myPrompt(description ?? id, { hidden: password }),
+ * });
+ * ```
  */
 export async function loadConfig(
   source: string | ConfigText,
   options: LoadConfigOptions = {},
 ): Promise<LoadedConfig> {
-  if (typeof source !== "string") {
-    return parseConfig(source.text, source.format, {
-      ...options,
-      ...(source.source === undefined ? {} : { source: source.source }),
-    });
+  let read: ReadConfig;
+  let folder: string | undefined;
+  if (typeof source === "string") {
+    const text = await readTextFile(source);
+    read = readConfig(text, formatOf(source), source);
+    const path = await import("node:path");
+    folder = path.dirname(path.resolve(source));
+  } else {
+    read = readConfig(source.text, source.format, source.source ?? INLINE);
   }
-  const text = await readTextFile(source);
-  return configOf(text, formatOf(source), { ...options, source });
+  const workspaceFolder = options.workspaceFolder ??
+    (folder === undefined ? undefined : workspaceOf(folder));
+  const ask = typeof options.inputs === "function" ? options.inputs : undefined;
+  const given = typeof options.inputs === "function"
+    ? undefined
+    : options.inputs;
+  const answers = ask === undefined
+    ? undefined
+    : await askInputs(usedInputs(read.readable), read.declared, ask);
+  const vars = variablesOf(read, options, given, answers, { workspaceFolder });
+  const envFiles = await readEnvFiles(read, vars, folder ?? workspaceFolder);
+  return finish(read, vars, envFiles);
 }
 
 /** The format a file name says, or `"guess"`: JSON if the text parses as JSON, else YAML. */
@@ -300,185 +309,11 @@ function formatOf(path: string): ConfigFormat | "guess" {
   return "guess";
 }
 
-/** Refuses what the schema's messages would explain badly. */
-function checkRoot(root: unknown): Record<string, unknown> {
-  if (!isRecord(root)) {
-    throw new ConfigProblem(
-      [],
-      `expected an object with a "servers" list, got ${
-        kindOf(root)
-      }; write e.g. ${EXAMPLE}`,
-    );
-  }
-  if (Object.hasOwn(root, "servers") && Object.hasOwn(root, "mcpServers")) {
-    throw new ConfigProblem(
-      ["mcpServers"],
-      'the file has both "servers" and "mcpServers"; keep one of them',
-    );
-  }
-  return root;
-}
-
-function draftsOf(root: Record<string, unknown>): Draft[] {
-  if (Array.isArray(root.servers)) {
-    return root.servers.map((raw: Record<string, unknown>, index) => {
-      const name = raw.name as string;
-      const explicit = typeof raw.namespace === "string";
-      return {
-        path: ["servers", index],
-        raw,
-        name,
-        namespace: explicit ? raw.namespace as string : name,
-        namespacePath: ["servers", index, explicit ? "namespace" : "name"],
-        transport: raw.transport as MCPServerConfig["transport"],
-        ours: true,
-        enabled: raw.enabled !== false,
-      };
-    });
-  }
-  const key = Object.hasOwn(root, "mcpServers") ? "mcpServers" : "servers";
-  const servers = root[key] as Record<string, Record<string, unknown>>;
-  return Object.entries(servers).map(([name, raw]) => {
-    const path = [key, name];
-    return {
-      path,
-      raw,
-      name,
-      namespace: name,
-      namespacePath: path,
-      transport: transportOf(raw, path),
-      ours: false,
-      enabled: raw.disabled !== true && raw.enabled !== false,
-    };
-  });
-}
-
-/** The transport of a Claude Desktop / Cursor / Claude Code / VS Code entry. */
-function transportOf(
-  raw: Record<string, unknown>,
-  path: Path,
-): MCPServerConfig["transport"] {
-  switch (raw.type) {
-    case "stdio":
-      return "stdio";
-    case "sse":
-      return "sse";
-    case "http":
-    case "streamable-http":
-      return "streamable-http";
-  }
-  if (raw.command !== undefined && raw.url !== undefined) {
-    throw new ConfigProblem(
-      path,
-      'has both "command" and "url"; keep one, or set "type" to "stdio", "sse" or "http"',
-    );
-  }
-  return raw.command !== undefined ? "stdio" : "streamable-http";
-}
-
-/** Whether `path` is `parent` or lies under it. */
-function within(path: Path, parent: Path): boolean {
-  return parent.every((segment, index) => path[index] === segment);
-}
-
-function checkUnique(drafts: readonly Draft[]): void {
-  const names = new Map<string, Draft>();
-  const namespaces = new Map<string, Draft>();
-  for (const draft of drafts) {
-    const named = names.get(draft.name);
-    if (named !== undefined) {
-      throw new ConfigProblem(
-        [...draft.path, "name"],
-        `"${draft.name}" is also the name of ${
-          formatPath(named.path)
-        }; give each server its own name`,
-      );
-    }
-    names.set(draft.name, draft);
-    const other = namespaces.get(draft.namespace);
-    if (other !== undefined) {
-      throw new ConfigProblem(
-        draft.namespacePath,
-        `namespace "${draft.namespace}" is also used by ${
-          formatPath(other.path)
-        }; give each server its own namespace (it defaults to the name)`,
-      );
-    }
-    namespaces.set(draft.namespace, draft);
-  }
-}
-
-function entryOf(draft: Draft, lookup: EnvLookup): ServerEntry {
-  const { raw, path, transport } = draft;
-  // Our format: every field written is checked (one of the other transport
-  // is a mistake); the other formats: the transport's fields, the rest is
-  // ignored, as their own clients do.
-  const fields = draft.ours
-    ? [...STDIO_FIELDS, ...REMOTE_FIELDS]
-    : transport === "stdio"
-    ? STDIO_FIELDS
-    : REMOTE_FIELDS;
-  const candidate: Record<string, unknown> = { name: draft.name, transport };
-  for (const field of fields) {
-    const value = raw[field];
-    if (value === undefined) continue;
-    candidate[field] = INTERPOLATED.has(field)
-      ? interpolateValue(value, lookup, [...path, field])
-      : value;
-  }
-  const [problem] = serverConfigProblems(candidate);
-  if (problem !== undefined) {
-    throw new ConfigProblem(
-      [...path, ...fileField(problem.path, draft)],
-      problem.detail,
-    );
-  }
-  const config = candidate as unknown as MCPServerConfig;
-  markChecked(config);
-  const entry: ServerEntry = {
-    config,
-    namespace: draft.namespace,
-    enabled: draft.enabled,
-  };
-  if (!draft.ours) return entry;
-  if (isRecord(raw.filter)) entry.filter = filterOf(raw.filter);
-  if (isRecord(raw.overrides)) entry.overrides = overridesOf(raw.overrides);
-  if (typeof raw.connectTimeoutMs === "number") {
-    entry.connectTimeoutMs = raw.connectTimeoutMs;
-  }
-  if (typeof raw.requestTimeoutMs === "number") {
-    entry.requestTimeoutMs = raw.requestTimeoutMs;
-  }
-  if (raw.auth !== undefined) {
-    if (transport === "stdio") {
-      throw new ConfigProblem(
-        [...path, "auth"],
-        'is for remote servers (OAuth over HTTP); remove it, or set transport to "streamable-http" or "sse"',
-      );
-    }
-    const auth = isRecord(raw.auth) ? raw.auth : {};
-    entry.auth = { type: "oauth" };
-    if (typeof auth.clientId === "string") entry.auth.clientId = auth.clientId;
-    if (Array.isArray(auth.scopes)) entry.auth.scopes = [...auth.scopes];
-  }
-  return entry;
-}
-
-/** Where a field of the candidate config is written in the file. */
-function fileField(path: Path, draft: Draft): Path {
-  const [head] = path;
-  if (draft.ours) return path;
-  // Other formats: the name is the key, the transport is "type" (or implied).
-  if (head === "name") return [];
-  if (head === "transport") {
-    return Object.hasOwn(draft.raw, "type") ? ["type"] : [];
-  }
-  return path;
-}
-
-function filterOf(raw: Record<string, unknown>): MCPToolFilter {
-  const filter: MCPToolFilter = {};
-  if (Array.isArray(raw.include)) filter.include = [...raw.include];
-  if (Array.isArray(raw.exclude)) filter.exclude = [...raw.exclude];
-  return filter;
+/** `${workspaceFolder}` of a file in `folder` (an absolute path). */
+function workspaceOf(folder: string): string {
+  const separator = Math.max(folder.lastIndexOf("/"), folder.lastIndexOf("\\"));
+  const name = folder.slice(separator + 1);
+  return EDITOR_FOLDERS.has(name) && separator > 0
+    ? folder.slice(0, separator)
+    : folder;
 }

@@ -16,7 +16,7 @@ const NAME_PATTERN = "^[^/]+$";
 const NAME_MESSAGE =
   'expected a name without "/" (it becomes the tool namespace); write e.g. "github"';
 const VARIABLES =
-  "${VAR} and ${VAR:-default} are replaced from the environment; $${ is a literal ${.";
+  "${VAR}, ${env:VAR} and ${VAR:-default} are replaced from the environment, ${workspaceFolder} by the project folder, ${userHome} by the home folder, ${input:ID} by the value of an input; $${ is a literal ${.";
 
 /** `{ read_only?, writes? }`: shared by config files and skill files. */
 const OVERRIDE: JsonSchema = {
@@ -83,7 +83,9 @@ export const CONFIG_SCHEMA: JsonSchema = {
     },
     inputs: {
       type: "array",
-      description: "VS Code's input prompts; ignored by this loader.",
+      description:
+        "Values asked for when the file is loaded (VS Code's inputs), used as ${input:ID}.",
+      items: { $ref: "#/definitions/input" },
     },
   },
   allOf: [{
@@ -116,6 +118,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
         command: { $ref: "#/definitions/command" },
         args: { $ref: "#/definitions/args" },
         env: { $ref: "#/definitions/env" },
+        envFile: { $ref: "#/definitions/envFile" },
         cwd: { $ref: "#/definitions/cwd" },
         url: { $ref: "#/definitions/url" },
         headers: { $ref: "#/definitions/headers" },
@@ -236,6 +239,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
         command: { $ref: "#/definitions/command" },
         args: { $ref: "#/definitions/args" },
         env: { $ref: "#/definitions/env" },
+        envFile: { $ref: "#/definitions/envFile" },
         cwd: { $ref: "#/definitions/cwd" },
         url: { $ref: "#/definitions/url" },
         headers: { $ref: "#/definitions/headers" },
@@ -302,6 +306,59 @@ export const CONFIG_SCHEMA: JsonSchema = {
         `stdio: environment variables for the server, on top of a minimal base (PATH, HOME, ...). ${VARIABLES}`,
       additionalProperties: { type: "string" },
       examples: [{ GITHUB_TOKEN: "${GITHUB_TOKEN}" }],
+    },
+    envFile: {
+      type: "string",
+      description:
+        "stdio: a dotenv file (NAME=value lines) whose variables are added to env; env wins over it. Relative to the config file's folder. ${workspaceFolder}, ${userHome}, ${VAR} and ${input:ID} are replaced.",
+      minLength: 1,
+      examples: ["${workspaceFolder}/.env"],
+    },
+    input: {
+      type: "object",
+      description:
+        "A value asked for when the file is loaded, used as ${input:ID}. The command line asks on a terminal; a program passes the inputs option.",
+      required: ["id"],
+      properties: {
+        id: {
+          type: "string",
+          description: "What ${input:ID} names.",
+          minLength: 1,
+          examples: ["api-key"],
+        },
+        type: {
+          type: "string",
+          description:
+            "promptString (type a value) or pickString (choose one of options).",
+          enum: ["promptString", "pickString", "command"],
+          examples: ["promptString"],
+        },
+        description: {
+          type: "string",
+          description: "The question.",
+          examples: ["API key"],
+        },
+        password: {
+          type: "boolean",
+          description:
+            "true: the value is secret (not echoed, masked in messages).",
+          examples: [true],
+        },
+        default: {
+          type: "string",
+          description: "The value used when none is given.",
+        },
+        options: {
+          type: "array",
+          description: "pickString: the values to choose from.",
+        },
+      },
+      examples: [{
+        id: "api-key",
+        type: "promptString",
+        description: "API key",
+        password: true,
+      }],
     },
     cwd: {
       type: "string",

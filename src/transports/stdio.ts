@@ -10,6 +10,9 @@
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 import { LineSplitter, LineTooLongError } from "./_lines.ts";
+// The npm build resolves this import per runtime (package "imports",
+// #stdio-process): edge and browser bundles get _process/unavailable.ts.
+import { loadBackend } from "./_process/loader.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
 import { redact, secretsOf } from "../_util/redact.ts";
 import { delay, settlesWithin } from "../_util/time.ts";
@@ -84,18 +87,6 @@ function excerpt(text: string): string {
   return JSON.stringify(
     text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text,
   );
-}
-
-/**
- * Loads the backend of the running runtime: the `Deno.Command` one under
- * Deno, the `node:child_process` one elsewhere. Literal specifiers, so
- * `deno pack` rewrites them and bundlers split them into lazy chunks.
- */
-async function loadBackend(): Promise<ProcessBackend> {
-  const module = (globalThis as { Deno?: unknown }).Deno
-    ? await import("./_process/deno.ts")
-    : await import("./_process/node.ts");
-  return await module.load();
 }
 
 /** Turns a backend spawn failure into a message that says what to fix. */

@@ -358,10 +358,11 @@ describe("parseConfig(): Claude Desktop, Cursor and Claude Code files", () => {
 });
 
 describe("parseConfig(): VS Code files", () => {
-  it("reads .vscode/mcp.json with its comments, trailing commas and inputs", async () => {
-    const config = await loadConfig(fixturePath("configs/vscode.json"), {
-      env: { PERPLEXITY_API_KEY: "p-1" },
-    });
+  it("reads .vscode/mcp.json with its comments, trailing commas, inputs and envFile", async () => {
+    const config = await loadConfig(
+      fixturePath("configs/workspace/.vscode/mcp.json"),
+      { env: { PERPLEXITY_API_KEY: "p-1" } },
+    );
     assert.deepEqual(config.servers, [
       {
         config: {
@@ -369,7 +370,8 @@ describe("parseConfig(): VS Code files", () => {
           transport: "stdio",
           command: "npx",
           args: ["-y", "server-perplexity-ask"],
-          env: { PERPLEXITY_API_KEY: "p-1" },
+          // The envFile's variables, under the explicit env.
+          env: { PERPLEXITY_API_KEY: "p-1", PERPLEXITY_MODEL: "sonar pro" },
         },
         namespace: "perplexity",
         enabled: true,
@@ -671,9 +673,9 @@ describe("${VAR} interpolation", () => {
   });
 
   it("refuses references it cannot read, and an unclosed ${", () => {
-    parseError(yaml([...STDIO, "    command: ${input:api-key}"]), {
+    parseError(yaml([...STDIO, "    command: ${command:pick}"]), {
       message:
-        'mcp.yaml:4:5: servers[0].command uses ${input:api-key}, which is not a variable reference this loader understands; write ${NAME} or ${NAME:-default} (NAME made of letters, digits and _), or "$${" for a literal "${"',
+        'mcp.yaml:4:5: servers[0].command uses ${command:pick}, which is not a variable reference this loader understands; write ${NAME} or ${NAME:-default} (NAME made of letters, digits and _), ${workspaceFolder}, ${userHome} or ${input:ID}, or "$${" for a literal "${"',
     });
     parseError(yaml([...STDIO, "    command: x", '    args: ["${OPEN"]']), {
       message:
@@ -818,7 +820,7 @@ describe("errors", () => {
       ],
       [
         [...STDIO, "    comand: x"],
-        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, cwd, url, headers, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, auth',
+        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, envFile, cwd, url, headers, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, auth',
       ],
       [
         ["servers:", "  - name: a", "    transport: http", "    command: x"],
