@@ -75,7 +75,10 @@ export interface CliOptions {
    * the answer, `undefined` at end of input. Default: the terminal, when
    * stdin and stderr are one; without it elicitations are declined.
    */
-  ask?: (question: string) => Promise<string | undefined>;
+  ask?: (
+    question: string,
+    options?: { hidden?: boolean },
+  ) => Promise<string | undefined>;
 }
 
 /**
@@ -157,9 +160,10 @@ export async function main(
       values["connect-timeout"],
     );
     const inline = inlineServer(values, line.inline);
+    const ask = options.ask ?? terminalAsk(stderr);
     const servers = inline !== undefined ? [inline] : await readConfig(
       values.config,
-      { cwd: options.cwd ?? process.cwd(), env: options.env, stderr },
+      { cwd: options.cwd ?? process.cwd(), env: options.env, stderr, ask },
     );
     return await run({
       stdout,
@@ -170,7 +174,7 @@ export async function main(
         ? servers
         : servers.map((entry) => ({ ...entry, connectTimeoutMs })),
       adapterOptions: {
-        handlers: cliHandlers(options.ask ?? terminalAsk(stderr), stderr),
+        handlers: cliHandlers(ask, stderr),
         ...(values.verbose
           ? {
             onStderr: (line: string) => stderr.write(`[server] ${line}\n`),
@@ -287,18 +291,31 @@ function parseMs(
  */
 function terminalAsk(stderr: CliOutput): Ask | undefined {
   if (!process.stdin.isTTY || !stderr.isTTY) return undefined;
-  return async (question) => {
+  return async (question, options) => {
     const { createInterface } = await import("node:readline/promises");
     const readline = createInterface({
       input: process.stdin,
       output: process.stderr,
+      terminal: true,
     });
+    if (options?.hidden) {
+      // Echo the question, not what is typed (a password input).
+      const internal = readline as unknown as {
+        _writeToOutput?: (text: string) => void;
+      };
+      internal._writeToOutput = (text: string) => {
+        if (text.startsWith(question) || text === "\r\n" || text === "\n") {
+          stderr.write(text);
+        }
+      };
+    }
     try {
       return await readline.question(question);
     } catch {
       return undefined;
     } finally {
       readline.close();
+      if (options?.hidden) stderr.write("\n");
     }
   };
 }

@@ -9,6 +9,8 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CliOutput } from "./_output.ts";
+import type { Ask } from "./_handlers.ts";
+import type { ConfigInput } from "../config/_inputs.ts";
 import { loadConfig, type ServerEntry } from "../config/load.ts";
 import { errorMessage } from "../_util/errors.ts";
 import { CliError, USAGE } from "./_errors.ts";
@@ -30,9 +32,11 @@ export async function readConfig(
     cwd: string;
     env: Record<string, string | undefined> | undefined;
     stderr: CliOutput;
+    /** Asks for `${input:id}` values on a terminal; without it they must have defaults. */
+    ask: Ask | undefined;
   },
 ): Promise<ServerEntry[]> {
-  const { cwd, env, stderr } = options;
+  const { cwd, env, stderr, ask } = options;
   let path: string;
   let example = false;
   if (explicit !== undefined) {
@@ -68,7 +72,10 @@ export async function readConfig(
   }
   let servers: ServerEntry[];
   try {
-    servers = (await loadConfig(path, env ? { env } : {})).servers;
+    servers = (await loadConfig(path, {
+      ...(env ? { env } : {}),
+      inputs: (input) => askInput(input, ask),
+    })).servers;
   } catch (error) {
     throw new CliError(USAGE, errorMessage(error));
   }
@@ -87,4 +94,34 @@ function runnableExample(entry: ServerEntry): ServerEntry {
   if (config.command === "deno") config.command = process.execPath;
   config.cwd ??= fileURLToPath(REPOSITORY);
   return { ...entry, config };
+}
+
+/** A VS Code `${input:id}` value, asked on the terminal (hidden for a password). */
+async function askInput(
+  input: ConfigInput,
+  ask: Ask | undefined,
+): Promise<string> {
+  if (ask === undefined) {
+    if (input.default !== undefined) return input.default;
+    throw new CliError(
+      USAGE,
+      `the config uses \${input:${input.id}}, which needs a value: run on a terminal to be asked, or give it a default`,
+    );
+  }
+  const choices = input.options?.length ? ` [${input.options.join("/")}]` : "";
+  const fallback = input.default === undefined
+    ? ""
+    : ` (default ${input.password ? "hidden" : input.default})`;
+  for (;;) {
+    const answer = await ask(
+      `${input.description ?? input.id}${choices}${fallback}: `,
+      { hidden: input.password },
+    );
+    if (answer === undefined) {
+      throw new CliError(USAGE, `no value for \${input:${input.id}}`);
+    }
+    const value = answer === "" ? input.default ?? "" : answer;
+    if (input.options?.length && !input.options.includes(value)) continue;
+    if (value !== "") return value;
+  }
 }

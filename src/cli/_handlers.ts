@@ -15,8 +15,14 @@ import type {
 import type { CliOutput } from "./_output.ts";
 import { isRecord } from "../_util/values.ts";
 
-/** Asks one question and resolves with the line typed; `undefined` at end of input. */
-export type Ask = (question: string) => Promise<string | undefined>;
+/**
+ * Asks one question and resolves with the line typed; `undefined` at end of
+ * input. `hidden`: a secret, not echoed.
+ */
+export type Ask = (
+  question: string,
+  options?: { hidden?: boolean },
+) => Promise<string | undefined>;
 
 /**
  * The handlers of a run: with `ask` (a terminal), elicitations are asked;

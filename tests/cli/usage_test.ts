@@ -302,6 +302,68 @@ describe("mcp-adapter usage", () => {
     },
   );
 
+  it(
+    "asks for a VS Code ${input:id} on a terminal, hiding a password, and says what to do without one",
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const config = join(dir, "inputs.json");
+      await writeFile(
+        config,
+        JSON.stringify({
+          inputs: [{
+            id: "token",
+            type: "promptString",
+            description: "API token",
+            password: true,
+          }],
+          servers: {
+            sdk: {
+              command: fixture.command,
+              args: fixture.args,
+              env: { API_TOKEN: "${input:token}" },
+            },
+          },
+        }),
+      );
+      const asked: { question: string; hidden: boolean }[] = [];
+      const stdout = output();
+      const stderr = output(true);
+      const code = await main(
+        [
+          "call",
+          "sdk/whoami",
+          "variable=API_TOKEN",
+          "--json",
+          "--config",
+          config,
+        ],
+        {
+          stdout: stdout.stream,
+          stderr: stderr.stream,
+          cwd: dir,
+          ask: (question, options) => {
+            asked.push({ question, hidden: options?.hidden ?? false });
+            return Promise.resolve("tok-1234567890");
+          },
+        },
+      );
+      assert.equal(code, 0, stderr.text);
+      assert.deepEqual(asked, [{ question: "API token: ", hidden: true }]);
+      assert.equal(
+        JSON.parse(stdout.text).data.structuredContent.value,
+        "tok-1234567890",
+      );
+      const headless = await cli(["tools", "--config", config]);
+      assert.equal(headless.code, 2);
+      assert.match(
+        headless.stderr,
+        /\$\{input:token\}, which needs a value: run on a terminal/,
+      );
+    },
+  );
+
   it("keeps the example config out of a run given an inline server", {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {
