@@ -10,6 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ResponseMessage } from "@modelcontextprotocol/sdk/experimental/tasks";
 import {
   CallToolResultSchema,
@@ -34,6 +35,7 @@ import {
   type TaskServerLog,
 } from "./_task_server.ts";
 import { type RefusePost, sseOnlyServer } from "./_sse_only.ts";
+import { taskHttpServer } from "./_task_http.ts";
 import { within } from "./_remote.ts";
 import { waitFor } from "./_helpers.ts";
 
@@ -60,6 +62,15 @@ async function link(): Promise<Linked> {
   const server = createTaskServer(log);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
+  open.push(() => server.close());
+  return await sdkClient(clientSide, log);
+}
+
+/** An SDK client over `transport` that records status, log and server requests; tools listed. */
+async function sdkClient(
+  transport: Transport,
+  log: TaskServerLog,
+): Promise<Linked> {
   const client = new Client({ name: "fixture-test", version: "1.0.0" }, {
     capabilities: { elicitation: {}, sampling: {} },
   });
@@ -93,11 +104,8 @@ async function link(): Promise<Linked> {
       };
     },
   );
-  await client.connect(clientSide);
-  open.push(async () => {
-    await client.close();
-    await server.close();
-  });
+  await client.connect(transport);
+  open.push(() => client.close());
   await client.listTools(); // the SDK client learns each tool's taskSupport
   return linked;
 }
@@ -609,6 +617,71 @@ describe("task fixture server, driven by the SDK Client", () => {
         logger: "task-fixture",
         data: "later",
       });
+    },
+  );
+});
+
+describe("task fixture server over streamable HTTP", () => {
+  it(
+    "runs tasks with progress and elicitation, sends unsolicited logs, and keeps each task to its session",
+    {
+      timeout: TEST_MS,
+    },
+    async () => {
+      const server = await taskHttpServer();
+      open.push(() => server.close());
+      const connect = () =>
+        sdkClient(
+          new StreamableHTTPClientTransport(new URL(server.url)),
+          server.log,
+        );
+      const a = await connect();
+      const progress: number[] = [];
+      const slow = await stream(
+        a.client,
+        "slow_task",
+        { steps: 3, gapMs: 40 },
+        (p) => void progress.push(p.progress),
+      );
+      assert.equal(last(slow).type, "result");
+      // Tied to no open request, progress travels on the GET stream.
+      assert.deepEqual(progress, [1, 2, 3]);
+      const input = await stream(a.client, "input_task", {
+        kind: "elicitation",
+      });
+      assert.deepEqual(
+        (last(input) as { result: { content: unknown } }).result.content,
+        [{ type: "text", text: "colour teal" }],
+      );
+      await a.client.callTool({
+        name: "log_later",
+        arguments: { level: "error", delayMs: 10, message: "on GET" },
+      });
+      assert.ok(await waitFor(() => a.logs.length === 1, 2_000));
+
+      const b = await connect();
+      const taskId = taskIdOf(slow);
+      for (
+        const call of [
+          () => b.client.experimental.tasks.getTask(taskId),
+          () => b.client.experimental.tasks.cancelTask(taskId),
+          () =>
+            b.client.experimental.tasks.getTaskResult(
+              taskId,
+              CallToolResultSchema,
+            ),
+        ]
+      ) {
+        await assert.rejects(call(), /not found/i);
+      }
+      assert.deepEqual(
+        (await b.client.experimental.tasks.listTasks()).tasks,
+        [],
+      );
+      assert.equal(
+        (await a.client.experimental.tasks.getTask(taskId)).status,
+        "completed",
+      );
     },
   );
 });
