@@ -1,13 +1,12 @@
 /**
- * Proves the protocol fixtures (`_task_server.ts`, `_sse_only.ts`) behave as
- * the 2025-11-25 specification says, by driving them with the SDK's own
+ * Proves the task fixture (`_task_server.ts`, `_task_http.ts`) behaves as
+ * the 2025-11-25 specification says, by driving it with the SDK's own
  * `Client` and its experimental task API — so the adapter's tests can trust
- * them.
+ * it.
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -33,11 +32,10 @@ import {
   newTaskServerLog,
   receivedMethods,
   type TaskServerLog,
-} from "./_task_server.ts";
-import { type RefusePost, sseOnlyServer } from "./_sse_only.ts";
-import { taskHttpServer } from "./_task_http.ts";
-import { within } from "./_remote.ts";
-import { waitFor } from "./_helpers.ts";
+} from "../_task_server.ts";
+import { taskHttpServer } from "../_task_http.ts";
+import { within } from "../_remote.ts";
+import { waitFor } from "../_helpers.ts";
 
 const TEST_MS = 15_000;
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
@@ -716,69 +714,4 @@ describe("FixtureTaskStore", () => {
       /already completed/,
     );
   });
-});
-
-describe("SSE-only fixture server", () => {
-  for (const refusePost of ["404", "405", "400", "400-json"] as RefusePost[]) {
-    it(
-      `refuses a streamable-HTTP initialize with ${refusePost}, and serves the SDK SSE client at the same URL`,
-      {
-        timeout: TEST_MS,
-      },
-      async () => {
-        const server = await sseOnlyServer({ refusePost });
-        open.push(() => server.close());
-        const post = await fetch(server.url, {
-          method: "POST",
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "initialize",
-            params: {
-              protocolVersion: "2025-11-25",
-              capabilities: {},
-              clientInfo: { name: "probe", version: "1" },
-            },
-          }),
-        });
-        await post.body?.cancel();
-        assert.equal(post.status, Number(refusePost.slice(0, 3)));
-
-        const modern = new Client({ name: "fixture-test", version: "1.0.0" });
-        await assert.rejects(
-          within(
-            modern.connect(
-              new StreamableHTTPClientTransport(new URL(server.url)),
-            ),
-            10_000,
-            "streamable connect",
-          ),
-        );
-        await modern.close();
-
-        const legacy = new Client({ name: "fixture-test", version: "1.0.0" });
-        await within(
-          legacy.connect(new SSEClientTransport(new URL(server.url))),
-          10_000,
-          "SSE connect",
-        );
-        open.push(() => legacy.close());
-        const { tools } = await legacy.listTools();
-        assert.ok(tools.some((tool: Tool) => tool.name === "echo"));
-        const seen = server.requests.map((r) =>
-          `${r.method} ${new URL(r.path, server.origin).pathname}`
-        );
-        assert.deepEqual(seen.slice(0, 3), [
-          "POST /sse",
-          "POST /sse",
-          "GET /sse",
-        ]);
-        assert.ok(seen.includes("POST /messages"), seen.join());
-      },
-    );
-  }
 });
