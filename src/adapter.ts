@@ -30,7 +30,6 @@ import { compileToolFilter } from "./tools/filter.ts";
 import type { MCPTransport } from "./transports/transport.ts";
 import type {
   InvokeOptions,
-  JsonSchema,
   MCPErrorKind,
   MCPToolDescriptor,
   MCPToolFilter,
@@ -38,10 +37,8 @@ import type {
   ToolAnnotations,
   ToolCapability,
 } from "./types.ts";
-import {
-  type ArgumentValidator,
-  compileValidator,
-} from "./protocol/validation.ts";
+import { validatorFor } from "./protocol/validation.ts";
+import { outputProblem } from "./protocol/output.ts";
 import { configSecrets, redact, redactError } from "./_util/redact.ts";
 import { listAllTools } from "./protocol/_tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/_limits.ts";
@@ -82,6 +79,12 @@ export interface MCPToolAdapterOptions {
   handlers?: ClientHandlers;
   /** Receives non-fatal problems (a malformed message, a stream that could not be reopened). */
   onError?: (error: Error) => void;
+  /**
+   * Check a tool's `structuredContent` against its `outputSchema` (the
+   * specification: clients SHOULD). A missing or mismatching one makes the
+   * call fail with `errorKind: "server_error"`. Default `true`.
+   */
+  validateOutput?: boolean;
 }
 
 /** Options of `registerTools()`. */
@@ -134,6 +137,7 @@ export class MCPToolAdapter {
   readonly #toolsListeners = new Set<() => void>();
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
+  readonly #validateOutput: boolean;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #secrets: string[];
 
@@ -143,11 +147,6 @@ export class MCPToolAdapter {
   /** Moves on every invalidation, so a fetch that started before one is not cached. */
   #toolsGeneration = 0;
   #filter: ((name: string) => boolean) | undefined;
-  /** Compiled once per tool and schema: a refreshed list brings new schema objects. */
-  readonly #validators = new WeakMap<
-    JsonSchema,
-    ArgumentValidator | Promise<ArgumentValidator>
-  >();
 
   /**
    * Creates an adapter. Nothing is started until `connect()`.
@@ -161,6 +160,7 @@ export class MCPToolAdapter {
     this.#requestTimeoutMs =
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#validateOutput = options.validateOutput !== false;
     this.#secrets = configSecrets(this.config);
     const onError = options.onError;
     this.#onError = onError &&
@@ -346,10 +346,9 @@ export class MCPToolAdapter {
         }`,
       );
     }
-    let validator = this.#validators.get(tool.inputSchema);
-    if (validator === undefined || validator instanceof Promise) {
-      validator = await this.#compile(tool.inputSchema);
-    }
+    // Compiled once per schema object; a refreshed list brings new objects.
+    let validator = validatorFor(tool.inputSchema);
+    if (validator instanceof Promise) validator = await validator;
     const problems = validator(args);
     if (problems) {
       return this.#fail(
@@ -383,6 +382,18 @@ export class MCPToolAdapter {
         }`,
         result,
       );
+    }
+    // Nothing to check, and nothing spent, for a tool without an outputSchema.
+    if (tool.outputSchema !== undefined && this.#validateOutput) {
+      const problem = await outputProblem(tool.outputSchema, result);
+      if (problem !== undefined) {
+        return this.#fail(
+          started,
+          "server_error",
+          `Tool "${name}" ${problem}`,
+          result,
+        );
+      }
     }
     return {
       success: true,
@@ -592,18 +603,6 @@ export class MCPToolAdapter {
         names.length > 20 ? ", …" : ""
       }`;
     return `Tool "${name}" not found on MCP server "${this.config.name}" (${listed}); check the name or the filter`;
-  }
-
-  /** Compiles a schema's validator once; concurrent first calls share the work. */
-  async #compile(schema: JsonSchema): Promise<ArgumentValidator> {
-    let compiling = this.#validators.get(schema);
-    if (compiling === undefined) {
-      compiling = compileValidator(schema);
-      this.#validators.set(schema, compiling);
-    }
-    const validator = await compiling;
-    this.#validators.set(schema, validator);
-    return validator;
   }
 }
 

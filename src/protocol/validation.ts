@@ -22,6 +22,36 @@ export type ArgumentValidator = (
   args: Record<string, unknown>,
 ) => string[] | undefined;
 
+/**
+ * Every compiled validator, by schema object: compiled once and shared by
+ * every check of that schema (a tool's arguments, its output). A refreshed
+ * tool list brings new schema objects; the old validators go with the old
+ * objects.
+ */
+const validators = new WeakMap<
+  JsonSchema,
+  ArgumentValidator | Promise<ArgumentValidator>
+>();
+
+/**
+ * The validator of `schema`, compiled on first use and cached per schema
+ * object: returned as is once compiled (no await on the hot path), as a
+ * promise while compiling (concurrent first calls share the work).
+ */
+export function validatorFor(
+  schema: JsonSchema,
+): ArgumentValidator | Promise<ArgumentValidator> {
+  const cached = validators.get(schema);
+  if (cached !== undefined) return cached;
+  const compiling = compileValidator(schema);
+  validators.set(schema, compiling);
+  compiling.then(
+    (validator) => validators.set(schema, validator),
+    () => validators.delete(schema),
+  );
+  return compiling;
+}
+
 /** Arguments nested deeper than this are rejected when their validation overflows the stack. */
 const MAX_CHECKED_DEPTH = 256;
 
