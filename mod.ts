@@ -98,6 +98,8 @@ export type {
 export type {
   JsonSchema,
   MCPErrorKind,
+  MCPLogHandler,
+  MCPLogLevel,
   MCPProgress,
   MCPToolDescriptor,
   MCPToolFilter,

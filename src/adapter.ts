@@ -31,6 +31,8 @@ import type { MCPTransport } from "./transports/transport.ts";
 import type {
   InvokeOptions,
   MCPErrorKind,
+  MCPLogHandler,
+  MCPLogLevel,
   MCPToolDescriptor,
   MCPToolFilter,
   MCPToolResult,
@@ -85,6 +87,12 @@ export interface MCPToolAdapterOptions {
    * call fail with `errorKind: "server_error"`. Default `true`.
    */
   validateOutput?: boolean;
+  /**
+   * Receives the server's log messages (`notifications/message`): level,
+   * logger name (when the server gives one) and data (any JSON). Default:
+   * dropped, never printed. What it throws goes to `onError`.
+   */
+  onLog?: MCPLogHandler;
 }
 
 /** Options of `registerTools()`. */
@@ -182,6 +190,7 @@ export class MCPToolAdapter {
       },
       handlers: options.handlers,
       onError: this.#onError,
+      onLog: options.onLog,
       secrets: this.#secrets,
       onToolsChanged: (reason) => {
         this.#invalidateTools();
@@ -248,6 +257,37 @@ export class MCPToolAdapter {
    */
   reconnect(options: ConnectOptions = {}): Promise<void> {
     return this.#connection.reconnect(options);
+  }
+
+  /**
+   * Asks the server to send log messages of `level` and above
+   * (`logging/setLevel`), when it declares the `logging` capability. The
+   * level is kept and sent again to every later session (reconnect, session
+   * renewal). Messages reach the `onLog` option.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * const adapter = new MCPToolAdapter(config, {
+   *   onLog: (level, logger, data) => console.error(level, logger ?? "", data),
+   * });
+   * await adapter.connect();
+   * await adapter.setLogLevel("warning");
+   * ```
+   *
+   * @param level The least severe level wanted.
+   * @returns `true` when sent; `false` when the server does not declare logging.
+   * @throws {MCPConfigError} When `level` is not one of the eight levels.
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   * @throws {MCPProtocolError} When the server refuses the request.
+   */
+  async setLogLevel(level: MCPLogLevel): Promise<boolean> {
+    try {
+      return await this.#connection.setLogLevel(level, this.#requestTimeoutMs);
+    } catch (error) {
+      throw redactError(error, this.#secrets);
+    }
   }
 
   /**

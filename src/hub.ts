@@ -17,6 +17,7 @@ import {
 } from "./errors.ts";
 import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
 import { errorMessage } from "./_util/errors.ts";
+import type { MCPLogLevel } from "./types.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { ServerEntry } from "./config/load.ts";
@@ -53,11 +54,21 @@ export interface MCPToolHubOptions {
   registry?: ToolRegistry;
   /**
    * Builds the adapter of a server (custom transports, tests). Default:
-   * `new MCPToolAdapter(entry.config, { clientInfo, connectTimeoutMs, requestTimeoutMs })`.
+   * `new MCPToolAdapter(entry.config, { clientInfo, onLog, connectTimeoutMs, requestTimeoutMs })`.
    */
   createAdapter?: (entry: ServerEntry) => MCPToolAdapter;
   /** Sent in `initialize` by the default adapters. */
   clientInfo?: { name: string; version: string };
+  /**
+   * Receives every server's log messages (`notifications/message`), with the
+   * server's name last. Passed to the default adapters. Default: dropped.
+   */
+  onLog?: (
+    level: MCPLogLevel,
+    logger: string | undefined,
+    data: unknown,
+    server: string,
+  ) => void;
 }
 
 /** One server of the hub and what the hub knows about it. */
@@ -129,11 +140,17 @@ export class MCPToolHub {
     options: MCPToolHubOptions = {},
   ) {
     this.registry = options.registry ?? new ToolRegistry();
-    const clientInfo = options.clientInfo;
+    const { clientInfo, onLog } = options;
     this.#createAdapter = options.createAdapter ??
       ((entry) =>
         new MCPToolAdapter(entry.config, {
           ...(clientInfo ? { clientInfo } : {}),
+          ...(onLog
+            ? {
+              onLog: (level, logger, data) =>
+                onLog(level, logger, data, entry.config.name),
+            }
+            : {}),
           ...(entry.connectTimeoutMs === undefined
             ? {}
             : { connectTimeoutMs: entry.connectTimeoutMs }),

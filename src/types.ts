@@ -92,6 +92,27 @@ export interface MCPProgress {
   message?: string;
 }
 
+/** The severity of a server log message (RFC 5424), least severe first. */
+export type MCPLogLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/**
+ * Receives a server's log message (`notifications/message`): its level, the
+ * logger it names (when it names one) and its data (any JSON value).
+ */
+export type MCPLogHandler = (
+  level: MCPLogLevel,
+  logger: string | undefined,
+  data: unknown,
+) => void;
+
 /** Options of `invoke()`. */
 export interface InvokeOptions {
   /** Deadline in ms without a response or progress report. Default: `requestTimeoutMs`. */

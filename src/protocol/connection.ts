@@ -31,9 +31,10 @@ import {
   type TransportOptions,
 } from "../transports/_create.ts";
 import { redact, redactError } from "../_util/redact.ts";
-import { errorMessage } from "../_util/errors.ts";
+import { asError, errorMessage } from "../_util/errors.ts";
 import { race } from "../_util/time.ts";
 import { SerialQueue } from "../_util/serial_queue.ts";
+import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
 
 /** Protocol versions this client speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
@@ -41,6 +42,18 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
   "2025-06-18",
   "2025-03-26",
   "2024-11-05",
+];
+
+/** The log levels of `logging/setLevel` and `notifications/message`, least severe first. */
+export const LOG_LEVELS: readonly MCPLogLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
 ];
 
 /** Makes a fresh transport for each connection attempt. */
@@ -86,6 +99,8 @@ export interface ConnectionOptions {
   secrets: readonly string[];
   /** The server's tool list may have changed, and why. */
   onToolsChanged: (reason: ToolsChangeReason) => void;
+  /** Receives the server's log messages; without it they are dropped. */
+  onLog?: MCPLogHandler | undefined;
 }
 
 /** The lifecycle of one server connection. */
@@ -106,6 +121,8 @@ export class Connection {
   #connectAbort: AbortController | undefined;
   /** A re-initialization after the remote session expired. */
   #renewing: Promise<void> | undefined;
+  /** The level last asked for with `setLogLevel()`; every new session is told. */
+  #logLevel: MCPLogLevel | undefined;
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -302,6 +319,7 @@ export class Connection {
       this.#server = server;
       this.#lostError = undefined;
       this.#options.onToolsChanged("connected");
+      this.#applyLogLevel(session);
     } catch (error) {
       await session?.close().catch(() => {});
       throw this.#connectionError(error, session);
@@ -411,7 +429,10 @@ export class Connection {
         session,
         this.#options.connectTimeoutMs,
       );
-      if (this.#session === session) this.#server = info;
+      if (this.#session === session) {
+        this.#server = info;
+        this.#applyLogLevel(session);
+      }
     })().finally(() => this.#renewing = undefined);
     return this.#renewing;
   }
@@ -438,9 +459,72 @@ export class Connection {
   }
 
   #onNotification(notification: JSONRPCNotification): void {
-    if (notification.method === "notifications/tools/list_changed") {
+    const method = notification.method;
+    if (method === "notifications/tools/list_changed") {
       this.#options.onToolsChanged("list_changed");
+    } else if (method === "notifications/message") {
+      this.#onLog(notification.params);
     }
+  }
+
+  /** Hands a log message to `onLog`; one with an unknown level is reported, not passed on. */
+  #onLog(params: Record<string, unknown> | undefined): void {
+    const onLog = this.#options.onLog;
+    if (!onLog) return;
+    const level = params?.level as MCPLogLevel;
+    if (!LOG_LEVELS.includes(level)) {
+      this.#options.onError?.(
+        new Error(
+          `MCP server "${this.#name}" sent a log message with the unknown level ${
+            JSON.stringify(level)
+          }; it was dropped`,
+        ),
+      );
+      return;
+    }
+    const logger = params!.logger;
+    try {
+      onLog(
+        level,
+        typeof logger === "string" ? logger : undefined,
+        params!.data,
+      );
+    } catch (error) {
+      this.#options.onError?.(asError(error));
+    }
+  }
+
+  /**
+   * Asks the server for log messages of `level` and above, when it declares
+   * the `logging` capability. The level is kept: every later session
+   * (reconnect, renewal) is told too.
+   *
+   * @returns Whether the request was sent.
+   * @throws {MCPConfigError} When `level` is not a log level.
+   */
+  async setLogLevel(level: MCPLogLevel, timeoutMs: number): Promise<boolean> {
+    if (!LOG_LEVELS.includes(level)) {
+      throw new MCPConfigError(
+        "level",
+        `The log level must be one of ${LOG_LEVELS.join(", ")}; got ${
+          JSON.stringify(level)
+        }`,
+      );
+    }
+    await this.whenReady("set the log level");
+    this.#logLevel = level;
+    if (!this.#server?.capabilities.logging) return false;
+    await this.request("logging/setLevel", { level }, { timeoutMs });
+    return true;
+  }
+
+  /** Tells a new session the log level asked for earlier; a failure goes to `onError`. */
+  #applyLogLevel(session: Session): void {
+    const level = this.#logLevel;
+    if (level === undefined || !this.#server?.capabilities.logging) return;
+    session.request("logging/setLevel", { level }, {
+      timeoutMs: this.#options.connectTimeoutMs,
+    }).catch((error) => this.#options.onError?.(asError(error)));
   }
 }
 
