@@ -48,7 +48,12 @@ export type {
   SamplingResult,
 } from "./src/protocol/handlers.ts";
 export { validateServerConfig } from "./src/config/server.ts";
-export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
+export type {
+  MCPServerConfig,
+  MCPTransportKind,
+  RemoteServerConfig,
+  StdioServerConfig,
+} from "./src/config/server.ts";
 export {
   MCPAdapterError,
   MCPConfigError,
@@ -97,13 +102,21 @@ export type {
 } from "./src/transports/transport.ts";
 export type {
   JsonSchema,
+  MCPCallResult,
+  MCPContentBlock,
+  MCPEmbeddedResource,
   MCPErrorKind,
   MCPLogHandler,
   MCPLogLevel,
+  MCPMediaContent,
   MCPProgress,
+  MCPResourceLink,
+  MCPTextContent,
   MCPToolDescriptor,
+  MCPToolFailure,
   MCPToolFilter,
   MCPToolResult,
+  MCPToolSuccess,
   ToolAnnotations,
   ToolCapability,
 } from "./src/types.ts";

@@ -135,14 +135,18 @@ const { servers } = await loadConfig(
 );
 // The example config runs `deno`, which need not be on PATH (npx deno): use
 // this Deno, started in the repository wherever the demo is run from.
-const hub = new MCPToolHub(servers.map((entry) => ({
-  ...entry,
-  config: {
-    ...entry.config,
-    ...(entry.config.command === "deno" ? { command: Deno.execPath() } : {}),
-    cwd: entry.config.cwd ?? root,
-  },
-})));
+const hub = new MCPToolHub(servers.map((entry) => {
+  const config = entry.config;
+  if (config.transport !== "stdio") return entry;
+  return {
+    ...entry,
+    config: {
+      ...config,
+      command: config.command === "deno" ? Deno.execPath() : config.command,
+      cwd: config.cwd ?? root,
+    },
+  };
+}));
 try {
   for (const status of await hub.start()) {
     say(

@@ -46,6 +46,7 @@ import { listAllTools } from "./protocol/_tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/_limits.ts";
 import { asError, errorMessage } from "./_util/errors.ts";
 import { race } from "./_util/time.ts";
+import { didYouMean } from "./_util/closest.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -642,7 +643,9 @@ export class MCPToolAdapter {
       : `available: ${names.slice(0, 20).join(", ")}${
         names.length > 20 ? ", …" : ""
       }`;
-    return `Tool "${name}" not found on MCP server "${this.config.name}" (${listed}); check the name or the filter`;
+    return `Tool "${name}" not found on MCP server "${this.config.name}"${
+      didYouMean(name, names)
+    } (${listed}); check the name or the filter`;
   }
 }
 

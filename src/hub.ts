@@ -10,6 +10,8 @@ import { MCPToolAdapter } from "./adapter.ts";
 import { configSecrets, redact } from "./_util/redact.ts";
 import { SerialQueue } from "./_util/serial_queue.ts";
 import type { ServerEntry } from "./config/load.ts";
+import { type MCPServerConfig, validateServerConfig } from "./config/server.ts";
+import { isRecord } from "./_util/values.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
@@ -117,11 +119,13 @@ export class MCPToolHub {
   /**
    * Creates a hub. Nothing is started until {@linkcode MCPToolHub.start}.
    *
-   * @param servers The servers, e.g. `(await loadConfig(file)).servers`.
+   * @param servers The servers: entries of a config file
+   * (`(await loadConfig(file)).servers`), or plain server configs, each of
+   * which becomes an enabled entry whose namespace is its name.
    * @param options The registry, an adapter factory, the client info.
-   * @throws {MCPConfigError} When two servers share a name (`field` is
-   * `"name"`), or a namespace is empty, contains `/` or is shared
-   * (`field` is `"namespace"`).
+   * @throws {MCPConfigError} When a server config is invalid, two servers
+   * share a name (`field` is `"name"`), or a namespace is empty, contains
+   * `/` or is shared (`field` is `"namespace"`).
    *
    * @example
    * ```ts
@@ -134,9 +138,20 @@ export class MCPToolHub {
    * }]);
    * console.log(hub.status()[0]?.state); // "disabled"
    * ```
+   *
+   * @example Plain server configs
+   * ```ts
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * const hub = new MCPToolHub([
+   *   { name: "files", transport: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "."] },
+   *   { name: "docs", transport: "streamable-http", url: "https://example.com/mcp" },
+   * ]);
+   * console.log(hub.status().map((server) => server.name)); // ["files", "docs"]
+   * ```
    */
   constructor(
-    servers: readonly ServerEntry[],
+    servers: readonly (ServerEntry | MCPServerConfig)[],
     options: MCPToolHubOptions = {},
   ) {
     this.registry = options.registry ?? new ToolRegistry();
@@ -159,7 +174,8 @@ export class MCPToolHub {
             : { requestTimeoutMs: entry.requestTimeoutMs }),
         }));
     const namespaces = new Map<string, string>();
-    for (const entry of servers) {
+    for (const server of servers) {
+      const entry = entryOf(server);
       const name = entry.config.name;
       if (this.#slots.has(name)) {
         throw new MCPConfigError(
@@ -482,4 +498,14 @@ function initialStatus(entry: ServerEntry): HubServerStatus {
   };
   if (entry.enabled) status.error = NOT_STARTED;
   return status;
+}
+
+/** A plain server config as an enabled entry; an entry with its config checked. */
+function entryOf(server: ServerEntry | MCPServerConfig): ServerEntry {
+  if (isRecord(server) && isRecord(server.config)) {
+    const entry = server as ServerEntry;
+    return { ...entry, config: validateServerConfig(entry.config) };
+  }
+  const config = validateServerConfig(server);
+  return { config, namespace: config.name, enabled: true };
 }

@@ -68,19 +68,139 @@ export type MCPErrorKind =
   | "cancelled"
   | "connection";
 
-/** The outcome of {@linkcode MCPToolAdapter.invoke}: the spec's `MCPToolResult`. */
-export interface MCPToolResult {
-  /** Whether the invocation succeeded. */
-  success: boolean;
-  /** The server's result (`content`, `structuredContent`, …); `{}` when there is none. */
-  data: Record<string, unknown>;
-  /** Error message on failure, `null` on success. */
-  error: string | null;
-  /** Machine-readable failure class; absent on success. */
-  errorKind?: MCPErrorKind;
+/** Text the tool returned. */
+export interface MCPTextContent {
+  /** Always `"text"`. */
+  type: "text";
+  /** The text. */
+  text: string;
+  /** Hints for the client (audience, priority). */
+  annotations?: Record<string, unknown>;
+  /** Metadata of the server's. */
+  _meta?: Record<string, unknown>;
+}
+
+/** An image or audio clip, base64-encoded. */
+export interface MCPMediaContent {
+  /** `"image"` or `"audio"`. */
+  type: "image" | "audio";
+  /** Base64-encoded bytes. */
+  data: string;
+  /** E.g. `"image/png"`, `"audio/wav"`. */
+  mimeType: string;
+  /** Hints for the client (audience, priority). */
+  annotations?: Record<string, unknown>;
+  /** Metadata of the server's. */
+  _meta?: Record<string, unknown>;
+}
+
+/** A link to a resource the client may read. */
+export interface MCPResourceLink {
+  /** Always `"resource_link"`. */
+  type: "resource_link";
+  /** Where the resource is. */
+  uri: string;
+  /** Its name. */
+  name?: string;
+  /** A display title. */
+  title?: string;
+  /** What it is. */
+  description?: string;
+  /** Its media type. */
+  mimeType?: string;
+  /** Hints for the client (audience, priority). */
+  annotations?: Record<string, unknown>;
+  /** Metadata of the server's. */
+  _meta?: Record<string, unknown>;
+}
+
+/** A resource embedded in the result: text or a base64 blob. */
+export interface MCPEmbeddedResource {
+  /** Always `"resource"`. */
+  type: "resource";
+  /** The resource: its URI, and its text or bytes. */
+  resource: {
+    /** Where the resource is. */
+    uri: string;
+    /** Its media type. */
+    mimeType?: string;
+    /** The resource's text, for a text resource. */
+    text?: string;
+    /** Base64-encoded bytes, for a binary resource. */
+    blob?: string;
+    /** Metadata of the server's. */
+    _meta?: Record<string, unknown>;
+  };
+  /** Hints for the client (audience, priority). */
+  annotations?: Record<string, unknown>;
+  /** Metadata of the server's. */
+  _meta?: Record<string, unknown>;
+}
+
+/** One content block of a tool result (MCP `ContentBlock`). */
+export type MCPContentBlock =
+  | MCPTextContent
+  | MCPMediaContent
+  | MCPResourceLink
+  | MCPEmbeddedResource;
+
+/** What a server answered to `tools/call` (MCP `CallToolResult`). */
+export interface MCPCallResult {
+  /** The content blocks; servers that follow the specification always send them. */
+  content?: MCPContentBlock[];
+  /** A JSON object matching the tool's `outputSchema`, when it declares one. */
+  structuredContent?: Record<string, unknown>;
+  /** `true` when the tool reports its own failure. */
+  isError?: boolean;
+  /** Fields added by newer protocol revisions or by the server. */
+  [key: string]: unknown;
+}
+
+/** A call that succeeded. */
+export interface MCPToolSuccess {
+  /** Always `true`. */
+  success: true;
+  /** The server's result. */
+  data: MCPCallResult;
+  /** Always `null`. */
+  error: null;
+  /** Absent on success. */
+  errorKind?: undefined;
   /** Wall-clock time of the call in milliseconds. */
   durationMs: number;
 }
+
+/** A call that failed: before the server (not found, validation) or at it. */
+export interface MCPToolFailure {
+  /** Always `false`. */
+  success: false;
+  /** The server's payload when it sent one (an `isError` result), else `{}`. */
+  data: MCPCallResult;
+  /** What went wrong and what to do. */
+  error: string;
+  /** Machine-readable failure class. */
+  errorKind: MCPErrorKind;
+  /** Wall-clock time of the call in milliseconds. */
+  durationMs: number;
+}
+
+/**
+ * The outcome of {@linkcode MCPToolAdapter.invoke}: the spec's
+ * `MCPToolResult`, as a union on `success`, so a check of `success` narrows
+ * `error` to a string (or `null`) and `errorKind` to its kind.
+ *
+ * @example
+ * ```ts
+ * import type { MCPToolResult } from "@cleveragents/mcp-adapter";
+ *
+ * function show(result: MCPToolResult): string {
+ *   if (!result.success) return `${result.errorKind}: ${result.error}`;
+ *   const first = result.data.content?.[0];
+ *   return first?.type === "text" ? first.text : "(no text)";
+ * }
+ * ```
+ */
+export type MCPToolResult = MCPToolSuccess | MCPToolFailure;
 
 /** A progress report sent by the server while a tool runs. */
 export interface MCPProgress {

@@ -7,6 +7,7 @@ import process from "node:process";
 import {
   MCPAdapterError,
   MCPConfigError,
+  type MCPServerConfig,
   MCPToolAdapter,
   MCPToolHub,
   type ServerEntry,
@@ -475,6 +476,31 @@ describe("MCPToolHub without servers to reach", () => {
     assert.match(statuses[0]!.error!, /in-memory only/);
     assert.equal(statuses[1]!.error, "no adapter for b");
     await hub.close();
+  });
+});
+
+describe("MCPToolHub with plain server configs", () => {
+  it("takes MCPServerConfig objects as enabled entries named by their server", () => {
+    const hub = new MCPToolHub([
+      { name: "files", transport: "stdio", command: "npx" },
+      { name: "docs", transport: "streamable-http", url: "https://x.org/mcp" },
+    ]);
+    assert.deepEqual(hub.status().map((status) => status.name), [
+      "files",
+      "docs",
+    ]);
+    assert.equal(hub.registry.size, 0, "nothing is started before start()");
+  });
+
+  it("refuses an invalid plain config with MCPConfigError naming the field", () => {
+    assert.throws(
+      () =>
+        new MCPToolHub([
+          { name: "docs", transport: "sse" } as unknown as MCPServerConfig,
+        ]),
+      (error: unknown) =>
+        error instanceof MCPConfigError && error.field === "url",
+    );
   });
 });
 

@@ -11,25 +11,52 @@ import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
 /** The three transports of the specification. */
 export type MCPTransportKind = "stdio" | "sse" | "streamable-http";
 
-/** How to reach one MCP server (the spec's `MCPServerConfig`). */
-export interface MCPServerConfig {
+/** A server started as a child process, speaking over its stdin and stdout. */
+export interface StdioServerConfig {
   /** Server identifier; also the default registry namespace. */
   name: string;
-  /** `stdio`, `sse` or `streamable-http`. */
-  transport: MCPTransportKind;
-  /** stdio only: the command that starts the server. */
-  command?: string;
-  /** stdio only: its arguments. */
+  /** `"stdio"`. */
+  transport: "stdio";
+  /** The command that starts the server, e.g. `"npx"`. */
+  command: string;
+  /** Its arguments. */
   args?: string[];
-  /** stdio only: environment variables for the server, on top of a minimal base (PATH, HOME, …). */
+  /** Environment variables for the server, on top of a minimal base (PATH, HOME, …). */
   env?: Record<string, string>;
-  /** stdio only: the working directory of the server process. */
+  /** The working directory of the server process. */
   cwd?: string;
-  /** sse / streamable-http only: the server URL. */
-  url?: string;
-  /** sse / streamable-http only: HTTP headers sent with every request. */
-  headers?: Record<string, string>;
+  /** Not used by stdio servers. */
+  url?: never;
+  /** Not used by stdio servers. */
+  headers?: never;
 }
+
+/** A server reached over HTTP: streamable HTTP, or the legacy SSE transport. */
+export interface RemoteServerConfig {
+  /** Server identifier; also the default registry namespace. */
+  name: string;
+  /** `"streamable-http"` or the legacy `"sse"`. */
+  transport: "sse" | "streamable-http";
+  /** The server URL, e.g. `"https://example.com/mcp"`. */
+  url: string;
+  /** HTTP headers sent with every request. */
+  headers?: Record<string, string>;
+  /** Not used by remote servers. */
+  command?: never;
+  /** Not used by remote servers. */
+  args?: never;
+  /** Not used by remote servers. */
+  env?: never;
+  /** Not used by remote servers. */
+  cwd?: never;
+}
+
+/**
+ * How to reach one MCP server (the spec's `MCPServerConfig`): a union on
+ * `transport`, so `{ transport: "sse" }` without a `url`, or a stdio server
+ * without a `command`, does not type-check.
+ */
+export type MCPServerConfig = StdioServerConfig | RemoteServerConfig;
 
 const TRANSPORTS: readonly MCPTransportKind[] = [
   "stdio",

@@ -26,6 +26,7 @@ export function createTransport(
   if (config.transport === "stdio") {
     const options: StdioTransportOptions = {
       command: config.command!,
+      name: config.name,
       maxMessageBytes: remote.maxMessageBytes,
     };
     if (config.args) options.args = config.args;

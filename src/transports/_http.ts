@@ -62,6 +62,22 @@ export function mediaType(header: string | null): string | undefined {
   return type === "" ? undefined : type;
 }
 
+/**
+ * Why a fetch failed, with its cause: Node's fetch says only "fetch failed"
+ * and keeps the reason ("connect ECONNREFUSED 127.0.0.1:3001") in `cause`.
+ */
+export function fetchFailure(error: unknown): string {
+  const message = errorMessage(error);
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause === undefined || cause === null) return message;
+  const detail = cause instanceof Error
+    ? cause.message || (cause as { code?: string }).code
+    : String(cause);
+  return detail && !message.includes(detail)
+    ? `${message} (${detail})`
+    : message;
+}
+
 /** The URL for messages: origin and path, without credentials, query or fragment. */
 export function displayUrl(url: URL): string {
   return JSON.stringify(url.origin + url.pathname);

@@ -8,7 +8,7 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
-import { asError, errorMessage } from "../_util/errors.ts";
+import { asError } from "../_util/errors.ts";
 import { messageTooLarge } from "./_limits.ts";
 import {
   discardBody,
@@ -16,6 +16,7 @@ import {
   type EventReader,
   type EventSourceMessage,
   excerpt,
+  fetchFailure,
   HttpClient,
   isMessageObject,
   isTooLarge,
@@ -226,7 +227,7 @@ export class SSEClientTransport implements MCPTransport {
       if (error instanceof MCPConnectionError) throw error;
       throw new MCPConnectionError(
         `Cannot reach MCP server at ${displayUrl(this.#url)}: ${
-          this.#http.redact(errorMessage(error))
+          this.#http.redact(fetchFailure(error))
         }. Check that the server runs and "url" is right.`,
         { cause: error },
       );
@@ -289,7 +290,7 @@ export class SSEClientTransport implements MCPTransport {
             )
             : new MCPConnectionError(
               `the event stream broke: ${
-                this.#http.redact(errorMessage(error))
+                this.#http.redact(fetchFailure(error))
               }`,
               { cause: error },
             ),
@@ -365,7 +366,7 @@ export class SSEClientTransport implements MCPTransport {
       if (error instanceof MCPConnectionError) throw error;
       throw new MCPConnectionError(
         `Cannot reach MCP server at ${displayUrl(endpoint)}: ${
-          this.#http.redact(errorMessage(error))
+          this.#http.redact(fetchFailure(error))
         }.`,
         { cause: error },
       );

@@ -25,6 +25,11 @@ import { asError, errorMessage } from "../_util/errors.ts";
 export interface StdioTransportOptions {
   /** The executable to start, e.g. `"npx"` or an absolute path. Looked up on `PATH`. */
   command: string;
+  /**
+   * Names the server in messages (e.g. the config's server name). Default:
+   * `command` — which says little when it is `node` or `npx`.
+   */
+  name?: string;
   /** Arguments passed to `command`. */
   args?: string[];
   /**
@@ -267,7 +272,7 @@ export class StdioTransport implements MCPTransport {
   }
 
   get #name(): string {
-    return JSON.stringify(this.#options.command);
+    return JSON.stringify(this.#options.name ?? this.#options.command);
   }
 
   async #start(): Promise<void> {

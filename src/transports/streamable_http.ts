@@ -9,11 +9,12 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
-import { asError, errorMessage } from "../_util/errors.ts";
+import { asError } from "../_util/errors.ts";
 import {
   discardBody,
   displayUrl,
   excerpt,
+  fetchFailure,
   HttpClient,
   mediaType,
   readBodyStart,
@@ -373,7 +374,7 @@ export class StreamableHTTPTransport implements MCPTransport {
     if (error instanceof MCPConnectionError) return error;
     return new MCPConnectionError(
       `Cannot reach MCP server at ${displayUrl(this.#url)} (${what}): ${
-        this.#http.redact(errorMessage(error))
+        this.#http.redact(fetchFailure(error))
       }. Check that the server runs and "url" is right.`,
       { cause: error },
     );

@@ -128,6 +128,8 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     assert.equal(result.errorKind, "not_found");
     assert.match(result.error!, /not found/);
     assert.match(result.error!, /echo/);
+    const typo = await adapter.invoke("ecco", {});
+    assert.match(typo.error!, /did you mean "echo"\?/);
   });
 
   it("invoke() refuses a tool the filter excluded", async () => {

@@ -2,7 +2,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   MCPConfigError,
+  type MCPErrorKind,
+  type MCPServerConfig,
   MCPToolAdapter,
+  type MCPToolResult,
   validateServerConfig,
 } from "@cleveragents/mcp-adapter";
 
@@ -148,6 +151,57 @@ describe("validateServerConfig()", () => {
           requestTimeoutMs: -5,
         }),
       /requestTimeoutMs must be a positive number of milliseconds/,
+    );
+  });
+});
+
+describe("MCPServerConfig and MCPToolResult types", () => {
+  it("refuse a remote config without url and a stdio one without command, at compile time", () => {
+    // @ts-expect-error: an sse server needs a url
+    const remote: MCPServerConfig = { name: "a", transport: "sse" };
+    // @ts-expect-error: a stdio server needs a command
+    const local: MCPServerConfig = { name: "b", transport: "stdio" };
+    // @ts-expect-error: a stdio server takes no url
+    const mixed: MCPServerConfig = {
+      name: "c",
+      transport: "stdio",
+      command: "x",
+      url: "https://example.com",
+    };
+    // At run time the one check refuses them too.
+    for (const config of [remote, local, mixed]) {
+      assert.throws(() => validateServerConfig(config), MCPConfigError);
+    }
+  });
+
+  it("narrow on success: error is a string and errorKind set only on failure", () => {
+    const describe = (result: MCPToolResult): string => {
+      if (result.success) {
+        const error: null = result.error;
+        const first = result.data.content?.[0];
+        return `${error}:${first?.type === "text" ? first.text : ""}`;
+      }
+      const kind: MCPErrorKind = result.errorKind;
+      return `${kind}:${result.error.toUpperCase()}`;
+    };
+    assert.equal(
+      describe({
+        success: true,
+        data: { content: [{ type: "text", text: "hi" }] },
+        error: null,
+        durationMs: 1,
+      }),
+      "null:hi",
+    );
+    assert.equal(
+      describe({
+        success: false,
+        data: {},
+        error: "boom",
+        errorKind: "server_error",
+        durationMs: 1,
+      }),
+      "server_error:BOOM",
     );
   });
 });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import {
   MCPConfigError,
+  type MCPToolResult,
   type RegisteredTool,
   type ToolCapability,
   ToolRegistry,
@@ -197,7 +198,7 @@ describe("Skill.select()", () => {
       checkpointable = false as const;
       source = "mcp" as const;
       sourceMetadata = { server: "git" };
-      invoke() {
+      invoke(): Promise<MCPToolResult> {
         return Promise.resolve({
           success: true,
           data: { from: this.name },

@@ -53,6 +53,19 @@ describe("compileValidator()", () => {
   });
 });
 
+describe("validation messages", () => {
+  it("names an unknown argument, suggests the near one and lists what the tool takes", async () => {
+    const validate = await compileValidator({
+      type: "object",
+      properties: { operations: { type: "string" }, path: { type: "string" } },
+      additionalProperties: false,
+    });
+    assert.deepEqual(validate({ operation: "x" }), [
+      '/operation: unknown argument "operation" (did you mean "operations"?) (the tool takes: operations, path)',
+    ]);
+  });
+});
+
 describe("vetPatterns()", () => {
   it("keeps safe patterns and the schema object itself when nothing is removed", async () => {
     const schema = {

@@ -188,7 +188,7 @@ describe("StdioTransport", () => {
     "reads split, batched, CRLF and unterminated lines, and reports bad lines without stopping",
     { timeout: TEST_TIMEOUT_MS },
     async () => {
-      const transport = fixture("frames.mjs");
+      const transport = fixture("frames.mjs", { name: "frames-server" });
       const recording = record(transport);
       await transport.start();
       await waitForClose(recording);
@@ -210,6 +210,8 @@ describe("StdioTransport", () => {
         error.message
       );
       assert.match(notJson!, /not JSON: "this is not json"/);
+      // The configured name, not the executable ("node", "deno").
+      assert.match(notJson!, /^MCP server "frames-server" wrote a line/);
       assert.match(notObject!, /not a JSON-RPC message object: "\[1,2\]"/);
       assert.ok(long!.includes("x".repeat(200)), long);
       assert.ok(

@@ -166,6 +166,8 @@ describe("streamable HTTP failures", () => {
     await assert.rejects(rpc.initialize(), (error) => {
       assertClean(error, MCPConnectionError);
       assert.match((error as Error).message, /Cannot reach MCP server/);
+      // The reason, not only Node's "fetch failed".
+      assert.match((error as Error).message, /refused/i);
       return true;
     });
     const adapter = adapterFor(url);

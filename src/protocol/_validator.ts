@@ -1,0 +1,157 @@
+/**
+ * The validator machinery: `@cfworker/json-schema` with the quick check in
+ * front, pattern vetting, and the wording of each problem. Loaded with the
+ * first schema compiled (`validation.ts`), like the validator package
+ * itself, so a program that never calls a tool never loads it. Internal.
+ *
+ * @module
+ */
+
+import type { Schema, Validator } from "@cfworker/json-schema";
+import type { JsonSchema } from "../types.ts";
+import type { ArgumentValidator } from "./validation.ts";
+import { compileFastCheck } from "./_fast_check.ts";
+import { didYouMean } from "../_util/closest.ts";
+import { isRecord } from "../_util/values.ts";
+
+type Draft = "4" | "7" | "2019-09" | "2020-12";
+
+/** Arguments nested deeper than this are rejected when their validation overflows the stack. */
+const MAX_CHECKED_DEPTH = 256;
+
+/** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
+function draftOf(schema: JsonSchema): Draft {
+  const uri = schema.$schema;
+  if (typeof uri !== "string") return "2020-12";
+  if (uri.includes("draft-04")) return "4";
+  if (uri.includes("draft-06") || uri.includes("draft-07")) return "7";
+  if (uri.includes("2019-09")) return "2019-09";
+  return "2020-12";
+}
+
+/** `compileValidator()`'s work; see there. */
+export async function compileSchema(
+  schema: JsonSchema,
+): Promise<ArgumentValidator> {
+  let local = schema;
+  let validator: Validator;
+  try {
+    if (mayHavePatterns(schema)) {
+      const { vetPatterns } = await import("./_pattern_safety.ts");
+      local = (await vetPatterns(schema)).schema;
+    }
+    const { Validator } = await import("@cfworker/json-schema");
+    validator = new Validator(local as Schema, draftOf(schema), false);
+  } catch {
+    return acceptAll;
+  }
+  const quickYes = compileFastCheck(local);
+  return (args) => {
+    if (quickYes?.(args)) return undefined;
+    let outcome: ReturnType<Validator["validate"]>;
+    try {
+      outcome = validator.validate(args);
+    } catch (error) {
+      if (error instanceof RangeError && depthOf(args) > MAX_CHECKED_DEPTH) {
+        return [
+          `/: the arguments are nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels); flatten them`,
+        ];
+      }
+      return undefined;
+    }
+    const { valid, errors } = outcome;
+    if (valid) return undefined;
+    // Keep the leaves: an error whose keyword location prefixes another's only says "a subschema failed".
+    const problems: string[] = [];
+    const unknown = new Set<string>();
+    for (const error of errors) {
+      if (error.keyword !== "additionalProperties") continue;
+      // Its "False boolean schema" leaves are the arguments the tool does not take.
+      for (const leaf of errors) {
+        const name = childName(error.instanceLocation, leaf.instanceLocation);
+        if (leaf.keyword !== "false" || name === undefined) continue;
+        unknown.add(leaf.instanceLocation);
+        problems.push(
+          unknownArgument(local, error.keywordLocation, leaf, name),
+        );
+      }
+    }
+    for (const error of errors) {
+      if (unknown.has(error.instanceLocation) && error.keyword === "false") {
+        continue;
+      }
+      const prefix = `${error.keywordLocation}/`;
+      if (
+        error.keyword === "additionalProperties" ||
+        errors.some((other) => other.keywordLocation.startsWith(prefix))
+      ) continue;
+      const pointer = error.instanceLocation.slice(1) || "/";
+      const message = error.error.endsWith(".")
+        ? error.error.slice(0, -1)
+        : error.error;
+      problems.push(`${pointer}: ${message}`);
+    }
+    return problems;
+  };
+}
+
+/** The last segment of `child` when it is one level below `parent` (JSON pointers with `#`). */
+function childName(parent: string, child: string): string | undefined {
+  if (!child.startsWith(`${parent}/`)) return undefined;
+  const rest = child.slice(parent.length + 1);
+  if (rest.includes("/")) return undefined;
+  return decodeURIComponent(rest).replaceAll("~1", "/").replaceAll("~0", "~");
+}
+
+/**
+ * `/x: unknown argument "x" (did you mean "y"?) (the tool takes: a, b)`,
+ * instead of the validator's "False boolean schema".
+ */
+function unknownArgument(
+  schema: JsonSchema,
+  keywordLocation: string,
+  leaf: { instanceLocation: string },
+  name: string,
+): string {
+  // The object schema holding `additionalProperties: false`.
+  let node: unknown = schema;
+  for (const segment of keywordLocation.split("/").slice(1, -1)) {
+    node = isRecord(node)
+      ? node[segment.replaceAll("~1", "/").replaceAll("~0", "~")]
+      : undefined;
+  }
+  const known = isRecord(node) && isRecord(node.properties)
+    ? Object.keys(node.properties)
+    : [];
+  const takes = known.length === 0
+    ? "it takes no other arguments"
+    : `the tool takes: ${known.join(", ")}`;
+  return `${leaf.instanceLocation.slice(1)}: unknown argument ${
+    JSON.stringify(name)
+  }${didYouMean(name, known)} (${takes})`;
+}
+
+const acceptAll: ArgumentValidator = () => undefined;
+
+/** Whether a schema may have a `pattern` or `patternProperties` (a cheap text test). */
+function mayHavePatterns(schema: JsonSchema): boolean {
+  try {
+    return JSON.stringify(schema).includes('"pattern');
+  } catch {
+    return true; // a cycle: let vetPatterns() walk it
+  }
+}
+
+/** How deeply a value nests, counted without recursion; stops counting past the limit. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > deepest) deepest = depth;
+    if (deepest > MAX_CHECKED_DEPTH) break;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
