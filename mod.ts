@@ -58,6 +58,7 @@ export {
   MCPAdapterError,
   MCPConfigError,
   MCPConnectionError,
+  MCPInitializeStatusError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPRequestLostError,

@@ -8,7 +8,11 @@
 
 import { inferCapabilities, resolveCapability } from "./tools/capabilities.ts";
 import type { CapabilityOverrides } from "./tools/capabilities.ts";
-import { type MCPServerConfig, validateServerConfig } from "./config/server.ts";
+import {
+  type MCPServerConfig,
+  type MCPTransportKind,
+  validateServerConfig,
+} from "./config/server.ts";
 import {
   checkTimeoutMs,
   Connection,
@@ -210,6 +214,16 @@ export class MCPToolAdapter {
   /** What the server said in `initialize`; `undefined` before connecting. */
   get serverInfo(): Readonly<MCPServerInfo> | undefined {
     return this.#connection.serverInfo;
+  }
+
+  /**
+   * The transport that carries the connection: the configured one, `"sse"`
+   * when a `streamable-http` server turned out to speak only the legacy SSE
+   * transport (see `fallback` in the config), or `"custom"` for
+   * `options.transport`. `undefined` before the first connection.
+   */
+  get transportKind(): MCPTransportKind | "custom" | undefined {
+    return this.#connection.transportKind;
   }
 
   /**

@@ -20,6 +20,7 @@ import {
 import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
 import { errorMessage } from "./_util/errors.ts";
 import type { MCPLogLevel } from "./types.ts";
+import type { MCPTransportKind } from "./config/server.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { ServerEntry } from "./config/load.ts";
@@ -48,6 +49,11 @@ export interface HubServerStatus {
   connectMs?: number;
   /** The protocol version the server agreed to. */
   protocolVersion?: string;
+  /**
+   * The transport of the last connection: the configured one, or `"sse"`
+   * when a `streamable-http` server fell back to the legacy transport.
+   */
+  transport?: MCPTransportKind | "custom";
 }
 
 /** Options of {@linkcode MCPToolHub}'s constructor. */
@@ -457,6 +463,8 @@ export class MCPToolHub {
       };
       const version = adapter.serverInfo?.protocolVersion;
       if (version !== undefined) slot.status.protocolVersion = version;
+      const transport = adapter.transportKind;
+      if (transport !== undefined) slot.status.transport = transport;
     } catch (error) {
       if (slot.epoch !== epoch) return;
       await this.#stop(slot);

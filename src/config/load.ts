@@ -103,7 +103,7 @@ const INLINE = "<inline>";
 const EXAMPLE =
   'servers: [{ name: "files", transport: "stdio", command: "mcp-files" }]';
 const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
-const REMOTE_FIELDS = ["url", "headers"] as const;
+const REMOTE_FIELDS = ["url", "headers", "fallback"] as const;
 const INTERPOLATED: ReadonlySet<string> = new Set([
   "command",
   "args",

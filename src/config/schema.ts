@@ -119,6 +119,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
         cwd: { $ref: "#/definitions/cwd" },
         url: { $ref: "#/definitions/url" },
         headers: { $ref: "#/definitions/headers" },
+        fallback: { $ref: "#/definitions/fallback" },
         namespace: {
           type: "string",
           description:
@@ -208,6 +209,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
         cwd: { $ref: "#/definitions/cwd" },
         url: { $ref: "#/definitions/url" },
         headers: { $ref: "#/definitions/headers" },
+        fallback: { $ref: "#/definitions/fallback" },
         transport: {
           description:
             'Not a key of this format: write "type", or list servers as servers: [{ name, transport, ... }].',
@@ -292,6 +294,13 @@ export const CONFIG_SCHEMA: JsonSchema = {
       additionalProperties: { type: "string" },
       examples: [{ Authorization: "Bearer ${API_TOKEN}" }],
     },
+    fallback: {
+      type: "boolean",
+      description:
+        "streamable-http only: when the server answers the initialize POST with 400, 404 or 405, try the legacy SSE transport at the same URL. Default: true.",
+      default: true,
+      examples: [false],
+    },
     filter: {
       type: "object",
       description:
@@ -373,6 +382,7 @@ const SERVER_CONFIG_FIELDS = [
   "cwd",
   "url",
   "headers",
+  "fallback",
 ] as const;
 
 /**

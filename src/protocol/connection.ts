@@ -8,10 +8,11 @@
  * @module
  */
 
-import type { MCPServerConfig } from "../config/server.ts";
+import type { MCPServerConfig, MCPTransportKind } from "../config/server.ts";
 import {
   MCPConfigError,
   MCPConnectionError,
+  MCPInitializeStatusError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPSessionExpiredError,
@@ -108,6 +109,7 @@ export class Connection {
   readonly #options: ConnectionOptions;
   #session: Session | undefined;
   #server: MCPServerInfo | undefined;
+  #kind: MCPTransportKind | "custom" | undefined;
   #lostError: MCPNotConnectedError | undefined;
   /**
    * connect, reconnect and disconnect run one after another, in call order;
@@ -136,6 +138,11 @@ export class Connection {
   /** What the server said in `initialize`. */
   get serverInfo(): Readonly<MCPServerInfo> | undefined {
     return this.#server;
+  }
+
+  /** The transport of the last connection: the configured one, `"sse"` after a fallback, or `"custom"`. */
+  get transportKind(): MCPTransportKind | "custom" | undefined {
+    return this.#kind;
   }
 
   /** Connects unless connected; concurrent calls share one attempt. */
@@ -300,16 +307,41 @@ export class Connection {
           throw error;
         },
       );
-      session = new Session(transport, name, {
-        onNotification: (notification) => this.#onNotification(notification),
-        onRequest: (request) =>
-          handleServerRequest(this.#options.handlers, request),
-        onClose: (error) => this.#onClose(session!, error),
-        onError: this.#options.onError,
-      });
-      const handshake = this.#handshake(session, timeoutMs);
-      handshake.catch(() => {}); // its failure is reported through the race below
-      const server = await race(handshake, { signal: abort.signal });
+      const config = this.#options.config;
+      session = this.#newSession(transport);
+      let kind: MCPTransportKind | "custom" = this.#options.transport
+        ? "custom"
+        : config.transport;
+      let server: MCPServerInfo;
+      try {
+        server = await this.#handshake(session, timeoutMs, abort.signal);
+      } catch (error) {
+        if (
+          !(error instanceof MCPInitializeStatusError) || kind === "custom" ||
+          config.transport !== "streamable-http" || config.fallback === false
+        ) throw error;
+        // The specification's backwards-compatibility procedure: a 400, 404
+        // or 405 to the initialize POST, so try the legacy SSE transport at
+        // the same URL, within the same deadline.
+        await session.close().catch(() => {});
+        kind = "sse";
+        session = this.#newSession(
+          createTransport(
+            { ...config, transport: "sse" },
+            this.#options.remote,
+          ),
+        );
+        server = await this.#handshake(session, timeoutMs, abort.signal).catch(
+          (sseError) => {
+            throw new MCPConnectionError(
+              `${error.message} The legacy SSE transport at the same URL failed too: ${
+                errorMessage(sseError)
+              }`,
+              { cause: sseError },
+            );
+          },
+        );
+      }
       if (session.closed) {
         throw new MCPNotConnectedError(
           `MCP server "${name}" closed the connection right after the handshake`,
@@ -317,6 +349,7 @@ export class Connection {
       }
       this.#session = session;
       this.#server = server;
+      this.#kind = kind;
       this.#lostError = undefined;
       this.#options.onToolsChanged("connected");
       this.#applyLogLevel(session);
@@ -330,12 +363,30 @@ export class Connection {
     }
   }
 
-  async #handshake(
+  /** A session whose callbacks lead here, each bound to that session. */
+  #newSession(transport: MCPTransport): Session {
+    const session: Session = new Session(transport, this.#name, {
+      onNotification: (notification) => this.#onNotification(notification),
+      onRequest: (request) =>
+        handleServerRequest(this.#options.handlers, request),
+      onClose: (error) => this.#onClose(session, error),
+      onError: this.#options.onError,
+    });
+    return session;
+  }
+
+  /** Starts the transport and runs `initialize`, until `signal` aborts. */
+  #handshake(
     session: Session,
     timeoutMs: number,
+    signal: AbortSignal,
   ): Promise<MCPServerInfo> {
-    await session.start();
-    return await this.#initialize(session, timeoutMs);
+    const handshake = (async () => {
+      await session.start();
+      return await this.#initialize(session, timeoutMs);
+    })();
+    handshake.catch(() => {}); // its failure is reported through the race
+    return race(handshake, { signal });
   }
 
   /** The `initialize` exchange; also re-run over a live transport when a remote session expired. */
