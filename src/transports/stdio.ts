@@ -9,7 +9,6 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
-import { LineSplitter, LineTooLongError } from "./_lines.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
 import { redact, secretsOf } from "../_util/redact.ts";
 import { delay, settlesWithin } from "../_util/time.ts";
@@ -87,11 +86,18 @@ function excerpt(text: string): string {
 }
 
 /**
+ * The newline framing of the pipes, loaded with the backend: only a running
+ * server needs it, so edge bundles of the root entry do without it.
+ */
+let framing: typeof import("./_lines.ts") | undefined;
+
+/**
  * Loads the backend of the running runtime: the `Deno.Command` one under
  * Deno, the `node:child_process` one elsewhere. Literal specifiers, so
  * `deno pack` rewrites them and bundlers split them into lazy chunks.
  */
 async function loadBackend(): Promise<ProcessBackend> {
+  framing ??= await import("./_lines.ts");
   const module = (globalThis as { Deno?: unknown }).Deno
     ? await import("./_process/deno.ts")
     : await import("./_process/node.ts");
@@ -541,6 +547,7 @@ export class StdioTransport implements MCPTransport {
   }
 
   async #readStdout(child: ChildProcessHandle): Promise<void> {
+    const { LineSplitter, LineTooLongError } = framing!;
     const lines = new LineSplitter((line) => this.#handleLine(line), {
       maxLineBytes: this.#maxMessageBytes,
       overflow: "throw",
@@ -618,7 +625,7 @@ export class StdioTransport implements MCPTransport {
   }
 
   async #readStderr(child: ChildProcessHandle): Promise<void> {
-    const lines = new LineSplitter((line) => this.#stderrLine(line), {
+    const lines = new framing!.LineSplitter((line) => this.#stderrLine(line), {
       maxLineBytes: STDERR_MAX_LINE_BYTES,
       overflow: "split",
     });
