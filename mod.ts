@@ -112,6 +112,8 @@ export type {
   MCPMediaContent,
   MCPProgress,
   MCPResourceLink,
+  MCPTaskState,
+  MCPTaskStatus,
   MCPTextContent,
   MCPToolDescriptor,
   MCPToolFailure,
@@ -120,4 +122,5 @@ export type {
   MCPToolSuccess,
   ToolAnnotations,
   ToolCapability,
+  ToolExecution,
 } from "./src/types.ts";

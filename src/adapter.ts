@@ -44,7 +44,6 @@ import type {
   ToolCapability,
 } from "./types.ts";
 import { validatorFor } from "./protocol/validation.ts";
-import { outputProblem } from "./protocol/output.ts";
 import { configSecrets, redact, redactError } from "./_util/redact.ts";
 import { listAllTools } from "./protocol/_tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/_limits.ts";
@@ -105,6 +104,8 @@ export interface RegisterToolsOptions {
   /** Capability overrides keyed by tool name or `*` glob, applied last. */
   overrides?: CapabilityOverrides;
 }
+
+let outputCheck: Promise<typeof import("./protocol/output.ts")> | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: "0.1.0" };
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -413,18 +414,23 @@ export class MCPToolAdapter {
       );
     }
     let result: Result;
+    const params = { name, arguments: args };
+    const requestOptions = {
+      timeoutMs,
+      totalTimeoutMs,
+      startedAt: started,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      trackProgress: true,
+      onTaskStatus: options.onTaskStatus,
+    };
+    const taskSupport = tool.execution?.taskSupport;
     try {
-      result = await this.#connection.request("tools/call", {
-        name,
-        arguments: args,
-      }, {
-        timeoutMs,
-        totalTimeoutMs,
-        startedAt: started,
-        signal: options.signal,
-        onProgress: options.onProgress,
-        trackProgress: true,
-      });
+      result = await ((taskSupport === "required" ||
+          (taskSupport === "optional" && options.task === true)) &&
+          this.#connection.acceptsToolTasks
+        ? this.#connection.callTask(params, requestOptions)
+        : this.#connection.request("tools/call", params, requestOptions));
     } catch (error) {
       return this.#failed(name, error, options.signal, started);
     }
@@ -440,7 +446,12 @@ export class MCPToolAdapter {
     }
     // Nothing to check, and nothing spent, for a tool without an outputSchema.
     if (tool.outputSchema !== undefined && this.#validateOutput) {
-      const problem = await outputProblem(tool.outputSchema, result);
+      // Loaded with the first tool that declares an output schema.
+      outputCheck ??= import("./protocol/output.ts");
+      const problem = await (await outputCheck).outputProblem(
+        tool.outputSchema,
+        result,
+      );
       if (problem !== undefined) {
         return this.#fail(
           started,
@@ -494,6 +505,7 @@ export class MCPToolAdapter {
         description: tool.description,
         ...(typeof title === "string" ? { title } : {}),
         inputSchema: tool.inputSchema,
+        ...(tool.execution ? { execution: tool.execution } : {}),
         capability: resolveCapability(toolName, resolveOptions),
         checkpointable: false,
         source: "mcp",
@@ -564,6 +576,9 @@ export class MCPToolAdapter {
         "cancelled",
         `Tool "${name}" was cancelled: ${describeReason(signal.reason)}`,
       );
+    }
+    if (error instanceof MCPAdapterError && error.code === "task_cancelled") {
+      return fail("cancelled", `Tool "${name}": ${error.message}`);
     }
     return fail(
       "connection",

@@ -23,6 +23,7 @@ import {
   handleServerRequest,
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
+import type { TaskCallOptions } from "./_tasks.ts";
 import type {
   JSONRPCNotification,
   MCPTransport,
@@ -125,6 +126,15 @@ export class Connection {
   #renewing: Promise<void> | undefined;
   /** The level last asked for with `setLogLevel()`; every new session is told. */
   #logLevel: MCPLogLevel | undefined;
+  /** Counts re-initializations: a task id is not carried into a renewed session. */
+  #renewals = 0;
+  /**
+   * Task calls in progress: told each `notifications/tasks/status`, and
+   * `undefined` when their session ends or is renewed.
+   */
+  readonly #taskListeners = new Set<
+    (status: Record<string, unknown> | undefined) => void
+  >();
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -475,6 +485,8 @@ export class Connection {
    */
   #renew(session: Session): Promise<void> {
     this.#renewing ??= (async () => {
+      this.#renewals++;
+      this.#wakeTasks(undefined);
       this.#options.onToolsChanged("renewed");
       const info = await this.#initialize(
         session,
@@ -502,6 +514,7 @@ export class Connection {
    * that failed may still be being stopped.
    */
   #onClose(session: Session, error: Error | undefined): void {
+    this.#wakeTasks(undefined);
     if (this.#session !== session || !error) return;
     this.#lostError = new MCPNotConnectedError(
       redact(`${error.message}; call reconnect()`, this.#options.secrets),
@@ -515,7 +528,55 @@ export class Connection {
       this.#options.onToolsChanged("list_changed");
     } else if (method === "notifications/message") {
       this.#onLog(notification.params);
+    } else if (method === "notifications/tasks/status") {
+      this.#wakeTasks(notification.params ?? {});
     }
+  }
+
+  #wakeTasks(status: Record<string, unknown> | undefined): void {
+    for (const listener of this.#taskListeners) listener(status);
+  }
+
+  /** Whether the server takes task-augmented `tools/call` (`tasks.requests.tools.call`). */
+  get acceptsToolTasks(): boolean {
+    const tasks = this.#server?.capabilities.tasks as
+      | { requests?: { tools?: { call?: unknown } } }
+      | undefined;
+    return tasks?.requests?.tools?.call !== undefined;
+  }
+
+  /**
+   * Calls a tool as a task (MCP 2025-11-25): creates it, polls it to its
+   * end and returns its result, as `request("tools/call", …)` would. The
+   * task machinery (`_tasks.ts`) is loaded on the first task call.
+   *
+   * @throws {MCPNotConnectedError} When not connected, or the session ends.
+   */
+  async callTask(
+    params: Record<string, unknown>,
+    options: TaskCallOptions,
+  ): Promise<Result> {
+    await this.whenReady("tools/call");
+    const { runToolTask } = await import("./_tasks.ts");
+    const tasks = this.#server?.capabilities.tasks as { cancel?: unknown };
+    return await runToolTask(
+      {
+        pin: () => {
+          const session = this.#live("tools/call");
+          const renewals = this.#renewals;
+          return { session, renewed: () => this.#renewals !== renewals };
+        },
+        renew: (session) => this.#renew(session),
+        listen: (listener) => {
+          this.#taskListeners.add(listener);
+          return () => this.#taskListeners.delete(listener);
+        },
+        label: this.#name,
+        cancellable: tasks?.cancel !== undefined,
+      },
+      params,
+      options,
+    );
   }
 
   /** Hands a log message to `onLog`; one with an unknown level is reported, not passed on. */

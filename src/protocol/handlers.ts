@@ -79,20 +79,41 @@ export interface ClientHandlers {
 export function clientCapabilities(
   handlers: ClientHandlers | undefined,
 ): Record<string, unknown> {
-  const capabilities: Record<string, unknown> = {};
+  // Task-augmented tool calls are sent as the server's tools declare; the
+  // client receives no tasks, so no tasks.* member is declared.
+  const capabilities: Record<string, unknown> = { tasks: {} };
   if (handlers?.elicitation) capabilities.elicitation = { form: {} };
   if (handlers?.sampling) capabilities.sampling = {};
   if (handlers?.roots) capabilities.roots = { listChanged: false };
   return capabilities;
 }
 
-/** Routes a server request to its handler; `undefined` means "method not found". */
+const RELATED_TASK = "io.modelcontextprotocol/related-task";
+
+/**
+ * Routes a server request to its handler; `undefined` means "method not
+ * found". The answer to a request about a task (a task's elicitation,
+ * say) carries the same related-task `_meta`, as the specification says.
+ */
 export function handleServerRequest(
   handlers: ClientHandlers | undefined,
   request: JSONRPCRequest,
 ): Promise<Result> | undefined {
   const params = request.params ?? {};
-  switch (request.method) {
+  const answer = route(handlers, request.method, params);
+  const related = params._meta?.[RELATED_TASK];
+  return related === undefined ? answer : answer?.then((result) => ({
+    ...result,
+    _meta: { ...result._meta as Result, [RELATED_TASK]: related },
+  }));
+}
+
+function route(
+  handlers: ClientHandlers | undefined,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<Result> | undefined {
+  switch (method) {
     case "elicitation/create": {
       const elicit = handlers?.elicitation;
       if (!elicit) return undefined;
