@@ -60,6 +60,7 @@ const PARSE_OPTIONS = {
   json: { type: "boolean" },
   args: { type: "string" },
   timeout: { type: "string" },
+  verbose: { type: "boolean", short: "v" },
 } as const;
 
 function parse(args: readonly string[]) {
@@ -143,6 +144,7 @@ export async function main(
       stderr,
       signal: options.signal,
       json: values.json ?? false,
+      verbose: values.verbose ?? false,
       servers,
     });
   } catch (error) {

@@ -24,6 +24,7 @@ import {
   firstLine,
   ProgressBar,
   writeJson,
+  writeLog,
   writeResult,
   writeTable,
 } from "./_output.ts";
@@ -35,6 +36,8 @@ export interface Context {
   signal: AbortSignal | undefined;
   /** `--json`: print JSON instead of text. */
   json: boolean;
+  /** `--verbose`: print the servers' log messages to stderr. */
+  verbose: boolean;
   servers: readonly ServerEntry[];
 }
 
@@ -64,6 +67,7 @@ export async function toolsCommand(ctx: Context): Promise<number> {
           namespace: namespaceOf(tool.name),
           readOnly: tool.capability.readOnly,
           writes: tool.capability.writes,
+          taskSupport: tool.execution?.taskSupport ?? "forbidden",
           description: tool.description,
           inputSchema: tool.inputSchema,
         })),
@@ -74,11 +78,11 @@ export async function toolsCommand(ctx: Context): Promise<number> {
       const rows = tools.map((tool) => [
         tool.name,
         tool.sourceMetadata.server,
-        tool.capability.writes
+        (tool.capability.writes
           ? "writes"
           : tool.capability.readOnly
           ? "read-only"
-          : "-",
+          : "-") + TASK_MARKS[tool.execution?.taskSupport ?? "forbidden"],
         firstLine(tool.description),
       ]);
       writeTable(ctx.stdout, ["TOOL", "SERVER", "ACCESS", "DESCRIPTION"], rows);
@@ -97,7 +101,9 @@ export async function checkCommand(ctx: Context): Promise<number> {
         status.name,
         status.state === "connected" ? "ok" : status.state,
         status.state === "connected"
-          ? `protocol ${status.protocolVersion}, ${status.toolCount} tool${
+          ? `protocol ${status.protocolVersion} over ${
+            transportOf(ctx, status)
+          }, ${status.toolCount} tool${
             status.toolCount === 1 ? "" : "s"
           }, connected in ${status.connectMs} ms`
           : status.error ?? "",
@@ -130,7 +136,12 @@ export function callCommand(call: ToolCall): Command {
             ? {}
             : { timeoutMs: call.timeoutMs }),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
-          ...(bar ? { onProgress: (progress) => bar.draw(progress) } : {}),
+          ...(bar
+            ? {
+              onProgress: (progress) => bar.draw(progress),
+              onTaskStatus: (status) => bar.status(status),
+            }
+            : {}),
         });
       } catch (error) {
         if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
@@ -178,7 +189,10 @@ async function withHub<T>(
   ctx: Context,
   run: (hub: MCPToolHub, statuses: HubServerStatus[]) => Promise<T>,
 ): Promise<T> {
-  const hub = new MCPToolHub(ctx.servers);
+  const hub = new MCPToolHub(
+    ctx.servers,
+    ctx.verbose ? { onLog: (...log) => writeLog(ctx.stderr, ...log) } : {},
+  );
   const onAbort = () => void hub.close();
   ctx.signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -261,6 +275,24 @@ async function withTool(
       } (see "mcp-adapter tools")`,
     );
   });
+}
+
+/** How the access column marks a tool by its `execution.taskSupport`. */
+const TASK_MARKS: Record<string, string> = {
+  required: ", task",
+  optional: ", task optional",
+  forbidden: "",
+};
+
+/** The transport a server connected over; a fallback says so. */
+function transportOf(ctx: Context, status: HubServerStatus): string {
+  const configured = ctx.servers.find((entry) =>
+    entry.config.name === status.name
+  )?.config.transport;
+  const used = status.transport ?? configured ?? "?";
+  return configured !== undefined && used !== configured
+    ? `${used} (fallback from ${configured})`
+    : used;
 }
 
 function namespaceOf(name: string): string {

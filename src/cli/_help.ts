@@ -19,6 +19,7 @@ Commands:
 
 Options:
   -c, --config FILE   config file; default ./mcp.yaml, ./mcp.json or ./.mcp.json
+  -v, --verbose       print the servers' log messages to stderr
   -h, --help          help; also after a command ("mcp-adapter call --help")
 
 Exit codes: 0 ok, 1 the tool reported an error, 2 usage or config error,
@@ -27,11 +28,12 @@ Exit codes: 0 ok, 1 the tool reported an error, 2 usage or config error,
   tools: `Usage: mcp-adapter tools [--json] [--config FILE]
 
 Connects to every enabled server and lists its tools: name ({namespace}/{tool}),
-server, access (read-only, writes or -) and description.
+server, access (read-only, writes or -; ", task" for a tool that runs as a
+task, ", task optional" for one that may) and description.
 
 Options:
   --json   print a JSON array instead (name, alias, server, namespace,
-           readOnly, writes, description, inputSchema)
+           readOnly, writes, taskSupport, description, inputSchema)
 
 Exits 3 when a server cannot be reached (the others are still listed).
 `,
@@ -40,7 +42,8 @@ Exits 3 when a server cannot be reached (the others are still listed).
 
 Validates the arguments against the tool's input schema, calls the tool and
 prints its text content, then its structured content as JSON. A progress bar
-is shown on a terminal while the server reports progress.
+is shown on a terminal while the server reports progress, and for a tool that
+runs as a task, the task's status.
 
 Arguments:
   <ns/tool>      the tool, as "mcp-adapter tools" lists it (or its alias)
@@ -58,8 +61,10 @@ Exits 1 when the call fails (validation, the tool's own error, timeout),
 `,
   check: `Usage: mcp-adapter check [--json] [--config FILE]
 
-Connects to each enabled server and prints its protocol version, tool count
-and connect latency (start + handshake).
+Connects to each enabled server and prints its protocol version, the
+transport it connected over (a streamable-http server that fell back to the
+legacy SSE transport says so), tool count and connect latency (start +
+handshake).
 
 Options:
   --json   print the statuses as a JSON array
