@@ -105,7 +105,7 @@ export interface RegisterToolsOptions {
   overrides?: CapabilityOverrides;
 }
 
-let outputCheck: Promise<typeof import("./protocol/output.ts")> | undefined;
+let outputCheck: typeof import("./protocol/output.ts") | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: "0.1.0" };
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -446,12 +446,12 @@ export class MCPToolAdapter {
     }
     // Nothing to check, and nothing spent, for a tool without an outputSchema.
     if (tool.outputSchema !== undefined && this.#validateOutput) {
-      // Loaded with the first tool that declares an output schema.
-      outputCheck ??= import("./protocol/output.ts");
-      const problem = await (await outputCheck).outputProblem(
-        tool.outputSchema,
-        result,
-      );
+      // Loaded with the first tool that declares an output schema; from
+      // then on, and once its validator is compiled, checked without a wait.
+      const check = outputCheck ??
+        (outputCheck = await import("./protocol/output.ts"));
+      let problem = check.outputProblem(tool.outputSchema, result);
+      if (problem instanceof Promise) problem = await problem;
       if (problem !== undefined) {
         return this.#fail(
           started,

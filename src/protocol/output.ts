@@ -9,7 +9,7 @@
 
 import type { JsonSchema } from "../types.ts";
 import type { Result } from "./session.ts";
-import { validatorFor } from "./validation.ts";
+import { type ArgumentValidator, validatorFor } from "./validation.ts";
 
 /**
  * What is wrong with a successful result of a tool that declares
@@ -19,18 +19,28 @@ import { validatorFor } from "./validation.ts";
  *
  * @param schema The tool's `outputSchema`.
  * @param result The tool's result.
- * @returns The problem, phrased to follow `Tool "name" `, or `undefined`.
+ * @returns The problem, phrased to follow `Tool "name" `, or `undefined`;
+ * a promise only while the schema's validator is being compiled.
  */
-export async function outputProblem(
+export function outputProblem(
   schema: JsonSchema,
   result: Result,
-): Promise<string | undefined> {
+): string | undefined | Promise<string | undefined> {
   if (result.isError === true) return undefined;
   if (result.structuredContent === undefined) {
     return "declares an output schema but returned no structuredContent";
   }
-  let validator = validatorFor(schema);
-  if (validator instanceof Promise) validator = await validator;
+  const validator = validatorFor(schema);
+  // Once compiled, the check runs without a promise.
+  return validator instanceof Promise
+    ? validator.then((compiled) => problemsOf(compiled, result))
+    : problemsOf(validator, result);
+}
+
+function problemsOf(
+  validator: ArgumentValidator,
+  result: Result,
+): string | undefined {
   const problems = validator(
     result.structuredContent as Record<string, unknown>,
   );
