@@ -21,7 +21,6 @@ import process from "node:process";
 import { realpathSync } from "node:fs";
 import { setTimeout as startTimer } from "node:timers";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import {
   callCommand,
   checkCommand,
@@ -30,7 +29,17 @@ import {
   toolsCommand,
 } from "./src/cli/_commands.ts";
 import { readConfig } from "./src/cli/_config.ts";
+import {
+  type CommandLine,
+  GLOBAL_OPTIONS,
+  type Options,
+  readCommandLine,
+} from "./src/cli/_args.ts";
+import { type Ask, cliHandlers } from "./src/cli/_handlers.ts";
+import { inlineServer } from "./src/cli/_inline.ts";
 import { errorMessage } from "./src/_util/errors.ts";
+import { didYouMean } from "./src/_util/closest.ts";
+import { VERSION } from "./src/version.ts";
 import {
   CliError,
   INTERRUPTED,
@@ -52,24 +61,12 @@ export interface CliOptions {
   env?: Record<string, string | undefined>;
   /** Cancels what is running (a tool call is sent `notifications/cancelled`). */
   signal?: AbortSignal;
-}
-
-const PARSE_OPTIONS = {
-  config: { type: "string", short: "c" },
-  help: { type: "boolean", short: "h" },
-  json: { type: "boolean" },
-  args: { type: "string" },
-  timeout: { type: "string" },
-  verbose: { type: "boolean", short: "v" },
-} as const;
-
-function parse(args: readonly string[]) {
-  return parseArgs({
-    args: [...args],
-    allowPositionals: true,
-    strict: true,
-    options: PARSE_OPTIONS,
-  });
+  /**
+   * Asks the user one question (a server's elicitation) and resolves with
+   * the answer, `undefined` at end of input. Default: the terminal, when
+   * stdin and stderr are one; without it elicitations are declined.
+   */
+  ask?: (question: string) => Promise<string | undefined>;
 }
 
 /**
@@ -95,23 +92,32 @@ export async function main(
 ): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  let parsed: ReturnType<typeof parse>;
+  let line: CommandLine;
   try {
-    parsed = parse(args);
+    line = readCommandLine(args);
   } catch (error) {
     return usageError(stderr, errorMessage(error));
   }
-  const { values, positionals } = parsed;
-  let [command = "", ...rest] = positionals;
+  const { options: values } = line;
+  let { command, operands } = line;
+  if (values.version) {
+    stdout.write(`mcp-adapter ${VERSION}\n`);
+    return OK;
+  }
   let wantsHelp = values.help ?? false;
   if (command === "help") {
-    command = rest[0] ?? "";
+    command = operands[0] ?? "";
     wantsHelp = true;
-    rest = [];
+    operands = [];
   }
   const help = HELP[command];
   if (help === undefined) {
-    return usageError(stderr, `unknown command ${JSON.stringify(command)}`);
+    return usageError(
+      stderr,
+      `unknown command ${JSON.stringify(command)}${
+        didYouMean(command, Object.keys(HELP).filter(Boolean))
+      }`,
+    );
   }
   if (wantsHelp) {
     stdout.write(help);
@@ -122,8 +128,11 @@ export async function main(
     return USAGE;
   }
   const allowed = COMMAND_OPTIONS[command] ?? [];
-  for (const option of ["json", "args", "timeout"] as const) {
-    if (values[option] !== undefined && !allowed.includes(option)) {
+  for (const [option, value] of Object.entries(values)) {
+    if (
+      value !== undefined && !GLOBAL_OPTIONS.includes(option) &&
+      !allowed.includes(option)
+    ) {
       return usageError(
         stderr,
         `--${option} is not an option of "${command}"`,
@@ -132,20 +141,34 @@ export async function main(
     }
   }
   try {
-    // The command line is checked before the config is read.
-    const run = prepare(command, rest, values);
-    const servers = await readConfig(values.config, {
-      cwd: options.cwd ?? process.cwd(),
-      env: options.env,
-      stderr,
-    });
+    // The command line is checked before any server is read or started.
+    const run = prepare(command, operands, values);
+    const connectTimeoutMs = parseMs(
+      "--connect-timeout",
+      values["connect-timeout"],
+    );
+    const inline = inlineServer(values, line.inline);
+    const servers = inline !== undefined ? [inline] : await readConfig(
+      values.config,
+      { cwd: options.cwd ?? process.cwd(), env: options.env, stderr },
+    );
     return await run({
       stdout,
       stderr,
       signal: options.signal,
       json: values.json ?? false,
       verbose: values.verbose ?? false,
-      servers,
+      servers: connectTimeoutMs === undefined
+        ? servers
+        : servers.map((entry) => ({ ...entry, connectTimeoutMs })),
+      adapterOptions: {
+        handlers: cliHandlers(options.ask ?? terminalAsk(stderr), stderr),
+        ...(values.verbose
+          ? {
+            onStderr: (line: string) => stderr.write(`[server] ${line}\n`),
+          }
+          : {}),
+      },
     });
   } catch (error) {
     if (options.signal?.aborted) {
@@ -177,7 +200,7 @@ function usageError(stderr: CliOutput, message: string, command = ""): number {
 function prepare(
   command: string,
   operands: readonly string[],
-  values: { args?: string; timeout?: string },
+  values: Options,
 ): Command {
   switch (command) {
     case "tools":
@@ -194,10 +217,16 @@ function prepare(
       if (name === undefined) {
         throw new UsageError(`"call" needs a tool name (ns/tool)`);
       }
+      if (values.raw && values.json) {
+        throw new UsageError(`--raw and --json exclude each other`);
+      }
       return callCommand({
         name,
-        args: buildArguments(values.args, pairs),
-        timeoutMs: parseTimeout(values.timeout),
+        json: values.args,
+        pairs,
+        timeoutMs: parseMs("--timeout", values.timeout),
+        raw: values.raw ?? false,
+        outputDir: values.output,
       });
     }
   }
@@ -218,62 +247,52 @@ function expectOperands(
   );
 }
 
-/** `--args JSON` overlaid with `key=value` pairs. */
-function buildArguments(
-  json: string | undefined,
-  pairs: readonly string[],
-): Record<string, unknown> {
-  let args: Record<string, unknown> = {};
-  if (json !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch (error) {
-      throw new UsageError(
-        `--args is not valid JSON (${
-          errorMessage(error)
-        }); write an object, e.g. --args '{"query":"milk"}'`,
-      );
-    }
-    if (
-      typeof parsed !== "object" || parsed === null || Array.isArray(parsed)
-    ) {
-      throw new UsageError(
-        `--args must be a JSON object of named arguments, e.g. '{"query":"milk"}'`,
-      );
-    }
-    args = parsed as Record<string, unknown>;
-  }
-  for (const pair of pairs) {
-    const equals = pair.indexOf("=");
-    if (equals <= 0) {
-      throw new UsageError(
-        `expected key=value, got ${JSON.stringify(pair)}`,
-      );
-    }
-    const value = pair.slice(equals + 1);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      parsed = value;
-    }
-    args[pair.slice(0, equals)] = parsed;
-  }
-  return args;
-}
-
-function parseTimeout(value: string | undefined): number | undefined {
+function parseMs(
+  option: string,
+  value: string | undefined,
+): number | undefined {
   if (value === undefined) return undefined;
   const ms = Number(value);
   if (!Number.isInteger(ms) || ms <= 0) {
     throw new UsageError(
-      `--timeout must be a positive number of milliseconds, e.g. --timeout 30000; got ${
+      `${option} must be a positive number of milliseconds, e.g. ${option} 30000; got ${
         JSON.stringify(value)
       }`,
     );
   }
   return ms;
+}
+
+/**
+ * Questions on the terminal, when stdin and stderr are one; `undefined`
+ * otherwise (a pipe, CI), so that elicitations are declined.
+ */
+function terminalAsk(stderr: CliOutput): Ask | undefined {
+  if (!process.stdin.isTTY || !stderr.isTTY) return undefined;
+  return async (question) => {
+    const { createInterface } = await import("node:readline/promises");
+    const readline = createInterface({
+      input: process.stdin,
+      output: process.stderr,
+    });
+    try {
+      return await readline.question(question);
+    } catch {
+      return undefined;
+    } finally {
+      readline.close();
+    }
+  };
+}
+
+/** Whether the working directory is this file's folder (as under `deno task`). */
+function inOwnFolder(): boolean {
+  try {
+    return realpathSync(process.cwd()) ===
+      realpathSync(fileURLToPath(new URL(".", import.meta.url)));
+  } catch {
+    return false;
+  }
 }
 
 /** Whether this file is the program (`deno run cli.ts`, `node cli.js`, an npm bin link). */
@@ -296,6 +315,16 @@ if (isMain()) {
   const abort = new AbortController();
   const onInterrupt = () => abort.abort(new Error("interrupted (Ctrl-C)"));
   process.once("SIGINT", onInterrupt);
+  // `deno task cli` runs in the repository, the folder of this file;
+  // INIT_CWD is where the user was, and what config paths are relative to.
+  const from = process.env.INIT_CWD;
+  if (from && inOwnFolder()) {
+    try {
+      process.chdir(from);
+    } catch {
+      // Gone meanwhile: stay where we are.
+    }
+  }
   const code = await main(process.argv.slice(2), { signal: abort.signal });
   process.off("SIGINT", onInterrupt);
   process.exitCode = code;

@@ -173,6 +173,8 @@ const DATA_FILES = [
   "schema/mcp-config.schema.json",
   "examples/mcp.yaml",
   "examples/skill.yaml",
+  // tests/cli/usage_test.ts: --version prints the version deno.json gives.
+  "deno.json",
 ];
 
 async function copyDataFiles(dir: string): Promise<void> {

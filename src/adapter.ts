@@ -49,6 +49,7 @@ import { listAllTools } from "./protocol/_tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/_limits.ts";
 import { asError, errorMessage } from "./_util/errors.ts";
 import { race } from "./_util/time.ts";
+import { VERSION } from "./version.ts";
 import { didYouMean } from "./_util/closest.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
@@ -97,6 +98,12 @@ export interface MCPToolAdapterOptions {
    * dropped, never printed. What it throws goes to `onError`.
    */
   onLog?: MCPLogHandler;
+  /**
+   * Receives each line a stdio server writes to stderr, with the values of
+   * `config.env` masked. Default: the lines are kept (the last 20 are
+   * quoted when connecting fails) but not passed on.
+   */
+  onStderr?: (line: string) => void;
 }
 
 /** Options of `registerTools()`. */
@@ -107,7 +114,7 @@ export interface RegisterToolsOptions {
 
 let outputCheck: typeof import("./protocol/output.ts") | undefined;
 
-const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: "0.1.0" };
+const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
@@ -189,6 +196,7 @@ export class MCPToolAdapter {
       remote: {
         fetch: options.fetch,
         authProvider: options.authProvider,
+        onStderr: options.onStderr,
         maxMessageBytes: checkMaxMessageBytes(
           options.maxMessageBytes,
           "MCPToolAdapter",

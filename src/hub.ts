@@ -6,7 +6,7 @@
  * @module
  */
 
-import { MCPToolAdapter } from "./adapter.ts";
+import { MCPToolAdapter, type MCPToolAdapterOptions } from "./adapter.ts";
 import { configSecrets, redact } from "./_util/redact.ts";
 import { SerialQueue } from "./_util/serial_queue.ts";
 import type { ServerEntry } from "./config/load.ts";
@@ -62,14 +62,21 @@ export interface MCPToolHubOptions {
   registry?: ToolRegistry;
   /**
    * Builds the adapter of a server (custom transports, tests). Default:
-   * `new MCPToolAdapter(entry.config, { clientInfo, onLog, connectTimeoutMs, requestTimeoutMs })`.
+   * `new MCPToolAdapter(entry.config, { ...adapterOptions, clientInfo, onLog, connectTimeoutMs, requestTimeoutMs })`.
    */
   createAdapter?: (entry: ServerEntry) => MCPToolAdapter;
   /** Sent in `initialize` by the default adapters. */
   clientInfo?: { name: string; version: string };
   /**
+   * Options every default adapter gets (handlers for server requests,
+   * `onError`, `onStderr`, `maxMessageBytes`, …); an entry's own deadlines
+   * win over these.
+   */
+  adapterOptions?: Omit<MCPToolAdapterOptions, "transport">;
+  /**
    * Receives every server's log messages (`notifications/message`), with the
-   * server's name last. Passed to the default adapters. Default: dropped.
+   * server's name last. Passed to the default adapters (over `adapterOptions.onLog`). Default:
+   * dropped.
    */
   onLog?: (
     level: MCPLogLevel,
@@ -165,6 +172,7 @@ export class MCPToolHub {
     this.#createAdapter = options.createAdapter ??
       ((entry) =>
         new MCPToolAdapter(entry.config, {
+          ...options.adapterOptions,
           ...(clientInfo ? { clientInfo } : {}),
           ...(onLog
             ? {

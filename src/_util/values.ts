@@ -70,3 +70,23 @@ export function describeValue(value: unknown, maxLength = 60): string {
   }
   return text.length > maxLength ? `${text.slice(0, maxLength - 1)}…` : text;
 }
+
+/**
+ * Sets an own, enumerable property, even one named `__proto__`.
+ *
+ * @param target The object.
+ * @param key The property name, as written in a file.
+ * @param value Its value.
+ */
+export function setOwn(
+  target: Record<string, unknown>,
+  key: string,
+  value: unknown,
+): void {
+  Object.defineProperty(target, key, {
+    value,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}

@@ -10,7 +10,10 @@ import type { CliOutput } from "./_output.ts";
 import type { ServerEntry } from "../config/load.ts";
 import { type HubServerStatus, MCPToolHub } from "../hub.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
-import type { MCPToolResult } from "../types.ts";
+import type { MCPCallResult, MCPToolFailure, MCPToolResult } from "../types.ts";
+import type { MCPToolAdapterOptions } from "../adapter.ts";
+import { didYouMean } from "../_util/closest.ts";
+import { toolArguments } from "./_arguments.ts";
 import { errorMessage } from "../_util/errors.ts";
 import {
   CliError,
@@ -21,13 +24,18 @@ import {
   USAGE,
 } from "./_errors.ts";
 import {
+  binaryOf,
   firstLine,
   ProgressBar,
   writeJson,
   writeLog,
+  writeRaw,
   writeResult,
   writeTable,
 } from "./_output.ts";
+
+/** The adapter's default call deadline, named in the timeout hint. */
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** One run of a command: where to print, what cancels it, the servers of the config. */
 export interface Context {
@@ -38,7 +46,10 @@ export interface Context {
   json: boolean;
   /** `--verbose`: print the servers' log messages to stderr. */
   verbose: boolean;
+  /** The servers, in config order. */
   servers: readonly ServerEntry[];
+  /** What every adapter gets: handlers for server requests, stderr passthrough. */
+  adapterOptions: Omit<MCPToolAdapterOptions, "transport">;
 }
 
 /** A command ready to run; resolves to the exit code. */
@@ -48,15 +59,31 @@ export type Command = (ctx: Context) => Promise<number>;
 export interface ToolCall {
   /** `ns/tool` or an alias. */
   name: string;
-  args: Record<string, unknown>;
+  /** `--args JSON`, taken literally. */
+  json: string | undefined;
+  /** `key=value` pairs, read by the tool's input schema. */
+  pairs: readonly string[];
   timeoutMs: number | undefined;
+  /** `--raw`: the first text block, exactly. */
+  raw: boolean;
+  /** `--output DIR`: where image, audio and blob blocks are saved. */
+  outputDir: string | undefined;
 }
 
 /** `tools`: every tool of every enabled server. */
 export async function toolsCommand(ctx: Context): Promise<number> {
   return await withHub(ctx, (hub, statuses) => {
     const failed = reportFailures(ctx, statuses);
-    const tools = hub.registry.list();
+    // Config order, every time: servers connect concurrently, so their
+    // tools reach the registry in whatever order they answer.
+    const order = new Map(
+      ctx.servers.map((entry, index) => [entry.namespace, index]),
+    );
+    const tools = hub.registry.list().map((tool, index) => ({ tool, index }))
+      .sort((a, b) =>
+        (order.get(namespaceOf(a.tool.name)) ?? 0) -
+          (order.get(namespaceOf(b.tool.name)) ?? 0) || a.index - b.index
+      ).map(({ tool }) => tool);
     if (ctx.json) {
       writeJson(
         ctx.stdout,
@@ -128,10 +155,11 @@ export function schemaCommand(name: string): Command {
 export function callCommand(call: ToolCall): Command {
   return (ctx) =>
     withTool(ctx, call.name, async (tool) => {
+      const args = toolArguments(call.json, call.pairs, tool.inputSchema);
       const bar = ctx.stderr.isTTY ? new ProgressBar(ctx.stderr) : undefined;
       let result: MCPToolResult;
       try {
-        result = await tool.invoke(call.args, {
+        result = await tool.invoke(args, {
           ...(call.timeoutMs === undefined
             ? {}
             : { timeoutMs: call.timeoutMs }),
@@ -152,19 +180,81 @@ export function callCommand(call: ToolCall): Command {
       if (ctx.json) {
         writeJson(ctx.stdout, result);
       } else if (result.success) {
-        writeResult(ctx.stdout, result.data);
+        const saved = call.outputDir === undefined
+          ? new Map<number, string>()
+          : await saveBlocks(result.data, call.outputDir, tool.name);
+        if (call.raw) {
+          if (!writeRaw(ctx.stdout, result.data)) {
+            ctx.stderr.write(
+              "mcp-adapter: the result has no text block for --raw\n",
+            );
+            return TOOL_ERROR;
+          }
+        } else writeResult(ctx.stdout, result.data, saved);
       } else {
-        ctx.stderr.write(
-          `mcp-adapter: the call failed (${result.errorKind}): ${result.error}\n`,
-        );
-        if (result.errorKind === "validation") {
-          ctx.stderr.write(
-            `See the arguments it takes: mcp-adapter schema ${tool.name}\n`,
-          );
-        }
+        reportFailedCall(ctx, tool, result, call.timeoutMs);
       }
       return exitCodeOf(result, ctx.signal);
     });
+}
+
+/** A failed call on stderr, with the hint that fits the command line. */
+function reportFailedCall(
+  ctx: Context,
+  tool: RegisteredTool,
+  result: MCPToolFailure,
+  timeoutMs: number | undefined,
+): void {
+  if (result.errorKind === "timeout") {
+    ctx.stderr.write(
+      `mcp-adapter: ${tool.name} timed out after ${
+        timeoutMs ?? DEFAULT_TIMEOUT_MS
+      } ms without an answer or progress; give it longer with --timeout MS (e.g. --timeout ${
+        (timeoutMs ?? DEFAULT_TIMEOUT_MS) * 4
+      })\n`,
+    );
+    return;
+  }
+  ctx.stderr.write(
+    `mcp-adapter: the call failed (${result.errorKind}): ${result.error}\n`,
+  );
+  if (result.errorKind === "validation") {
+    ctx.stderr.write(
+      `See the arguments it takes: mcp-adapter schema ${tool.name}\n`,
+    );
+  }
+}
+
+/** Writes each image, audio and blob block to `dir`; returns block index → file. */
+async function saveBlocks(
+  data: MCPCallResult,
+  dir: string,
+  toolName: string,
+): Promise<Map<number, string>> {
+  const saved = new Map<number, string>();
+  const blocks = data.content ?? [];
+  if (!blocks.some((block) => binaryOf(block) !== undefined)) return saved;
+  const [{ mkdir, writeFile }, { join }] = await Promise.all([
+    import("node:fs/promises"),
+    import("node:path"),
+  ]);
+  await mkdir(dir, { recursive: true });
+  const stem = toolName.replace(/[^A-Za-z0-9_.-]+/g, "_");
+  for (const [index, block] of blocks.entries()) {
+    const binary = binaryOf(block);
+    if (binary === undefined) continue;
+    const file = join(dir, `${stem}-${index + 1}.${binary.extension}`);
+    await writeFile(file, decodeBase64(binary.base64));
+    saved.set(index, file);
+  }
+  return saved;
+}
+
+function decodeBase64(base64: string): Uint8Array {
+  const text = atob(base64.replace(/\s+/g, ""));
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
 }
 
 function exitCodeOf(
@@ -189,10 +279,10 @@ async function withHub<T>(
   ctx: Context,
   run: (hub: MCPToolHub, statuses: HubServerStatus[]) => Promise<T>,
 ): Promise<T> {
-  const hub = new MCPToolHub(
-    ctx.servers,
-    ctx.verbose ? { onLog: (...log) => writeLog(ctx.stderr, ...log) } : {},
-  );
+  const hub = new MCPToolHub(ctx.servers, {
+    adapterOptions: ctx.adapterOptions,
+    ...(ctx.verbose ? { onLog: (...log) => writeLog(ctx.stderr, ...log) } : {}),
+  });
   const onAbort = () => void hub.close();
   ctx.signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -266,7 +356,7 @@ async function withTool(
       );
     throw new CliError(
       USAGE,
-      `no tool ${JSON.stringify(name)}; ${
+      `no tool ${JSON.stringify(name)}${didYouMean(name, known)}; ${
         known.length === 0
           ? "the server exposes no tools"
           : `available: ${known.slice(0, 20).join(", ")}${

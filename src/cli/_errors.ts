@@ -23,6 +23,14 @@ export class CliError extends Error {
   }
 }
 
+/** Arguments that do not fit the tool's schema, caught before the call: exit 1, like a validation failure. */
+export class ArgumentError extends CliError {
+  constructor(message: string) {
+    super(TOOL_ERROR, message);
+    this.name = "ArgumentError";
+  }
+}
+
 /** A malformed command line: exit 2, with a pointer to the command's help. */
 export class UsageError extends CliError {
   constructor(message: string) {

@@ -7,9 +7,10 @@
 
 /** Help by command; `""` is the program's own. */
 export const HELP: Record<string, string> = {
-  "": `Usage: mcp-adapter [--config FILE] <command> [options]
+  "": `Usage: mcp-adapter [options] <command> [arguments] [-- server command...]
 
-List, call and check the tools of the MCP servers in a config file.
+List, call and check the tools of MCP servers: those of a config file, or one
+given inline.
 
 Commands:
   tools                      every tool of every server: name, server, access, description
@@ -17,19 +18,32 @@ Commands:
   check                      connect to each server: protocol version, tool count, latency
   schema <ns/tool>           print a tool's input schema
 
+Servers:
+  -c, --config FILE          config file; default ./mcp.yaml, ./mcp.json or ./.mcp.json
+  -- COMMAND [ARGS...]       one stdio server instead, e.g. -- npx -y @modelcontextprotocol/server-memory
+      --env NAME=VALUE       (repeatable) an environment variable for it
+      --cwd DIR              its working directory
+  --url URL                  one remote server instead
+      --header NAME:VALUE    (repeatable) an HTTP header for it
+      --transport KIND       streamable-http (default) or sse
+  --name NS                  the namespace of the inline server (default: its package or host)
+
 Options:
-  -c, --config FILE   config file; default ./mcp.yaml, ./mcp.json or ./.mcp.json
-  -v, --verbose       print the servers' log messages to stderr
-  -h, --help          help; also after a command ("mcp-adapter call --help")
+  --connect-timeout MS       how long each server may take to start and answer initialize
+  -v, --verbose              pass the servers' stderr lines and log messages through
+                             (env values masked)
+  --version                  print the version
+  -h, --help                 help; also after a command ("mcp-adapter call --help")
 
 Exit codes: 0 ok, 1 the tool reported an error, 2 usage or config error,
-3 connection failure.
+3 connection failure, 130 interrupted.
 `,
-  tools: `Usage: mcp-adapter tools [--json] [--config FILE]
+  tools: `Usage: mcp-adapter tools [--json] [servers]
 
-Connects to every enabled server and lists its tools: name ({namespace}/{tool}),
-server, access (read-only, writes or -; ", task" for a tool that runs as a
-task, ", task optional" for one that may) and description.
+Connects to every enabled server and lists its tools, servers in config order:
+name ({namespace}/{tool}), server, access (read-only, writes or -; ", task" for
+a tool that runs as a task, ", task optional" for one that may) and
+description.
 
 Options:
   --json   print a JSON array instead (name, alias, server, namespace,
@@ -38,28 +52,37 @@ Options:
 Exits 3 when a server cannot be reached (the others are still listed).
 `,
   call:
-    `Usage: mcp-adapter call <ns/tool> [--args JSON | key=value ...] [--timeout MS] [--json]
+    `Usage: mcp-adapter call <ns/tool> [--args JSON] [key=value ...] [--timeout MS]
+                        [--json | --raw] [--output DIR] [servers]
 
 Validates the arguments against the tool's input schema, calls the tool and
-prints its text content, then its structured content as JSON. A progress bar
-is shown on a terminal while the server reports progress, and for a tool that
-runs as a task, the task's status.
+prints each content block once: text as text, images, audio and resources as a
+one-line summary. A progress bar is shown on a terminal while the server
+reports progress, and for a tool that runs as a task, the task's status. On a
+terminal, questions the server asks (elicitation) are asked here; elsewhere
+they are declined.
 
 Arguments:
   <ns/tool>      the tool, as "mcp-adapter tools" lists it (or its alias)
-  key=value      one argument; the value is parsed as JSON when it parses
-                 (n=3, tags='["a"]', flag=true), else taken as a string
-                 (query=milk). Quote to force a string: id='"42"'
+  key=value      one argument, read by the type its schema gives it: a string
+                 stays as written (content=123 is "123"), a number or boolean
+                 is parsed (n=3, force=true), an array or object is JSON
+                 (tags='["a","b"]'). a.b=1 sets a nested field.
 
 Options:
-  --args JSON    all arguments as a JSON object; key=value pairs override
+  --args JSON    all arguments as a JSON object, taken literally; key=value
+                 pairs are applied over it
   --timeout MS   give up after MS milliseconds without an answer or progress
+                 (default 60000)
   --json         print the whole result envelope as JSON
+  --raw          print the text of the first text block exactly, nothing else
+                 (for "> file")
+  --output DIR   save image, audio and binary blocks to files in DIR
 
 Exits 1 when the call fails (validation, the tool's own error, timeout),
 2 when the tool does not exist, 3 when its server cannot be reached.
 `,
-  check: `Usage: mcp-adapter check [--json] [--config FILE]
+  check: `Usage: mcp-adapter check [--json] [servers]
 
 Connects to each enabled server and prints its protocol version, the
 transport it connected over (a streamable-http server that fell back to the
@@ -71,16 +94,16 @@ Options:
 
 Exits 3 when any server failed.
 `,
-  schema: `Usage: mcp-adapter schema <ns/tool> [--config FILE]
+  schema: `Usage: mcp-adapter schema <ns/tool> [servers]
 
 Prints the tool's input schema (JSON Schema).
 `,
 };
 
-/** Options each command accepts, besides --config and --help. */
+/** Options each command accepts, besides the global ones (`_args.ts`). */
 export const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   tools: ["json"],
-  call: ["args", "timeout", "json"],
+  call: ["args", "timeout", "json", "raw", "output"],
   check: ["json"],
   schema: ["json"],
 };

@@ -5,7 +5,13 @@
  * @module
  */
 
-import type { MCPLogLevel, MCPProgress, MCPTaskStatus } from "../types.ts";
+import type {
+  MCPCallResult,
+  MCPContentBlock,
+  MCPLogLevel,
+  MCPProgress,
+  MCPTaskStatus,
+} from "../types.ts";
 
 const BAR_WIDTH = 24;
 
@@ -19,36 +25,90 @@ export interface CliOutput {
   columns?: number;
 }
 
-/** Text content as is, other content as a one-line summary, then structured content as JSON. */
+/**
+ * A tool's result, each content block once: text as is; images, audio and
+ * resources as a one-line summary (or the file they were saved to, from
+ * `saved`). Structured content is printed, as JSON, only when there is no
+ * content to show it in: servers put the same data in both.
+ */
 export function writeResult(
   out: CliOutput,
-  data: Record<string, unknown>,
+  data: MCPCallResult,
+  saved: ReadonlyMap<number, string> = new Map(),
 ): void {
   const content = Array.isArray(data.content) ? data.content : [];
-  for (const item of content as Record<string, unknown>[]) {
-    if (item?.type === "text" && typeof item.text === "string") {
-      out.write(item.text.endsWith("\n") ? item.text : `${item.text}\n`);
-    } else if (item?.type === "image" || item?.type === "audio") {
-      const size = typeof item.data === "string"
-        ? ` ${Math.floor(item.data.length * 3 / 4)} bytes`
+  content.forEach((block, index) => {
+    const file = saved.get(index);
+    if (block?.type === "text" && typeof block.text === "string") {
+      out.write(block.text.endsWith("\n") ? block.text : `${block.text}\n`);
+    } else if (file !== undefined) {
+      out.write(`[${block.type} saved to ${file}]\n`);
+    } else if (block?.type === "image" || block?.type === "audio") {
+      const size = typeof block.data === "string"
+        ? ` ${Math.floor(block.data.length * 3 / 4)} bytes`
         : "";
-      out.write(`[${item.type} ${item.mimeType ?? ""}${size}]\n`);
-    } else if (item?.type === "resource_link") {
-      out.write(`[resource link ${item.uri ?? ""}]\n`);
-    } else if (item?.type === "resource") {
-      const resource = item.resource as Record<string, unknown> | undefined;
+      out.write(
+        `[${block.type} ${
+          block.mimeType ?? ""
+        }${size}; --output DIR saves it]\n`,
+      );
+    } else if (block?.type === "resource_link") {
+      out.write(`[resource link ${block.uri ?? ""}]\n`);
+    } else if (block?.type === "resource") {
+      const resource = block.resource;
       out.write(
         typeof resource?.text === "string"
           ? `${resource.text}\n`
-          : `[resource ${resource?.uri ?? ""}]\n`,
+          : `[resource ${resource?.uri ?? ""}; --output DIR saves it]\n`,
       );
     } else {
-      out.write(`${JSON.stringify(item)}\n`);
+      out.write(`${JSON.stringify(block)}\n`);
     }
-  }
-  if (data.structuredContent !== undefined) {
+  });
+  if (content.length === 0 && data.structuredContent !== undefined) {
     out.write(`${JSON.stringify(data.structuredContent, null, 2)}\n`);
   }
+}
+
+/** The text of the first text block, exactly, without a newline added. */
+export function writeRaw(out: CliOutput, data: MCPCallResult): boolean {
+  const block = (data.content ?? []).find((item) => item?.type === "text");
+  if (block?.type !== "text") return false;
+  out.write(block.text);
+  return true;
+}
+
+/** A binary content block: its bytes (base64) and a file name extension. */
+export function binaryOf(
+  block: MCPContentBlock,
+): { base64: string; extension: string } | undefined {
+  if (block.type === "image" || block.type === "audio") {
+    return { base64: block.data, extension: extensionOf(block.mimeType) };
+  }
+  if (block.type === "resource" && typeof block.resource.blob === "string") {
+    return {
+      base64: block.resource.blob,
+      extension: extensionOf(block.resource.mimeType),
+    };
+  }
+  return undefined;
+}
+
+const EXTENSIONS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "image/svg+xml": "svg",
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/mpeg": "mp3",
+  "audio/ogg": "ogg",
+  "application/pdf": "pdf",
+};
+
+function extensionOf(mimeType: string | undefined): string {
+  return (mimeType && EXTENSIONS[mimeType.toLowerCase()]) ?? "bin";
 }
 
 /** `value` as indented JSON and a newline. */

@@ -6,13 +6,14 @@
  * @module
  */
 
+import { setOwn } from "../_util/values.ts";
 import { MCPConfigFileError } from "./errors.ts";
 import {
   type ParsedDocument,
   parseDocument,
   type TextFormat,
 } from "./_text.ts";
-import { ConfigProblem, formatPath, setOwn } from "./_problem.ts";
+import { ConfigProblem, formatPath } from "./_problem.ts";
 import { isRecord } from "../_util/values.ts";
 import { schemaProblems } from "./_schema_errors.ts";
 

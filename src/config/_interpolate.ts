@@ -12,7 +12,8 @@
  * @module
  */
 
-import { ConfigProblem, type Path, setOwn } from "./_problem.ts";
+import { setOwn } from "../_util/values.ts";
+import { ConfigProblem, type Path } from "./_problem.ts";
 
 /** Looks up one environment variable; `undefined` when it is unset. */
 export type EnvLookup = (name: string) => string | undefined;

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { setOwn } from "../_util/values.ts";
 import {
   CORE_SCHEMA,
   type Event,
@@ -25,7 +26,7 @@ import {
 } from "js-yaml";
 import * as jsoncModule from "jsonc-parser";
 import type { Node, ParseError } from "jsonc-parser";
-import { ConfigProblem, type Path, setOwn } from "./_problem.ts";
+import { ConfigProblem, type Path } from "./_problem.ts";
 
 /** The two text formats. */
 export type TextFormat = "yaml" | "json";

@@ -194,7 +194,7 @@ export function serverConfigProblems(
     } else if (fallback !== undefined && transport === "sse") {
       report(
         ["fallback"],
-        'is only used by the "streamable-http" transport (it may fall back to sse); remove it',
+        'is only used by "streamable-http"; remove it',
       );
     }
   }

@@ -1,50 +1,39 @@
 /**
- * The validator machinery: `@cfworker/json-schema` with the quick check in
- * front, pattern vetting, and the wording of each problem. Loaded with the
- * first schema compiled (`validation.ts`), like the validator package
- * itself, so a program that never calls a tool never loads it. Internal.
+ * The validator of one schema, loaded lazily by `validation.ts`: a compiled
+ * quick check (`_fast_check.ts`) settles most calls; `@cfworker/json-schema`
+ * judges the rest and its errors become messages that say what to write.
+ * Internal.
  *
  * @module
  */
 
-import type { Schema, Validator } from "@cfworker/json-schema";
+import { type Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "../types.ts";
-import type { ArgumentValidator } from "./validation.ts";
 import { compileFastCheck } from "./_fast_check.ts";
 import { didYouMean } from "../_util/closest.ts";
 import { isRecord } from "../_util/values.ts";
 
-type Draft = "4" | "7" | "2019-09" | "2020-12";
+/** Returns the problems with `args` (`"/path: message"`), or `undefined` when they are valid. */
+export type ArgumentValidator = (
+  args: Record<string, unknown>,
+) => string[] | undefined;
+
+/** A JSON Schema draft cfworker knows. */
+export type Draft = "4" | "7" | "2019-09" | "2020-12";
 
 /** Arguments nested deeper than this are rejected when their validation overflows the stack. */
 const MAX_CHECKED_DEPTH = 256;
 
-/** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
-function draftOf(schema: JsonSchema): Draft {
-  const uri = schema.$schema;
-  if (typeof uri !== "string") return "2020-12";
-  if (uri.includes("draft-04")) return "4";
-  if (uri.includes("draft-06") || uri.includes("draft-07")) return "7";
-  if (uri.includes("2019-09")) return "2019-09";
-  return "2020-12";
-}
-
-/** `compileValidator()`'s work; see there. */
-export async function compileSchema(
-  schema: JsonSchema,
-): Promise<ArgumentValidator> {
-  let local = schema;
-  let validator: Validator;
-  try {
-    if (mayHavePatterns(schema)) {
-      const { vetPatterns } = await import("./_pattern_safety.ts");
-      local = (await vetPatterns(schema)).schema;
-    }
-    const { Validator } = await import("@cfworker/json-schema");
-    validator = new Validator(local as Schema, draftOf(schema), false);
-  } catch {
-    return acceptAll;
-  }
+/**
+ * Builds the validator of an already vetted schema.
+ *
+ * @throws When cfworker cannot compile the schema.
+ */
+export function buildValidator(
+  local: JsonSchema,
+  draft: Draft,
+): ArgumentValidator {
+  const validator = new Validator(local as Schema, draft, false);
   const quickYes = compileFastCheck(local);
   return (args) => {
     if (quickYes?.(args)) return undefined;
@@ -129,17 +118,6 @@ function unknownArgument(
   return `${leaf.instanceLocation.slice(1)}: unknown argument ${
     JSON.stringify(name)
   }${didYouMean(name, known)} (${takes})`;
-}
-
-const acceptAll: ArgumentValidator = () => undefined;
-
-/** Whether a schema may have a `pattern` or `patternProperties` (a cheap text test). */
-function mayHavePatterns(schema: JsonSchema): boolean {
-  try {
-    return JSON.stringify(schema).includes('"pattern');
-  } catch {
-    return true; // a cycle: let vetPatterns() walk it
-  }
 }
 
 /** How deeply a value nests, counted without recursion; stops counting past the limit. */

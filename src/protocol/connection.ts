@@ -335,21 +335,17 @@ export class Connection {
         // the same URL, within the same deadline.
         await session.close().catch(() => {});
         kind = "sse";
-        session = this.#newSession(
-          createTransport(
-            { ...config, transport: "sse" },
-            this.#options.remote,
-          ),
-        );
-        server = await this.#handshake(session, timeoutMs, abort.signal).catch(
-          (sseError) => {
-            throw new MCPConnectionError(
-              `${error.message} The legacy SSE transport at the same URL failed too: ${
-                errorMessage(sseError)
-              }`,
-              { cause: sseError },
-            );
-          },
+        const { viaLegacySse } = await import("./_fallback.ts");
+        server = await viaLegacySse(
+          config,
+          this.#options.remote,
+          error,
+          (transport) =>
+            this.#handshake(
+              session = this.#newSession(transport),
+              timeoutMs,
+              abort.signal,
+            ),
         );
       }
       if (session.closed) {
@@ -587,9 +583,9 @@ export class Connection {
     if (!LOG_LEVELS.includes(level)) {
       this.#options.onError?.(
         new Error(
-          `MCP server "${this.#name}" sent a log message with the unknown level ${
+          `MCP server "${this.#name}" sent a log message of unknown level ${
             JSON.stringify(level)
-          }; it was dropped`,
+          }`,
         ),
       );
       return;

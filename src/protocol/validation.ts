@@ -1,30 +1,27 @@
 /**
- * Validation against a tool's JSON Schemas (its `inputSchema`, and its
- * `outputSchema` through `output.ts`) with `@cfworker/json-schema`: no
- * `eval`/`new Function`, so it runs on edge runtimes. The schema comes from
- * the server, so nothing in it may stall the process: patterns are vetted
- * first (`_pattern_safety.ts`, loaded only for schemas that have patterns).
- * The validator package and our machinery around it (`_validator.ts`: the
- * quick check of `_fast_check.ts` in front, the wording of problems) are
- * loaded with the first schema compiled, so a program that never calls a
- * tool never loads them. This module keeps the compiled validators, one per
- * schema object. Internal.
+ * Validation against a tool's `inputSchema` (and, through `output.ts`, its
+ * `outputSchema`) with
+ * `@cfworker/json-schema`: no `eval`/`new Function`, so it runs on edge
+ * runtimes. The schema comes from the server, so nothing in it may stall
+ * the process: patterns are vetted first (`_pattern_safety.ts`, loaded only
+ * for schemas that have patterns). The validator itself (`_validator.ts`:
+ * cfworker, the compiled quick check, the messages) is loaded with the first
+ * schema compiled, so a program that never calls a tool never loads it.
+ * Internal.
  *
  * @module
  */
 
 import type { JsonSchema } from "../types.ts";
+import type { ArgumentValidator, Draft } from "./_validator.ts";
 
-/** Returns the problems with `args` (`"/path: message"`), or `undefined` when they are valid. */
-export type ArgumentValidator = (
-  args: Record<string, unknown>,
-) => string[] | undefined;
+export type { ArgumentValidator };
 
 /**
  * Every compiled validator, by schema object: compiled once and shared by
- * every check of that schema (a tool's arguments, its output). A refreshed
- * tool list brings new schema objects; the old validators go with the old
- * objects.
+ * every check of that schema (a tool's arguments, its output through
+ * `output.ts`). A refreshed tool list brings new schema objects; the old
+ * validators go with the old objects.
  */
 const validators = new WeakMap<
   JsonSchema,
@@ -50,12 +47,21 @@ export function validatorFor(
   return compiling;
 }
 
+/** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
+function draftOf(schema: JsonSchema): Draft {
+  const uri = schema.$schema;
+  if (typeof uri !== "string") return "2020-12";
+  if (uri.includes("draft-04")) return "4";
+  if (uri.includes("draft-06") || uri.includes("draft-07")) return "7";
+  if (uri.includes("2019-09")) return "2019-09";
+  return "2020-12";
+}
+
 /**
- * Compiles a validator for one schema; compile once per tool and reuse it
- * (or let {@linkcode validatorFor} cache it). When the schema itself cannot
- * be compiled, the validator accepts everything: the server then validates
- * on its own. Patterns that cannot be proven free of catastrophic
- * backtracking are left out of the local check.
+ * Compiles a validator for one schema; compile once per tool and reuse it.
+ * When the schema itself cannot be compiled, the validator accepts
+ * everything: the server then validates on its own. Patterns that cannot be proven free of
+ * catastrophic backtracking are left out of the local check.
  *
  * The validator never throws and never turns itself off. Arguments whose
  * check overflows the stack are rejected as too deep when they are deeply
@@ -65,6 +71,26 @@ export function validatorFor(
 export async function compileValidator(
   schema: JsonSchema,
 ): Promise<ArgumentValidator> {
-  const { compileSchema } = await import("./_validator.ts");
-  return await compileSchema(schema);
+  try {
+    let local = schema;
+    if (mayHavePatterns(schema)) {
+      const { vetPatterns } = await import("./_pattern_safety.ts");
+      local = (await vetPatterns(schema)).schema;
+    }
+    const { buildValidator } = await import("./_validator.ts");
+    return buildValidator(local, draftOf(schema));
+  } catch {
+    return acceptAll;
+  }
+}
+
+const acceptAll: ArgumentValidator = () => undefined;
+
+/** Whether a schema may have a `pattern` or `patternProperties` (a cheap text test). */
+function mayHavePatterns(schema: JsonSchema): boolean {
+  try {
+    return JSON.stringify(schema).includes('"pattern');
+  } catch {
+    return true; // a cycle: let vetPatterns() walk it
+  }
 }

@@ -16,6 +16,8 @@ export interface TransportOptions {
   fetch?: typeof fetch | undefined;
   authProvider?: OAuthClientProviderLike | undefined;
   maxMessageBytes?: number | undefined;
+  /** stdio: receives each stderr line. */
+  onStderr?: ((line: string) => void) | undefined;
 }
 
 /** A new transport for `config`. Throws `MCPConfigError` for malformed headers. */
@@ -27,6 +29,7 @@ export function createTransport(
     const options: StdioTransportOptions = {
       command: config.command!,
       name: config.name,
+      onStderr: remote.onStderr,
       maxMessageBytes: remote.maxMessageBytes,
     };
     if (config.args) options.args = config.args;

@@ -5,14 +5,13 @@
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { fixturePath, runtimeCommand } from "../_helpers.ts";
+import { cliCommand, exec, type Run } from "./_run.ts";
 import type { Extra } from "../_in_memory.ts";
 import { listen, sdkStreamableServer } from "../_remote.ts";
 import { taskHttpServer } from "../_task_http.ts";
@@ -21,66 +20,8 @@ import { sseOnlyServer } from "../_sse_only.ts";
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 const fixture = runtimeCommand(fixturePath(`sdk_server${ext}`));
-const RUN_TIMEOUT_MS = 60_000;
 const TEST_TIMEOUT_MS = 90_000;
 const SECRET = "sk-cli-test-9f8e7d6c5b4a";
-
-/** How to start the command line on this runtime. */
-function cliCommand(): { command: string; args: string[] } {
-  if ("Deno" in globalThis) {
-    const cli = fileURLToPath(new URL("../../cli.ts", import.meta.url));
-    return { command: process.execPath, args: ["run", "-A", cli] };
-  }
-  const cli = fileURLToPath(
-    import.meta.resolve("@cleveragents/mcp-adapter/cli"),
-  );
-  return { command: process.execPath, args: [cli] };
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs a command in its own process group and collects its output; the
- * whole group is killed if it outlives `RUN_TIMEOUT_MS`.
- */
-function exec(
-  command: string,
-  args: readonly string[],
-  cwd: string,
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout!.setEncoding("utf8").on("data", (chunk) => stdout += chunk);
-    child.stderr!.setEncoding("utf8").on("data", (chunk) => stderr += chunk);
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        child.kill("SIGKILL");
-      }
-      reject(new Error(`${command} ${args.join(" ")} timed out:\n${stderr}`));
-    }, RUN_TIMEOUT_MS);
-    child.on("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describe("mcp-adapter (the command line)", () => {
   let dir: string;
@@ -177,20 +118,25 @@ describe("mcp-adapter (the command line)", () => {
     assert.equal((add!.inputSchema as { type: string }).type, "object");
   });
 
-  it("call prints text content, then structured content as JSON", {
-    timeout: TEST_TIMEOUT_MS,
-  }, async () => {
-    const run = await cli([
-      "call",
-      "sdk/add",
-      "--args",
-      '{"a": 2, "b": 3}',
-      "--config",
-      config,
-    ]);
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, '5\n{\n  "sum": 5\n}\n');
-  });
+  it(
+    "call prints each content block once, structured content only when there is no content",
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const run = await cli([
+        "call",
+        "sdk/add",
+        "--args",
+        '{"a": 2, "b": 3}',
+        "--config",
+        config,
+      ]);
+      assert.equal(run.code, 0, run.stderr);
+      // The text and the structured content carry the same sum: printed once.
+      assert.equal(run.stdout, "5\n");
+    },
+  );
 
   it("call takes key=value arguments, parsed as JSON when they parse", {
     timeout: TEST_TIMEOUT_MS,
@@ -224,7 +170,20 @@ describe("mcp-adapter (the command line)", () => {
   it("call with invalid arguments exits 1 and says validation failed", {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {
-    const run = await cli(["call", "sdk/add", "a=two", "--config", config]);
+    // key=value is read by the schema: a number property refuses "two".
+    const pair = await cli(["call", "sdk/add", "a=two", "--config", config]);
+    assert.equal(pair.code, 1);
+    assert.match(pair.stderr, /a must be a number, got "two"/);
+    assert.equal(pair.stdout, "");
+    // --args is literal: the adapter's validation refuses it.
+    const run = await cli([
+      "call",
+      "sdk/add",
+      "--args",
+      '{"a": "two", "b": 1}',
+      "--config",
+      config,
+    ]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /validation/);
     assert.match(run.stderr, /\/a/);
@@ -364,7 +323,10 @@ describe("mcp-adapter (the command line)", () => {
     );
     assert.equal(slow.run.code, 1, slow.run.stdout + slow.run.stderr);
     assert.equal(slow.run.stdout, "");
-    assert.match(slow.run.stderr, /the call failed \(timeout\): .*timeout/);
+    assert.match(
+      slow.run.stderr,
+      /sdk\/sleep timed out after 300 ms .*--timeout MS \(e\.g\. --timeout 1200\)/,
+    );
     assert.ok(
       slow.ms < quick.ms + 2500,
       `took ${slow.ms} ms (a quick call: ${quick.ms} ms); the tool sleeps 5000`,
@@ -562,7 +524,7 @@ describe("mcp-adapter (the command line)", () => {
           tasks,
         ]);
         assert.equal(call.code, 0, call.stderr);
-        assert.equal(call.stdout, 'done 2\n{\n  "steps": 2\n}\n');
+        assert.equal(call.stdout, "done 2\n");
 
         const logArgs = [
           "call",

@@ -170,7 +170,7 @@ describe("parseConfig(): this library's format", () => {
       ]),
       {
         path: "servers[0].fallback",
-        message: /only used by the "streamable-http"/,
+        message: /only used by "streamable-http"/,
       },
     );
     parseError(

@@ -70,7 +70,7 @@ describe("validateServerConfig()", () => {
     configError(
       { name: "c", transport: "sse", url: "https://x.dev/sse", fallback: true },
       "fallback",
-      /only used by the "streamable-http" transport/,
+      /only used by "streamable-http"/,
     );
     configError(
       { name: "a", transport: "stdio", command: "srv", fallback: true },
