@@ -18,6 +18,7 @@ import {
 import { linkedAdapter } from "../_in_memory.ts";
 import {
   createTaskServer,
+  FixtureTaskStore,
   newTaskServerLog,
   receivedMethods,
   type TaskServerLog,
@@ -372,20 +373,22 @@ describe("tasks", () => {
   it("a disconnect under a running task rejects the call at once", {
     timeout: TEST_MS,
   }, async () => {
-    const adapter = await connected(newTaskServerLog(), {}, {
-      pollIntervalMs: 4_000,
-    });
+    const log = newTaskServerLog();
+    const store = new FixtureTaskStore(4_000);
+    const adapter = await connected(log, {}, { store });
     let created!: () => void;
     const running = new Promise<void>((resolve) => created = resolve);
     const call = adapter.invoke("failing_task", {
       mode: "isError",
-      delayMs: 10_000,
+      delayMs: 2_000,
     }, { onTaskStatus: () => created() });
     await running;
     const started = performance.now();
     await adapter.disconnect();
     await assert.rejects(call, MCPNotConnectedError);
     assert.ok(performance.now() - started < 1_000);
+    // The server's work would outlive its connection: end it quietly.
+    await store.updateTaskStatus(taskIds(log)[0]!, "cancelled");
   });
 });
 
@@ -439,7 +442,7 @@ describe("tasks over streamable HTTP", () => {
       const running = new Promise<void>((resolve) => created = resolve);
       const call = adapter.invoke("failing_task", {
         mode: "isError",
-        delayMs: 5_000,
+        delayMs: 2_000,
       }, { onTaskStatus: () => created() });
       await running;
       const [oldSession] = server.sessions.keys();
@@ -467,6 +470,8 @@ describe("tasks over streamable HTTP", () => {
         message: "still here",
       });
       assert.equal(text(plain), "still here");
+      // The old session's work would outlive it: end it quietly.
+      await server.store.updateTaskStatus(taskId, "cancelled");
     },
   );
 });
