@@ -170,6 +170,7 @@ export async function main(
       stderr,
       signal: options.signal,
       json: values.json ?? false,
+      verbose: values.verbose ?? false,
       servers: connectTimeoutMs === undefined
         ? servers
         : servers.map((entry) => ({ ...entry, connectTimeoutMs })),

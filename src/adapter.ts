@@ -8,7 +8,11 @@
 
 import { inferCapabilities, resolveCapability } from "./tools/capabilities.ts";
 import type { CapabilityOverrides } from "./tools/capabilities.ts";
-import { type MCPServerConfig, validateServerConfig } from "./config/server.ts";
+import {
+  type MCPServerConfig,
+  type MCPTransportKind,
+  validateServerConfig,
+} from "./config/server.ts";
 import {
   checkTimeoutMs,
   Connection,
@@ -31,18 +35,16 @@ import { compileToolFilter } from "./tools/filter.ts";
 import type { MCPTransport } from "./transports/transport.ts";
 import type {
   InvokeOptions,
-  JsonSchema,
   MCPErrorKind,
+  MCPLogHandler,
+  MCPLogLevel,
   MCPToolDescriptor,
   MCPToolFilter,
   MCPToolResult,
   ToolAnnotations,
   ToolCapability,
 } from "./types.ts";
-import {
-  type ArgumentValidator,
-  compileValidator,
-} from "./protocol/validation.ts";
+import { validatorFor } from "./protocol/validation.ts";
 import { configSecrets, redact, redactError } from "./_util/redact.ts";
 import { listAllTools } from "./protocol/_tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/_limits.ts";
@@ -90,6 +92,18 @@ export interface MCPToolAdapterOptions {
   /** Receives non-fatal problems (a malformed message, a stream that could not be reopened). */
   onError?: (error: Error) => void;
   /**
+   * Check a tool's `structuredContent` against its `outputSchema` (the
+   * specification: clients SHOULD). A missing or mismatching one makes the
+   * call fail with `errorKind: "server_error"`. Default `true`.
+   */
+  validateOutput?: boolean;
+  /**
+   * Receives the server's log messages (`notifications/message`): level,
+   * logger name (when the server gives one) and data (any JSON). Default:
+   * dropped, never printed. What it throws goes to `onError`.
+   */
+  onLog?: MCPLogHandler;
+  /**
    * Receives each line a stdio server writes to stderr, with the values of
    * `config.env` masked. Default: the lines are kept (the last 20 are
    * quoted when connecting fails) but not passed on.
@@ -102,6 +116,8 @@ export interface RegisterToolsOptions {
   /** Capability overrides keyed by tool name or `*` glob, applied last. */
   overrides?: CapabilityOverrides;
 }
+
+let outputCheck: typeof import("./protocol/output.ts") | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
@@ -147,6 +163,7 @@ export class MCPToolAdapter {
   readonly #toolsListeners = new Set<() => void>();
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
+  readonly #validateOutput: boolean;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #secrets: string[];
 
@@ -156,11 +173,6 @@ export class MCPToolAdapter {
   /** Moves on every invalidation, so a fetch that started before one is not cached. */
   #toolsGeneration = 0;
   #filter: ((name: string) => boolean) | undefined;
-  /** Compiled once per tool and schema: a refreshed list brings new schema objects. */
-  readonly #validators = new WeakMap<
-    JsonSchema,
-    ArgumentValidator | Promise<ArgumentValidator>
-  >();
 
   /**
    * Creates an adapter. Nothing is started until `connect()`.
@@ -174,6 +186,7 @@ export class MCPToolAdapter {
     this.#requestTimeoutMs =
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
+    this.#validateOutput = options.validateOutput !== false;
     this.#secrets = configSecrets(this.config);
     const onError = options.onError;
     this.#onError = onError &&
@@ -196,6 +209,7 @@ export class MCPToolAdapter {
       },
       handlers: options.handlers,
       onError: this.#onError,
+      onLog: options.onLog,
       secrets: this.#secrets,
       onToolsChanged: (reason) => {
         this.#invalidateTools();
@@ -214,6 +228,16 @@ export class MCPToolAdapter {
   /** What the server said in `initialize`; `undefined` before connecting. */
   get serverInfo(): Readonly<MCPServerInfo> | undefined {
     return this.#connection.serverInfo;
+  }
+
+  /**
+   * The transport that carries the connection: the configured one, `"sse"`
+   * when a `streamable-http` server turned out to speak only the legacy SSE
+   * transport (see `fallback` in the config), or `"custom"` for
+   * `options.transport`. `undefined` before the first connection.
+   */
+  get transportKind(): MCPTransportKind | "custom" | undefined {
+    return this.#connection.transportKind;
   }
 
   /**
@@ -304,6 +328,37 @@ export class MCPToolAdapter {
     await this.#connection.finishAuth(authorizationCode).catch((error) => {
       throw redactError(error, this.#secrets);
     });
+  }
+
+  /**
+   * Asks the server to send log messages of `level` and above
+   * (`logging/setLevel`), when it declares the `logging` capability. The
+   * level is kept and sent again to every later session (reconnect, session
+   * renewal). Messages reach the `onLog` option.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * const adapter = new MCPToolAdapter(config, {
+   *   onLog: (level, logger, data) => console.error(level, logger ?? "", data),
+   * });
+   * await adapter.connect();
+   * await adapter.setLogLevel("warning");
+   * ```
+   *
+   * @param level The least severe level wanted.
+   * @returns `true` when sent; `false` when the server does not declare logging.
+   * @throws {MCPConfigError} When `level` is not one of the eight levels.
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   * @throws {MCPProtocolError} When the server refuses the request.
+   */
+  async setLogLevel(level: MCPLogLevel): Promise<boolean> {
+    try {
+      return await this.#connection.setLogLevel(level, this.#requestTimeoutMs);
+    } catch (error) {
+      throw redactError(error, this.#secrets);
+    }
   }
 
   /**
@@ -406,10 +461,9 @@ export class MCPToolAdapter {
         }`,
       );
     }
-    let validator = this.#validators.get(tool.inputSchema);
-    if (validator === undefined || validator instanceof Promise) {
-      validator = await this.#compile(tool.inputSchema);
-    }
+    // Compiled once per schema object; a refreshed list brings new objects.
+    let validator = validatorFor(tool.inputSchema);
+    if (validator instanceof Promise) validator = await validator;
     const problems = validator(args);
     if (problems) {
       return this.#fail(
@@ -419,18 +473,23 @@ export class MCPToolAdapter {
       );
     }
     let result: Result;
+    const params = { name, arguments: args };
+    const requestOptions = {
+      timeoutMs,
+      totalTimeoutMs,
+      startedAt: started,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      trackProgress: true,
+      onTaskStatus: options.onTaskStatus,
+    };
+    const taskSupport = tool.execution?.taskSupport;
     try {
-      result = await this.#connection.request("tools/call", {
-        name,
-        arguments: args,
-      }, {
-        timeoutMs,
-        totalTimeoutMs,
-        startedAt: started,
-        signal: options.signal,
-        onProgress: options.onProgress,
-        trackProgress: true,
-      });
+      result = await ((taskSupport === "required" ||
+          (taskSupport === "optional" && options.task === true)) &&
+          this.#connection.acceptsToolTasks
+        ? this.#connection.callTask(params, requestOptions)
+        : this.#connection.request("tools/call", params, requestOptions));
     } catch (error) {
       return this.#failed(name, error, options.signal, started);
     }
@@ -443,6 +502,23 @@ export class MCPToolAdapter {
         }`,
         result,
       );
+    }
+    // Nothing to check, and nothing spent, for a tool without an outputSchema.
+    if (tool.outputSchema !== undefined && this.#validateOutput) {
+      // Loaded with the first tool that declares an output schema; from
+      // then on, and once its validator is compiled, checked without a wait.
+      const check = outputCheck ??
+        (outputCheck = await import("./protocol/output.ts"));
+      let problem = check.outputProblem(tool.outputSchema, result);
+      if (problem instanceof Promise) problem = await problem;
+      if (problem !== undefined) {
+        return this.#fail(
+          started,
+          "server_error",
+          `Tool "${name}" ${problem}`,
+          result,
+        );
+      }
     }
     return {
       success: true,
@@ -488,6 +564,7 @@ export class MCPToolAdapter {
         description: tool.description,
         ...(typeof title === "string" ? { title } : {}),
         inputSchema: tool.inputSchema,
+        ...(tool.execution ? { execution: tool.execution } : {}),
         capability: resolveCapability(toolName, resolveOptions),
         checkpointable: false,
         source: "mcp",
@@ -561,6 +638,9 @@ export class MCPToolAdapter {
         "cancelled",
         `Tool "${name}" was cancelled: ${describeReason(signal.reason)}`,
       );
+    }
+    if (error instanceof MCPAdapterError && error.code === "task_cancelled") {
+      return fail("cancelled", `Tool "${name}": ${error.message}`);
     }
     return fail(
       "connection",
@@ -657,18 +737,6 @@ export class MCPToolAdapter {
     return `Tool "${name}" not found on MCP server "${this.config.name}"${
       didYouMean(name, names)
     } (${listed}); check the name or the filter`;
-  }
-
-  /** Compiles a schema's validator once; concurrent first calls share the work. */
-  async #compile(schema: JsonSchema): Promise<ArgumentValidator> {
-    let compiling = this.#validators.get(schema);
-    if (compiling === undefined) {
-      compiling = compileValidator(schema);
-      this.#validators.set(schema, compiling);
-    }
-    const validator = await compiling;
-    this.#validators.set(schema, validator);
-    return validator;
   }
 }
 

@@ -127,6 +127,37 @@ export class MCPAuthorizationRequiredError extends MCPConnectionError {
 }
 
 /**
+ * A streamable HTTP server answered the `initialize` POST with 400, 404 or
+ * 405: by the specification's backwards-compatibility procedure, the URL may
+ * speak the legacy HTTP+SSE transport instead. The adapter then tries that
+ * transport at the same URL (unless the config says `fallback: false`).
+ *
+ * @example
+ * ```ts
+ * import { MCPInitializeStatusError } from "@cleveragents/mcp-adapter";
+ *
+ * const error = new MCPInitializeStatusError("HTTP 405 to initialize", 405);
+ * console.log(error.status); // 405
+ * ```
+ */
+export class MCPInitializeStatusError extends MCPConnectionError {
+  /** The HTTP status of the answer: 400, 404 or 405. */
+  readonly status: number;
+
+  /**
+   * Creates the error.
+   *
+   * @param message What the server answered.
+   * @param status The HTTP status.
+   */
+  constructor(message: string, status: number) {
+    super(message);
+    this.name = "MCPInitializeStatusError";
+    this.status = status;
+  }
+}
+
+/**
  * An operation needs a connection and there is none: before `connect()`,
  * after `disconnect()`, or after the connection dropped (the spec's
  * `RuntimeError`).

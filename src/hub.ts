@@ -20,6 +20,8 @@ import {
 } from "./errors.ts";
 import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
 import { errorMessage } from "./_util/errors.ts";
+import type { MCPLogLevel } from "./types.ts";
+import type { MCPTransportKind } from "./config/server.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { ServerAuth, ServerEntry } from "./config/load.ts";
@@ -48,6 +50,11 @@ export interface HubServerStatus {
   connectMs?: number;
   /** The protocol version the server agreed to. */
   protocolVersion?: string;
+  /**
+   * The transport of the last connection: the configured one, or `"sse"`
+   * when a `streamable-http` server fell back to the legacy transport.
+   */
+  transport?: MCPTransportKind | "custom";
 }
 
 /** Options of {@linkcode MCPToolHub}'s constructor. */
@@ -56,7 +63,7 @@ export interface MCPToolHubOptions {
   registry?: ToolRegistry;
   /**
    * Builds the adapter of a server (custom transports, tests). Default:
-   * `new MCPToolAdapter(entry.config, { ...adapterOptions, clientInfo, connectTimeoutMs, requestTimeoutMs })`.
+   * `new MCPToolAdapter(entry.config, { ...adapterOptions, clientInfo, onLog, connectTimeoutMs, requestTimeoutMs })`.
    */
   createAdapter?: (entry: ServerEntry) => MCPToolAdapter;
   /** Sent in `initialize` by the default adapters. */
@@ -74,6 +81,17 @@ export interface MCPToolHubOptions {
    * `@cleveragents/mcp-adapter/cli`.
    */
   authProvider?: (entry: ServerEntry) => OAuthClientProviderLike | undefined;
+  /**
+   * Receives every server's log messages (`notifications/message`), with the
+   * server's name last. Passed to the default adapters (over `adapterOptions.onLog`). Default:
+   * dropped.
+   */
+  onLog?: (
+    level: MCPLogLevel,
+    logger: string | undefined,
+    data: unknown,
+    server: string,
+  ) => void;
 }
 
 /** One server of the hub and what the hub knows about it. */
@@ -158,13 +176,19 @@ export class MCPToolHub {
     options: MCPToolHubOptions = {},
   ) {
     this.registry = options.registry ?? new ToolRegistry();
-    const { clientInfo, authProvider } = options;
+    const { clientInfo, authProvider, onLog } = options;
     this.#createAdapter = options.createAdapter ??
       ((entry) =>
         new MCPToolAdapter(entry.config, {
           ...options.adapterOptions,
           ...(clientInfo ? { clientInfo } : {}),
           authProvider: authProvider?.(entry),
+          ...(onLog
+            ? {
+              onLog: (level, logger, data) =>
+                onLog(level, logger, data, entry.config.name),
+            }
+            : {}),
           ...(entry.connectTimeoutMs === undefined
             ? {}
             : { connectTimeoutMs: entry.connectTimeoutMs }),
@@ -456,6 +480,8 @@ export class MCPToolHub {
       };
       const version = adapter.serverInfo?.protocolVersion;
       if (version !== undefined) slot.status.protocolVersion = version;
+      const transport = adapter.transportKind;
+      if (transport !== undefined) slot.status.transport = transport;
     } catch (error) {
       if (slot.epoch !== epoch) return;
       await this.#stop(slot);

@@ -57,6 +57,39 @@ export interface MCPToolDescriptor {
   outputSchema?: JsonSchema;
   /** Behaviour hints sent by the server. */
   annotations?: ToolAnnotations;
+  /** How the tool runs, when the server says: whether it is called as a task. */
+  execution?: ToolExecution;
+}
+
+/** How a tool runs (MCP `ToolExecution`, 2025-11-25). */
+export interface ToolExecution {
+  /**
+   * Whether the tool is called as a task (MCP tasks, 2025-11-25,
+   * experimental): `"required"` tools always are, `"optional"` ones when
+   * `invoke()` is given `task: true`, `"forbidden"` ones (the default when
+   * absent) never.
+   */
+  taskSupport?: "forbidden" | "optional" | "required";
+  /** Fields added by newer protocol revisions. */
+  [key: string]: unknown;
+}
+
+/** Where a task stands (MCP `TaskStatus`). */
+export type MCPTaskState =
+  | "working"
+  | "input_required"
+  | "completed"
+  | "failed"
+  | "cancelled";
+
+/** A status report of a tool call running as a task. */
+export interface MCPTaskStatus {
+  /** The id the server gave the task (meaningful only in its session). */
+  taskId: string;
+  /** Where the task stands. */
+  status: MCPTaskState;
+  /** The server's description of the current state, when it sent one. */
+  statusMessage?: string;
 }
 
 /** Why an invocation failed. */
@@ -212,6 +245,27 @@ export interface MCPProgress {
   message?: string;
 }
 
+/** The severity of a server log message (RFC 5424), least severe first. */
+export type MCPLogLevel =
+  | "debug"
+  | "info"
+  | "notice"
+  | "warning"
+  | "error"
+  | "critical"
+  | "alert"
+  | "emergency";
+
+/**
+ * Receives a server's log message (`notifications/message`): its level, the
+ * logger it names (when it names one) and its data (any JSON value).
+ */
+export type MCPLogHandler = (
+  level: MCPLogLevel,
+  logger: string | undefined,
+  data: unknown,
+) => void;
+
 /** Options of `invoke()`. */
 export interface InvokeOptions {
   /** Deadline in ms without a response or progress report. Default: `requestTimeoutMs`. */
@@ -220,6 +274,16 @@ export interface InvokeOptions {
   totalTimeoutMs?: number;
   /** Cancels the call; the server is sent `notifications/cancelled`. */
   signal?: AbortSignal;
-  /** Receives every progress report the server sends before the result. */
+  /**
+   * Receives every progress report the server sends before the result (for
+   * a task: until the task ends).
+   */
   onProgress?: (progress: MCPProgress) => void;
+  /**
+   * Run a tool whose `execution.taskSupport` is `"optional"` as a task.
+   * `"required"` tools always run as tasks. Default `false`.
+   */
+  task?: boolean;
+  /** Receives the status of a call that runs as a task, when it changes. */
+  onTaskStatus?: (status: MCPTaskStatus) => void;
 }

@@ -18,6 +18,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
+import { taskHttpServer } from "./_task_http.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
@@ -500,5 +501,36 @@ describe("MCPToolHub with plain server configs", () => {
       (error: unknown) =>
         error instanceof MCPConfigError && error.field === "url",
     );
+  });
+});
+
+describe("MCPToolHub onLog", () => {
+  it("passes every server's log messages on, with the server's name", {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const server = await taskHttpServer();
+    const logs: unknown[][] = [];
+    const hub = new MCPToolHub([{
+      config: { name: "tasks", transport: "streamable-http", url: server.url },
+      namespace: "t",
+      enabled: true,
+    }], { onLog: (...args) => void logs.push(args) });
+    try {
+      const [status] = await hub.start();
+      assert.equal(status?.state, "connected", status?.error);
+      await hub.registry.get("t/log")!.invoke({
+        levels: ["warning"],
+        message: "careful",
+      });
+      assert.deepEqual(logs, [[
+        "warning",
+        "task-fixture",
+        { message: "careful", level: "warning" },
+        "tasks",
+      ]]);
+    } finally {
+      await hub.close();
+      await server.close();
+    }
   });
 });

@@ -29,6 +29,7 @@ import {
   firstLine,
   ProgressBar,
   writeJson,
+  writeLog,
   writeRaw,
   writeResult,
   writeTable,
@@ -44,6 +45,8 @@ export interface Context {
   signal: AbortSignal | undefined;
   /** `--json`: print JSON instead of text. */
   json: boolean;
+  /** `--verbose`: print the servers' log messages to stderr. */
+  verbose: boolean;
   /** The servers, in config order. */
   servers: readonly ServerEntry[];
   /** What every adapter gets: handlers for server requests, stderr passthrough. */
@@ -94,6 +97,7 @@ export async function toolsCommand(ctx: Context): Promise<number> {
           namespace: namespaceOf(tool.name),
           readOnly: tool.capability.readOnly,
           writes: tool.capability.writes,
+          taskSupport: tool.execution?.taskSupport ?? "forbidden",
           description: tool.description,
           inputSchema: tool.inputSchema,
         })),
@@ -104,11 +108,11 @@ export async function toolsCommand(ctx: Context): Promise<number> {
       const rows = tools.map((tool) => [
         tool.name,
         tool.sourceMetadata.server,
-        tool.capability.writes
+        (tool.capability.writes
           ? "writes"
           : tool.capability.readOnly
           ? "read-only"
-          : "-",
+          : "-") + TASK_MARKS[tool.execution?.taskSupport ?? "forbidden"],
         firstLine(tool.description),
       ]);
       writeTable(ctx.stdout, ["TOOL", "SERVER", "ACCESS", "DESCRIPTION"], rows);
@@ -127,7 +131,9 @@ export async function checkCommand(ctx: Context): Promise<number> {
         status.name,
         status.state === "connected" ? "ok" : status.state,
         status.state === "connected"
-          ? `protocol ${status.protocolVersion}, ${status.toolCount} tool${
+          ? `protocol ${status.protocolVersion} over ${
+            transportOf(ctx, status)
+          }, ${status.toolCount} tool${
             status.toolCount === 1 ? "" : "s"
           }, connected in ${status.connectMs} ms`
           : status.error ?? "",
@@ -161,7 +167,12 @@ export function callCommand(call: ToolCall): Command {
             ? {}
             : { timeoutMs: call.timeoutMs }),
           ...(ctx.signal ? { signal: ctx.signal } : {}),
-          ...(bar ? { onProgress: (progress) => bar.draw(progress) } : {}),
+          ...(bar
+            ? {
+              onProgress: (progress) => bar.draw(progress),
+              onTaskStatus: (status) => bar.status(status),
+            }
+            : {}),
         });
       } catch (error) {
         if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
@@ -274,6 +285,7 @@ async function withHub<T>(
   const hub = new MCPToolHub(ctx.servers, {
     adapterOptions: ctx.adapterOptions,
     authProvider: tokenStoreAuth(ctx.tokens),
+    ...(ctx.verbose ? { onLog: (...log) => writeLog(ctx.stderr, ...log) } : {}),
   });
   const onAbort = () => void hub.close();
   ctx.signal?.addEventListener("abort", onAbort, { once: true });
@@ -357,6 +369,24 @@ async function withTool(
       } (see "mcp-adapter tools")`,
     );
   });
+}
+
+/** How the access column marks a tool by its `execution.taskSupport`. */
+const TASK_MARKS: Record<string, string> = {
+  required: ", task",
+  optional: ", task optional",
+  forbidden: "",
+};
+
+/** The transport a server connected over; a fallback says so. */
+function transportOf(ctx: Context, status: HubServerStatus): string {
+  const configured = ctx.servers.find((entry) =>
+    entry.config.name === status.name
+  )?.config.transport;
+  const used = status.transport ?? configured ?? "?";
+  return configured !== undefined && used !== configured
+    ? `${used} (fallback from ${configured})`
+    : used;
 }
 
 function namespaceOf(name: string): string {

@@ -32,7 +32,8 @@ Servers:
 
 Options:
   --connect-timeout MS       how long each server may take to start and answer initialize
-  -v, --verbose              pass the servers' stderr lines through (env values masked)
+  -v, --verbose              pass the servers' stderr lines and log messages through
+                             (env values masked)
   --version                  print the version
   -h, --help                 help; also after a command ("mcp-adapter call --help")
 
@@ -42,12 +43,13 @@ Exit codes: 0 ok, 1 the tool reported an error, 2 usage or config error,
   tools: `Usage: mcp-adapter tools [--json] [servers]
 
 Connects to every enabled server and lists its tools, servers in config order:
-name ({namespace}/{tool}), server, access (read-only, writes or -) and
+name ({namespace}/{tool}), server, access (read-only, writes or -; ", task" for
+a tool that runs as a task, ", task optional" for one that may) and
 description.
 
 Options:
   --json   print a JSON array instead (name, alias, server, namespace,
-           readOnly, writes, description, inputSchema)
+           readOnly, writes, taskSupport, description, inputSchema)
 
 Exits 3 when a server cannot be reached (the others are still listed).
 `,
@@ -58,8 +60,9 @@ Exits 3 when a server cannot be reached (the others are still listed).
 Validates the arguments against the tool's input schema, calls the tool and
 prints each content block once: text as text, images, audio and resources as a
 one-line summary. A progress bar is shown on a terminal while the server
-reports progress. On a terminal, questions the server asks (elicitation) are
-asked here; elsewhere they are declined.
+reports progress, and for a tool that runs as a task, the task's status. On a
+terminal, questions the server asks (elicitation) are asked here; elsewhere
+they are declined.
 
 Arguments:
   <ns/tool>      the tool, as "mcp-adapter tools" lists it (or its alias)
@@ -83,8 +86,10 @@ Exits 1 when the call fails (validation, the tool's own error, timeout),
 `,
   check: `Usage: mcp-adapter check [--json] [servers]
 
-Connects to each enabled server and prints its protocol version, tool count
-and connect latency (start + handshake).
+Connects to each enabled server and prints its protocol version, the
+transport it connected over (a streamable-http server that fell back to the
+legacy SSE transport says so), tool count and connect latency (start +
+handshake).
 
 Options:
   --json   print the statuses as a JSON array

@@ -5,7 +5,13 @@
  * @module
  */
 
-import type { MCPCallResult, MCPContentBlock, MCPProgress } from "../types.ts";
+import type {
+  MCPCallResult,
+  MCPContentBlock,
+  MCPLogLevel,
+  MCPProgress,
+  MCPTaskStatus,
+} from "../types.ts";
 
 const BAR_WIDTH = 24;
 
@@ -136,27 +142,47 @@ export function firstLine(text: string): string {
   return text.split("\n", 1)[0]!.trim();
 }
 
-/** A one-line progress bar redrawn in place with `\r`. */
+/** One server log message as a line: `[server] level logger: data`. */
+export function writeLog(
+  out: CliOutput,
+  level: MCPLogLevel,
+  logger: string | undefined,
+  data: unknown,
+  server: string,
+): void {
+  const text = typeof data === "string" ? data : JSON.stringify(data);
+  out.write(`[${server}] ${level}${logger ? ` ${logger}` : ""}: ${text}\n`);
+}
+
+/**
+ * A one-line progress bar redrawn in place with `\r`; for a tool running
+ * as a task, the task's status follows the bar.
+ */
 export class ProgressBar {
   #out: CliOutput;
   #drawn = false;
+  #progress: MCPProgress | undefined;
+  #status = "";
 
   constructor(out: CliOutput) {
     this.#out = out;
   }
 
-  draw({ progress, total, message }: MCPProgress): void {
-    let line: string;
-    if (total !== undefined && total > 0) {
-      const ratio = Math.min(1, Math.max(0, progress / total));
-      const filled = Math.round(ratio * BAR_WIDTH);
-      line = `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${
-        Math.round(ratio * 100)
-      }% ${progress}/${total}`;
-    } else {
-      line = `progress ${progress}`;
-    }
-    if (message) line += ` ${message}`;
+  /** Shows a task's status (and message) beside the progress. */
+  status({ status, statusMessage }: MCPTaskStatus): void {
+    this.#status = `task ${status}${statusMessage ? `: ${statusMessage}` : ""}`;
+    this.#render();
+  }
+
+  draw(progress: MCPProgress): void {
+    this.#progress = progress;
+    this.#render();
+  }
+
+  #render(): void {
+    const report = this.#progress;
+    let line = report === undefined ? "" : progressLine(report);
+    if (this.#status) line += `${line ? " " : ""}[${this.#status}]`;
     // A pseudo-terminal without a size reports 0 columns.
     const width = (this.#out.columns || 80) - 1;
     if (line.length > width) line = line.slice(0, width);
@@ -168,4 +194,18 @@ export class ProgressBar {
     if (this.#drawn) this.#out.write("\r\x1b[K");
     this.#drawn = false;
   }
+}
+
+function progressLine({ progress, total, message }: MCPProgress): string {
+  let line: string;
+  if (total !== undefined && total > 0) {
+    const ratio = Math.min(1, Math.max(0, progress / total));
+    const filled = Math.round(ratio * BAR_WIDTH);
+    line = `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${
+      Math.round(ratio * 100)
+    }% ${progress}/${total}`;
+  } else {
+    line = `progress ${progress}`;
+  }
+  return message ? `${line} ${message}` : line;
 }

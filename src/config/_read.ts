@@ -48,7 +48,7 @@ import { isRecord, kindOf, setOwn } from "../_util/values.ts";
 const EXAMPLE =
   'servers: [{ name: "files", transport: "stdio", command: "mcp-files" }]';
 const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
-const REMOTE_FIELDS = ["url", "headers"] as const;
+const REMOTE_FIELDS = ["url", "headers", "fallback"] as const;
 const INTERPOLATED: readonly string[] = [
   "command",
   "args",

@@ -122,6 +122,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
         cwd: { $ref: "#/definitions/cwd" },
         url: { $ref: "#/definitions/url" },
         headers: { $ref: "#/definitions/headers" },
+        fallback: { $ref: "#/definitions/fallback" },
         namespace: {
           type: "string",
           description:
@@ -243,6 +244,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
         cwd: { $ref: "#/definitions/cwd" },
         url: { $ref: "#/definitions/url" },
         headers: { $ref: "#/definitions/headers" },
+        fallback: { $ref: "#/definitions/fallback" },
         transport: {
           description:
             'Not a key of this format: write "type", or list servers as servers: [{ name, transport, ... }].',
@@ -380,6 +382,13 @@ export const CONFIG_SCHEMA: JsonSchema = {
       additionalProperties: { type: "string" },
       examples: [{ Authorization: "Bearer ${API_TOKEN}" }],
     },
+    fallback: {
+      type: "boolean",
+      description:
+        "streamable-http only: when the server answers the initialize POST with 400, 404 or 405, try the legacy SSE transport at the same URL. Default: true.",
+      default: true,
+      examples: [false],
+    },
     filter: {
       type: "object",
       description:
@@ -461,6 +470,7 @@ const SERVER_CONFIG_FIELDS = [
   "cwd",
   "url",
   "headers",
+  "fallback",
 ] as const;
 
 /**

@@ -29,6 +29,8 @@ export interface StdioServerConfig {
   url?: never;
   /** Not used by stdio servers. */
   headers?: never;
+  /** Not used by stdio servers. */
+  fallback?: never;
 }
 
 /** A server reached over HTTP: streamable HTTP, or the legacy SSE transport. */
@@ -41,6 +43,12 @@ export interface RemoteServerConfig {
   url: string;
   /** HTTP headers sent with every request. */
   headers?: Record<string, string>;
+  /**
+   * streamable-http only: when the server answers the `initialize` POST with
+   * 400, 404 or 405, try the legacy SSE transport at the same URL (the
+   * specification's backwards-compatibility procedure). Default `true`.
+   */
+  fallback?: boolean;
   /** Not used by remote servers. */
   command?: never;
   /** Not used by remote servers. */
@@ -64,7 +72,7 @@ const TRANSPORTS: readonly MCPTransportKind[] = [
   "streamable-http",
 ];
 const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
-const REMOTE_FIELDS = ["url", "headers"] as const;
+const REMOTE_FIELDS = ["url", "headers", "fallback"] as const;
 const FIELDS: ReadonlySet<string> = new Set([
   "name",
   "transport",
@@ -177,6 +185,18 @@ export function serverConfigProblems(
       );
     }
     checkStringMap(config.headers, ["headers"], report, true);
+    const fallback = config.fallback;
+    if (fallback !== undefined && typeof fallback !== "boolean") {
+      report(
+        ["fallback"],
+        `expected true or false, got ${describe(fallback)}`,
+      );
+    } else if (fallback !== undefined && transport === "sse") {
+      report(
+        ["fallback"],
+        'is only used by "streamable-http"; remove it',
+      );
+    }
   }
   return problems;
 }

@@ -71,6 +71,7 @@ function toDescriptor(raw: unknown): MCPToolDescriptor | undefined {
   if (isObject(raw.annotations)) {
     descriptor.annotations = raw.annotations as ToolAnnotations;
   }
+  if (isObject(raw.execution)) descriptor.execution = raw.execution;
   return descriptor;
 }
 

@@ -8,11 +8,12 @@
  * @module
  */
 
-import type { MCPServerConfig } from "../config/server.ts";
+import type { MCPServerConfig, MCPTransportKind } from "../config/server.ts";
 import {
   MCPAuthorizationRequiredError,
   MCPConfigError,
   MCPConnectionError,
+  MCPInitializeStatusError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPSessionExpiredError,
@@ -23,6 +24,7 @@ import {
   handleServerRequest,
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
+import type { TaskCallOptions } from "./_tasks.ts";
 import type {
   JSONRPCNotification,
   MCPTransport,
@@ -32,9 +34,10 @@ import {
   type TransportOptions,
 } from "../transports/_create.ts";
 import { redact, redactError } from "../_util/redact.ts";
-import { errorMessage } from "../_util/errors.ts";
+import { asError, errorMessage } from "../_util/errors.ts";
 import { race } from "../_util/time.ts";
 import { SerialQueue } from "../_util/serial_queue.ts";
+import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
 
 /** Protocol versions this client speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
@@ -42,6 +45,18 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
   "2025-06-18",
   "2025-03-26",
   "2024-11-05",
+];
+
+/** The log levels of `logging/setLevel` and `notifications/message`, least severe first. */
+export const LOG_LEVELS: readonly MCPLogLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
 ];
 
 /** Makes a fresh transport for each connection attempt. */
@@ -87,6 +102,8 @@ export interface ConnectionOptions {
   secrets: readonly string[];
   /** The server's tool list may have changed, and why. */
   onToolsChanged: (reason: ToolsChangeReason) => void;
+  /** Receives the server's log messages; without it they are dropped. */
+  onLog?: MCPLogHandler | undefined;
 }
 
 /** The lifecycle of one server connection. */
@@ -94,6 +111,7 @@ export class Connection {
   readonly #options: ConnectionOptions;
   #session: Session | undefined;
   #server: MCPServerInfo | undefined;
+  #kind: MCPTransportKind | "custom" | undefined;
   #lostError: MCPNotConnectedError | undefined;
   /**
    * connect, reconnect and disconnect run one after another, in call order;
@@ -107,6 +125,17 @@ export class Connection {
   #connectAbort: AbortController | undefined;
   /** A re-initialization after the remote session expired. */
   #renewing: Promise<void> | undefined;
+  /** The level last asked for with `setLogLevel()`; every new session is told. */
+  #logLevel: MCPLogLevel | undefined;
+  /** Counts re-initializations: a task id is not carried into a renewed session. */
+  #renewals = 0;
+  /**
+   * Task calls in progress: told each `notifications/tasks/status`, and
+   * `undefined` when their session ends or is renewed.
+   */
+  readonly #taskListeners = new Set<
+    (status: Record<string, unknown> | undefined) => void
+  >();
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -120,6 +149,11 @@ export class Connection {
   /** What the server said in `initialize`. */
   get serverInfo(): Readonly<MCPServerInfo> | undefined {
     return this.#server;
+  }
+
+  /** The transport of the last connection: the configured one, `"sse"` after a fallback, or `"custom"`. */
+  get transportKind(): MCPTransportKind | "custom" | undefined {
+    return this.#kind;
   }
 
   /** Connects unless connected; concurrent calls share one attempt. */
@@ -311,16 +345,37 @@ export class Connection {
           throw error;
         },
       );
-      session = new Session(transport, name, {
-        onNotification: (notification) => this.#onNotification(notification),
-        onRequest: (request) =>
-          handleServerRequest(this.#options.handlers, request),
-        onClose: (error) => this.#onClose(session!, error),
-        onError: this.#options.onError,
-      });
-      const handshake = this.#handshake(session, timeoutMs);
-      handshake.catch(() => {}); // its failure is reported through the race below
-      const server = await race(handshake, { signal: abort.signal });
+      const config = this.#options.config;
+      session = this.#newSession(transport);
+      let kind: MCPTransportKind | "custom" = this.#options.transport
+        ? "custom"
+        : config.transport;
+      let server: MCPServerInfo;
+      try {
+        server = await this.#handshake(session, timeoutMs, abort.signal);
+      } catch (error) {
+        if (
+          !(error instanceof MCPInitializeStatusError) || kind === "custom" ||
+          config.transport !== "streamable-http" || config.fallback === false
+        ) throw error;
+        // The specification's backwards-compatibility procedure: a 400, 404
+        // or 405 to the initialize POST, so try the legacy SSE transport at
+        // the same URL, within the same deadline.
+        await session.close().catch(() => {});
+        kind = "sse";
+        const { viaLegacySse } = await import("./_fallback.ts");
+        server = await viaLegacySse(
+          config,
+          this.#options.remote,
+          error,
+          (transport) =>
+            this.#handshake(
+              session = this.#newSession(transport),
+              timeoutMs,
+              abort.signal,
+            ),
+        );
+      }
       if (session.closed) {
         throw new MCPNotConnectedError(
           `MCP server "${name}" closed the connection right after the handshake`,
@@ -328,8 +383,10 @@ export class Connection {
       }
       this.#session = session;
       this.#server = server;
+      this.#kind = kind;
       this.#lostError = undefined;
       this.#options.onToolsChanged("connected");
+      this.#applyLogLevel(session);
     } catch (error) {
       await session?.close().catch(() => {});
       throw this.#connectionError(error, session);
@@ -340,12 +397,30 @@ export class Connection {
     }
   }
 
-  async #handshake(
+  /** A session whose callbacks lead here, each bound to that session. */
+  #newSession(transport: MCPTransport): Session {
+    const session: Session = new Session(transport, this.#name, {
+      onNotification: (notification) => this.#onNotification(notification),
+      onRequest: (request) =>
+        handleServerRequest(this.#options.handlers, request),
+      onClose: (error) => this.#onClose(session, error),
+      onError: this.#options.onError,
+    });
+    return session;
+  }
+
+  /** Starts the transport and runs `initialize`, until `signal` aborts. */
+  #handshake(
     session: Session,
     timeoutMs: number,
+    signal: AbortSignal,
   ): Promise<MCPServerInfo> {
-    await session.start();
-    return await this.#initialize(session, timeoutMs);
+    const handshake = (async () => {
+      await session.start();
+      return await this.#initialize(session, timeoutMs);
+    })();
+    handshake.catch(() => {}); // its failure is reported through the race
+    return race(handshake, { signal });
   }
 
   /** The `initialize` exchange; also re-run over a live transport when a remote session expired. */
@@ -438,12 +513,17 @@ export class Connection {
    */
   #renew(session: Session): Promise<void> {
     this.#renewing ??= (async () => {
+      this.#renewals++;
+      this.#wakeTasks(undefined);
       this.#options.onToolsChanged("renewed");
       const info = await this.#initialize(
         session,
         this.#options.connectTimeoutMs,
       );
-      if (this.#session === session) this.#server = info;
+      if (this.#session === session) {
+        this.#server = info;
+        this.#applyLogLevel(session);
+      }
     })().finally(() => this.#renewing = undefined);
     return this.#renewing;
   }
@@ -462,6 +542,7 @@ export class Connection {
    * that failed may still be being stopped.
    */
   #onClose(session: Session, error: Error | undefined): void {
+    this.#wakeTasks(undefined);
     if (this.#session !== session || !error) return;
     this.#lostError = new MCPNotConnectedError(
       redact(`${error.message}; call reconnect()`, this.#options.secrets),
@@ -470,9 +551,120 @@ export class Connection {
   }
 
   #onNotification(notification: JSONRPCNotification): void {
-    if (notification.method === "notifications/tools/list_changed") {
+    const method = notification.method;
+    if (method === "notifications/tools/list_changed") {
       this.#options.onToolsChanged("list_changed");
+    } else if (method === "notifications/message") {
+      this.#onLog(notification.params);
+    } else if (method === "notifications/tasks/status") {
+      this.#wakeTasks(notification.params ?? {});
     }
+  }
+
+  #wakeTasks(status: Record<string, unknown> | undefined): void {
+    for (const listener of this.#taskListeners) listener(status);
+  }
+
+  /** Whether the server takes task-augmented `tools/call` (`tasks.requests.tools.call`). */
+  get acceptsToolTasks(): boolean {
+    const tasks = this.#server?.capabilities.tasks as
+      | { requests?: { tools?: { call?: unknown } } }
+      | undefined;
+    return tasks?.requests?.tools?.call !== undefined;
+  }
+
+  /**
+   * Calls a tool as a task (MCP 2025-11-25): creates it, polls it to its
+   * end and returns its result, as `request("tools/call", …)` would. The
+   * task machinery (`_tasks.ts`) is loaded on the first task call.
+   *
+   * @throws {MCPNotConnectedError} When not connected, or the session ends.
+   */
+  async callTask(
+    params: Record<string, unknown>,
+    options: TaskCallOptions,
+  ): Promise<Result> {
+    await this.whenReady("tools/call");
+    const { runToolTask } = await import("./_tasks.ts");
+    const tasks = this.#server?.capabilities.tasks as { cancel?: unknown };
+    return await runToolTask(
+      {
+        pin: () => {
+          const session = this.#live("tools/call");
+          const renewals = this.#renewals;
+          return { session, renewed: () => this.#renewals !== renewals };
+        },
+        renew: (session) => this.#renew(session),
+        listen: (listener) => {
+          this.#taskListeners.add(listener);
+          return () => this.#taskListeners.delete(listener);
+        },
+        label: this.#name,
+        cancellable: tasks?.cancel !== undefined,
+      },
+      params,
+      options,
+    );
+  }
+
+  /** Hands a log message to `onLog`; one with an unknown level is reported, not passed on. */
+  #onLog(params: Record<string, unknown> | undefined): void {
+    const onLog = this.#options.onLog;
+    if (!onLog) return;
+    const level = params?.level as MCPLogLevel;
+    if (!LOG_LEVELS.includes(level)) {
+      this.#options.onError?.(
+        new Error(
+          `MCP server "${this.#name}" sent a log message of unknown level ${
+            JSON.stringify(level)
+          }`,
+        ),
+      );
+      return;
+    }
+    const logger = params!.logger;
+    try {
+      onLog(
+        level,
+        typeof logger === "string" ? logger : undefined,
+        params!.data,
+      );
+    } catch (error) {
+      this.#options.onError?.(asError(error));
+    }
+  }
+
+  /**
+   * Asks the server for log messages of `level` and above, when it declares
+   * the `logging` capability. The level is kept: every later session
+   * (reconnect, renewal) is told too.
+   *
+   * @returns Whether the request was sent.
+   * @throws {MCPConfigError} When `level` is not a log level.
+   */
+  async setLogLevel(level: MCPLogLevel, timeoutMs: number): Promise<boolean> {
+    if (!LOG_LEVELS.includes(level)) {
+      throw new MCPConfigError(
+        "level",
+        `The log level must be one of ${LOG_LEVELS.join(", ")}; got ${
+          JSON.stringify(level)
+        }`,
+      );
+    }
+    await this.whenReady("set the log level");
+    this.#logLevel = level;
+    if (!this.#server?.capabilities.logging) return false;
+    await this.request("logging/setLevel", { level }, { timeoutMs });
+    return true;
+  }
+
+  /** Tells a new session the log level asked for earlier; a failure goes to `onError`. */
+  #applyLogLevel(session: Session): void {
+    const level = this.#logLevel;
+    if (level === undefined || !this.#server?.capabilities.logging) return;
+    session.request("logging/setLevel", { level }, {
+      timeoutMs: this.#options.connectTimeoutMs,
+    }).catch((error) => this.#options.onError?.(asError(error)));
   }
 }
 

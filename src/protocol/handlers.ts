@@ -79,70 +79,32 @@ export interface ClientHandlers {
 export function clientCapabilities(
   handlers: ClientHandlers | undefined,
 ): Record<string, unknown> {
-  const capabilities: Record<string, unknown> = {};
+  // Task-augmented tool calls are sent as the server's tools declare; the
+  // client receives no tasks, so no tasks.* member is declared.
+  const capabilities: Record<string, unknown> = { tasks: {} };
   if (handlers?.elicitation) capabilities.elicitation = { form: {} };
   if (handlers?.sampling) capabilities.sampling = {};
   if (handlers?.roots) capabilities.roots = { listChanged: false };
   return capabilities;
 }
 
-/** Routes a server request to its handler; `undefined` means "method not found". */
+/** Which handler answers each server request method. */
+const HANDLER_OF = new Map<string, keyof ClientHandlers>([
+  ["elicitation/create", "elicitation"],
+  ["sampling/createMessage", "sampling"],
+  ["roots/list", "roots"],
+]);
+
+/**
+ * Routes a server request to its handler; `undefined` means "method not
+ * found". What answers it (`_answer.ts`) is loaded with the first request
+ * that has a handler.
+ */
 export function handleServerRequest(
   handlers: ClientHandlers | undefined,
   request: JSONRPCRequest,
 ): Promise<Result> | undefined {
-  const params = request.params ?? {};
-  switch (request.method) {
-    case "elicitation/create": {
-      const elicit = handlers?.elicitation;
-      if (!elicit) return undefined;
-      return (async () => {
-        const answer = await elicit(params as ElicitationRequest);
-        return withDefaults(
-          answer,
-          (params as ElicitationRequest).requestedSchema,
-        ) as unknown as Result;
-      })();
-    }
-    case "sampling/createMessage": {
-      const sample = handlers?.sampling;
-      if (!sample) return undefined;
-      return (async () =>
-        (await sample(params as SamplingRequest)) as unknown as Result)();
-    }
-    case "roots/list": {
-      const roots = handlers?.roots;
-      if (!roots) return undefined;
-      return (async () => ({ roots: await roots() }))();
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Fills the fields the user left out of an accepted answer from the schema's `default`s. */
-function withDefaults(
-  answer: ElicitationResult,
-  schema: JsonSchema | undefined,
-): ElicitationResult {
-  const properties = schema?.properties;
-  if (
-    answer.action !== "accept" || typeof properties !== "object" ||
-    properties === null
-  ) return answer;
-  const content = { ...answer.content };
-  for (
-    const [field, property] of Object.entries(
-      properties as Record<string, unknown>,
-    )
-  ) {
-    if (
-      content[field] !== undefined || typeof property !== "object" ||
-      property === null
-    ) continue;
-    if ("default" in property) {
-      content[field] = (property as { default: unknown }).default;
-    }
-  }
-  return { ...answer, content };
+  const kind = HANDLER_OF.get(request.method);
+  if (kind === undefined || !handlers?.[kind]) return undefined;
+  return import("./_answer.ts").then(({ answer }) => answer(handlers, request));
 }

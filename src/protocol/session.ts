@@ -41,6 +41,12 @@ export interface RequestOptions {
   onProgress?: ((progress: MCPProgress) => void) | undefined;
   /** Send a progress token even without `onProgress`, so progress pushes the deadline back. */
   trackProgress?: boolean;
+  /**
+   * Keep passing progress for this request's token to `onProgress` after a
+   * successful response, until `releaseProgress(token)`: a task's token
+   * stays valid for the task's whole life.
+   */
+  keepProgress?: boolean;
 }
 
 /** Callbacks from the session to its owner. */
@@ -63,6 +69,8 @@ interface Pending {
   method: string;
   /** A progress token (the request id) was sent: progress for this id counts. */
   tracked: boolean;
+  /** Its progress listener outlives a successful response (`keepProgress`). */
+  keep: boolean;
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
   timeoutMs: number;
@@ -93,6 +101,8 @@ export class Session {
   /** The promise of the last send, and the requests that share it. */
   #lastSend: Promise<void> | undefined;
   #lastSendIds: RequestId[] = [];
+  /** Progress listeners kept past their request's response, by token. */
+  readonly #kept = new Map<RequestId, (progress: MCPProgress) => void>();
 
   /**
    * @param transport The channel; its callbacks are taken over.
@@ -192,6 +202,7 @@ export class Session {
       const pending: Pending = {
         method,
         tracked,
+        keep: options.keepProgress === true,
         resolve,
         reject,
         timeoutMs: options.timeoutMs,
@@ -378,7 +389,12 @@ export class Session {
     this.#settle(id);
     const outcome = this.#outcome(message, pending.method);
     if (outcome instanceof Error) pending.reject(outcome);
-    else pending.resolve(outcome);
+    else {
+      if (pending.keep && pending.onProgress) {
+        this.#kept.set(id, pending.onProgress);
+      }
+      pending.resolve(outcome);
+    }
   }
 
   /**
@@ -428,19 +444,24 @@ export class Session {
   #notification(notification: JSONRPCNotification): void {
     if (notification.method === "notifications/progress") {
       const params = notification.params ?? {};
-      const pending = this.#pending.get(params.progressToken);
+      const token = params.progressToken;
+      const pending = this.#pending.get(token);
       // Only tokens we sent count: progress for a request sent without one
       // (e.g. tools/list) must not keep it alive past its deadline.
-      if (!pending?.tracked) return;
-      pending.deadline = performance.now() + pending.timeoutMs;
-      if (pending.onProgress && typeof params.progress === "number") {
+      const listener = pending?.tracked
+        ? pending.onProgress
+        : this.#kept.get(token);
+      if (pending?.tracked) {
+        pending.deadline = performance.now() + pending.timeoutMs;
+      }
+      if (listener && typeof params.progress === "number") {
         const progress: MCPProgress = { progress: params.progress };
         if (typeof params.total === "number") progress.total = params.total;
         if (typeof params.message === "string") {
           progress.message = params.message;
         }
         try {
-          pending.onProgress(progress);
+          listener(progress);
         } catch (error) {
           this.#handlers.onError?.(asError(error));
         }
@@ -448,6 +469,11 @@ export class Session {
       return;
     }
     this.#handlers.onNotification?.(notification);
+  }
+
+  /** Stops passing on progress for `token`, kept after its response (`keepProgress`). */
+  releaseProgress(token: RequestId): void {
+    this.#kept.delete(token);
   }
 
   #answer(request: JSONRPCRequest): void {
@@ -490,6 +516,7 @@ export class Session {
   #end(lost: boolean, reason?: Error): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#kept.clear();
     const why = reason === undefined ? "" : ` (${reason.message})`;
     const options = reason === undefined ? undefined : { cause: reason };
     for (const [id, pending] of this.#pending) {

@@ -1,5 +1,6 @@
 /**
- * Argument validation against a tool's `inputSchema` with
+ * Validation against a tool's `inputSchema` (and, through `output.ts`, its
+ * `outputSchema`) with
  * `@cfworker/json-schema`: no `eval`/`new Function`, so it runs on edge
  * runtimes. The schema comes from the server, so nothing in it may stall
  * the process: patterns are vetted first (`_pattern_safety.ts`, loaded only
@@ -15,6 +16,36 @@ import type { JsonSchema } from "../types.ts";
 import type { ArgumentValidator, Draft } from "./_validator.ts";
 
 export type { ArgumentValidator };
+
+/**
+ * Every compiled validator, by schema object: compiled once and shared by
+ * every check of that schema (a tool's arguments, its output through
+ * `output.ts`). A refreshed tool list brings new schema objects; the old
+ * validators go with the old objects.
+ */
+const validators = new WeakMap<
+  JsonSchema,
+  ArgumentValidator | Promise<ArgumentValidator>
+>();
+
+/**
+ * The validator of `schema`, compiled on first use and cached per schema
+ * object: returned as is once compiled (no await on the hot path), as a
+ * promise while compiling (concurrent first calls share the work).
+ */
+export function validatorFor(
+  schema: JsonSchema,
+): ArgumentValidator | Promise<ArgumentValidator> {
+  const cached = validators.get(schema);
+  if (cached !== undefined) return cached;
+  const compiling = compileValidator(schema);
+  validators.set(schema, compiling);
+  compiling.then(
+    (validator) => validators.set(schema, validator),
+    () => validators.delete(schema),
+  );
+  return compiling;
+}
 
 /** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
 function draftOf(schema: JsonSchema): Draft {

@@ -14,6 +14,7 @@ import type {
   JsonSchema,
   MCPToolResult,
   ToolCapability,
+  ToolExecution,
 } from "../types.ts";
 
 /**
@@ -48,6 +49,11 @@ export interface RegisteredTool {
   title?: string;
   /** JSON Schema for the tool's arguments. */
   inputSchema: JsonSchema;
+  /**
+   * How the tool runs, as the server declared it; `taskSupport: "required"`
+   * tools are called as tasks (see `InvokeOptions.task`).
+   */
+  execution?: ToolExecution;
   /** What the tool may do to the world (see `resolveCapability`). */
   capability: ToolCapability;
   /** Always `false`: a call to an external server cannot be rolled back. */

@@ -6,10 +6,10 @@
  * @module
  */
 
-import {
-  createParser,
-  type EventSourceMessage,
-  type EventSourceParser,
+import type {
+  EventSourceMessage,
+  EventSourceParser,
+  ParserConfig,
 } from "eventsource-parser";
 import { errorMessage } from "../_util/errors.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
@@ -234,6 +234,9 @@ export function discardBody(response: Response): void {
   if (body !== null && !body.locked) body.cancel().catch(() => {});
 }
 
+/** The SSE parser, loaded with the first event stream: JSON-only servers never need it. */
+let sseParser: typeof import("eventsource-parser") | undefined;
+
 /**
  * The events of an SSE body, read on demand: the reader shape of a web
  * stream of events (`read()`, `cancel()`), without the two transform
@@ -244,7 +247,9 @@ export function discardBody(response: Response): void {
 export class EventReader {
   readonly #body: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
-  readonly #parser: EventSourceParser;
+  readonly #callbacks: ParserConfig;
+  /** Made on the first read: `eventsource-parser` loads with the first SSE body. */
+  #parser: EventSourceParser | undefined;
   #queue: EventSourceMessage[] = [];
   #head = 0;
   #failure: unknown;
@@ -263,7 +268,7 @@ export class EventReader {
     onComment?: () => void,
   ) {
     this.#body = body.getReader();
-    this.#parser = createParser({
+    this.#callbacks = {
       onEvent: (event) => this.#queue.push(event),
       onRetry,
       onComment,
@@ -271,11 +276,14 @@ export class EventReader {
         if (error.type === "max-buffer-size-exceeded") this.#failure = error;
       },
       maxBufferSize,
-    });
+    };
   }
 
   /** The next event, or `done` at the end of the body. */
   async read(): Promise<ReadableStreamReadResult<EventSourceMessage>> {
+    const parser = this.#parser ??
+      (this.#parser = (sseParser ??= await import("eventsource-parser"))
+        .createParser(this.#callbacks));
     for (;;) {
       if (this.#head < this.#queue.length) {
         const value = this.#queue[this.#head++]!;
@@ -289,7 +297,7 @@ export class EventReader {
       if (this.#ended) return { value: undefined, done: true };
       const { value, done } = await this.#body.read();
       if (done) this.#ended = true;
-      else this.#parser.feed(this.#decoder.decode(value, { stream: true }));
+      else parser.feed(this.#decoder.decode(value, { stream: true }));
     }
   }
 

@@ -160,7 +160,9 @@ export class SSEClientTransport implements MCPTransport {
    *
    * @returns Resolves once messages can be sent.
    * @throws {MCPConnectionError} If the server cannot be reached, answers
-   * with a non-2xx status or no event stream, sends no endpoint within
+   * with a non-2xx status or no event stream (when the URL answers a
+   * streamable-HTTP `initialize` instead, the message says "this URL speaks
+   * streamable HTTP"), sends no endpoint within
    * `endpointTimeoutMs`, or names an endpoint on another origin; or if the
    * transport was already started or closed.
    */
@@ -197,13 +199,24 @@ export class SSEClientTransport implements MCPTransport {
       const type = mediaType(response.headers.get("content-type"));
       if (!response.ok || type !== "text/event-stream" || !response.body) {
         const text = await readBodyStart(response);
+        const status = response.status;
+        // What a streamable-HTTP endpoint answers a GET without a session.
+        const streamable =
+          (status === 400 || status === 404 || status === 405 ||
+            status === 406) &&
+          await (await import("./_probe.ts")).speaksStreamableHttp(
+            this.#http,
+            this.#url,
+          );
         throw new MCPConnectionError(
           `MCP server at ${
             displayUrl(this.#url)
-          } answered the SSE GET with HTTP ${response.status} and content type ${
+          } answered the SSE GET with HTTP ${status} and content type ${
             JSON.stringify(response.headers.get("content-type") ?? "(none)")
           }: ${excerpt(text, this.#http.secrets)}. ${
-            response.ok
+            streamable
+              ? "This URL speaks streamable HTTP; set transport: streamable-http."
+              : response.ok
               ? 'Check that "url" is an MCP SSE endpoint, or use the streamable-http transport.'
               : 'Check "url" and the credentials in "headers".'
           }`,

@@ -9,7 +9,6 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
-import { LineSplitter, LineTooLongError } from "./_lines.ts";
 // The npm build resolves this import per runtime (package "imports",
 // #stdio-process): edge and browser bundles get _process/unavailable.ts.
 import { loadBackend } from "./_process/loader.ts";
@@ -88,6 +87,12 @@ function excerpt(text: string): string {
     text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text,
   );
 }
+
+/**
+ * The newline framing of the pipes, loaded with the backend: only a running
+ * server needs it, so edge bundles of the root entry do without it.
+ */
+let framing: typeof import("./_lines.ts") | undefined;
 
 /** Turns a backend spawn failure into a message that says what to fix. */
 function startError(
@@ -270,7 +275,10 @@ export class StdioTransport implements MCPTransport {
     const options = this.#options;
     let backend: ProcessBackend;
     try {
-      backend = await loadBackend();
+      [backend, framing] = await Promise.all([
+        loadBackend(),
+        framing ?? import("./_lines.ts"),
+      ]);
     } catch (error) {
       throw new MCPConnectionError(
         "The stdio transport needs a runtime that can start processes (Deno or Node.js); use an HTTP transport here.",
@@ -532,6 +540,7 @@ export class StdioTransport implements MCPTransport {
   }
 
   async #readStdout(child: ChildProcessHandle): Promise<void> {
+    const { LineSplitter, LineTooLongError } = framing!;
     const lines = new LineSplitter((line) => this.#handleLine(line), {
       maxLineBytes: this.#maxMessageBytes,
       overflow: "throw",
@@ -609,7 +618,7 @@ export class StdioTransport implements MCPTransport {
   }
 
   async #readStderr(child: ChildProcessHandle): Promise<void> {
-    const lines = new LineSplitter((line) => this.#stderrLine(line), {
+    const lines = new framing!.LineSplitter((line) => this.#stderrLine(line), {
       maxLineBytes: STDERR_MAX_LINE_BYTES,
       overflow: "split",
     });

@@ -273,6 +273,8 @@ export class StreamableHTTPTransport implements MCPTransport {
    * @returns Resolves when the server accepted the message.
    * @throws {MCPSessionExpiredError} If the server no longer knows the
    * session; the message was not processed and `sessionId` is cleared.
+   * @throws {MCPInitializeStatusError} If the server answers `initialize`
+   * with 400, 404 or 405: the URL may speak the legacy SSE transport.
    * @throws {MCPConnectionError} If the server cannot be reached, answers
    * with a non-2xx status, or with a body that is neither JSON nor SSE.
    */
@@ -354,6 +356,7 @@ export class StreamableHTTPTransport implements MCPTransport {
         throw await this.#session.statusError(response, {
           what: `POST ${describe(method)}`,
           session: sentSession,
+          initialize,
         });
       }
       if (stream === undefined || response.status === 202 || stream.done) {

@@ -189,6 +189,43 @@ describe("server-everything over HTTP", () => {
     }
   });
 
+  it("sse mode, given as streamable-http (its URL only), is reached through the SSE fallback", async () => {
+    const adapter = new MCPToolAdapter({
+      name: "everything-fallback",
+      transport: "streamable-http",
+      url: `${sse.origin}/sse`,
+    });
+    try {
+      await adapter.connect({ timeoutMs: 20_000 });
+      assert.equal(adapter.transportKind, "sse");
+      assert.match(
+        text(await adapter.invoke("echo", { message: "fell back" })),
+        /fell back/,
+      );
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+
+  it("streamableHttp mode, given as sse, fails saying the URL speaks streamable HTTP", async () => {
+    const adapter = new MCPToolAdapter({
+      name: "everything-wrong",
+      transport: "sse",
+      url: `${http.origin}/mcp`,
+    });
+    await assert.rejects(
+      adapter.connect({ timeoutMs: 20_000 }),
+      (error: unknown) => {
+        assert.ok(error instanceof MCPConnectionError, String(error));
+        assert.match(
+          error.message,
+          /this URL speaks streamable HTTP; set transport: streamable-http/i,
+        );
+        return true;
+      },
+    );
+  });
+
   it("sse: echo", async () => {
     const adapter = new MCPToolAdapter({
       name: "everything-sse",

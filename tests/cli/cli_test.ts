@@ -14,6 +14,8 @@ import { fixturePath, runtimeCommand } from "../_helpers.ts";
 import { cliCommand, exec, type Run } from "./_run.ts";
 import type { Extra } from "../_in_memory.ts";
 import { listen, sdkStreamableServer } from "../_remote.ts";
+import { taskHttpServer } from "../_task_http.ts";
+import { sseOnlyServer } from "../_sse_only.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
@@ -108,6 +110,7 @@ describe("mcp-adapter (the command line)", () => {
         namespace: "sdk",
         readOnly: false,
         writes: false,
+        taskSupport: "forbidden",
         description: "Add numbers",
         inputSchema: undefined,
       },
@@ -224,7 +227,7 @@ describe("mcp-adapter (the command line)", () => {
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(
         ok.stdout,
-        /^sdk\s+ok\s+protocol \d{4}-\d{2}-\d{2}, \d+ tools, connected in \d+ ms$/m,
+        /^sdk\s+ok\s+protocol \d{4}-\d{2}-\d{2} over stdio, \d+ tools, connected in \d+ ms$/m,
       );
       const broken = await cli(["check", "--config", brokenConfig]);
       assert.equal(broken.code, 3);
@@ -478,6 +481,97 @@ describe("mcp-adapter (the command line)", () => {
     }
   });
 
+  it(
+    "tools marks task tools; call runs one as a task; --verbose prints server log messages",
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const server = await taskHttpServer();
+      try {
+        const tasks = join(dir, "tasks.json");
+        await writeFile(
+          tasks,
+          JSON.stringify({ mcpServers: { tasks: { url: server.url } } }),
+        );
+        const tools = await cli(["tools", "--config", tasks]);
+        assert.equal(tools.code, 0, tools.stderr);
+        assert.match(tools.stdout, /^tasks\/slow_task\s+tasks\s+\S+, task\s/m);
+        assert.match(
+          tools.stdout,
+          /^tasks\/optional_task\s+.*, task optional\s/m,
+        );
+        assert.match(
+          tools.stdout,
+          /^tasks\/plain_tool\s+tasks\s+(?:-|read-only|writes)\s/m,
+        );
+        const json = await cli(["tools", "--json", "--config", tasks]);
+        const listed = JSON.parse(json.stdout) as {
+          name: string;
+          taskSupport: string;
+        }[];
+        assert.equal(
+          listed.find((tool) => tool.name === "tasks/slow_task")?.taskSupport,
+          "required",
+        );
+
+        const call = await cli([
+          "call",
+          "tasks/slow_task",
+          "steps=2",
+          "gapMs=20",
+          "--config",
+          tasks,
+        ]);
+        assert.equal(call.code, 0, call.stderr);
+        assert.equal(call.stdout, "done 2\n");
+
+        const logArgs = [
+          "call",
+          "tasks/log",
+          'levels=["warning"]',
+          "message=careful",
+        ];
+        const quiet = await cli([...logArgs, "--config", tasks]);
+        assert.equal(quiet.code, 0, quiet.stderr);
+        assert.equal(quiet.stderr, "");
+        const verbose = await cli([...logArgs, "--verbose", "--config", tasks]);
+        assert.equal(verbose.code, 0, verbose.stderr);
+        assert.match(
+          verbose.stderr,
+          /^\[tasks\] warning task-fixture: \{"message":"careful","level":"warning"\}$/m,
+        );
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  it(
+    "check says which transport each server connected over, fallback included",
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const legacy = await sseOnlyServer({ refusePost: "404" });
+      try {
+        const file = join(dir, "legacy.json");
+        await writeFile(
+          file,
+          JSON.stringify({ mcpServers: { old: { url: legacy.url } } }),
+        );
+        const check = await cli(["check", "--config", file]);
+        assert.equal(check.code, 0, check.stderr);
+        assert.match(
+          check.stdout,
+          /^old\s+ok\s+protocol \S+ over sse \(fallback from streamable-http\), \d+ tools/m,
+        );
+      } finally {
+        await legacy.close();
+      }
+    },
+  );
+
   it("draws a progress bar with \\r on a terminal only", {
     timeout: TEST_TIMEOUT_MS,
     skip: !existsSync("/usr/bin/script") &&
@@ -507,6 +601,39 @@ describe("mcp-adapter (the command line)", () => {
     assert.match(tty.stdout, /\r\[#+-*\] \d+% 1\/3 step 1/);
     assert.match(tty.stdout, /\r\[#{24}\] 100% 3\/3 step 3/);
     assert.match(tty.stdout, /done 3/);
+
+    // A task's status follows the bar.
+    const server = await taskHttpServer();
+    try {
+      const tasks = join(dir, "tasks-tty.json");
+      await writeFile(
+        tasks,
+        JSON.stringify({ mcpServers: { tasks: { url: server.url } } }),
+      );
+      const taskLine = [
+        command,
+        ...base,
+        "call",
+        "tasks/slow_task",
+        "steps=2",
+        "gapMs=50",
+        "--config",
+        tasks,
+      ].map(shellQuote).join(" ");
+      const task = await exec(
+        "/usr/bin/script",
+        ["-qfec", taskLine, "/dev/null"],
+        dir,
+      );
+      assert.equal(task.code, 0, task.stdout + task.stderr);
+      assert.match(task.stdout, /\r\[task working\]/);
+      assert.match(
+        task.stdout,
+        /\r\[#+-*\] \d+% 1\/2 step 1 \[task working: step 1\/2\]/,
+      );
+    } finally {
+      await server.close();
+    }
   });
 });
 

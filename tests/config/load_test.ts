@@ -144,6 +144,54 @@ describe("parseConfig(): this library's format", () => {
     }]);
   });
 
+  it("reads fallback: false for a streamable-http server, and refuses it elsewhere", () => {
+    const { servers } = parseConfig(
+      yaml([
+        "servers:",
+        "  - name: a",
+        "    transport: streamable-http",
+        "    url: https://example.com/mcp",
+        "    fallback: false",
+      ]),
+      "yaml",
+    );
+    assert.equal(servers[0]?.config.fallback, false);
+    parseError(
+      yaml([...STDIO, "    command: srv", "    fallback: false"]),
+      { path: "servers[0].fallback", message: /not used by the "stdio"/ },
+    );
+    parseError(
+      yaml([
+        "servers:",
+        "  - name: a",
+        "    transport: sse",
+        "    url: https://example.com/sse",
+        "    fallback: true",
+      ]),
+      {
+        path: "servers[0].fallback",
+        message: /only used by "streamable-http"/,
+      },
+    );
+    parseError(
+      yaml([
+        "servers:",
+        "  - name: a",
+        "    transport: streamable-http",
+        "    url: https://example.com/mcp",
+        "    fallback: nope",
+      ]),
+      { path: "servers[0].fallback", message: /expected true or false/ },
+    );
+    const claude = parseConfig(
+      JSON.stringify({
+        mcpServers: { a: { url: "https://example.com/mcp", fallback: false } },
+      }),
+      "json",
+    );
+    assert.equal(claude.servers[0]?.config.fallback, false);
+  });
+
   it("reads the same format from JSON", async () => {
     const config = await loadConfig(fixturePath("configs/ours.json"));
     assert.deepEqual(config.servers.map((server) => server.namespace), [
@@ -820,7 +868,7 @@ describe("errors", () => {
       ],
       [
         [...STDIO, "    comand: x"],
-        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, envFile, cwd, url, headers, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, auth',
+        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, envFile, cwd, url, headers, fallback, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, auth',
       ],
       [
         ["servers:", "  - name: a", "    transport: http", "    command: x"],

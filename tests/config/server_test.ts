@@ -47,6 +47,38 @@ describe("validateServerConfig()", () => {
     );
   });
 
+  it("takes fallback (a boolean) for streamable-http only", () => {
+    assert.equal(
+      validateServerConfig({
+        name: "b",
+        transport: "streamable-http",
+        url: "https://example.com/mcp",
+        fallback: false,
+      }).fallback,
+      false,
+    );
+    configError(
+      {
+        name: "b",
+        transport: "streamable-http",
+        url: "https://example.com/mcp",
+        fallback: "no",
+      },
+      "fallback",
+      /expected true or false, got "no"/,
+    );
+    configError(
+      { name: "c", transport: "sse", url: "https://x.dev/sse", fallback: true },
+      "fallback",
+      /only used by "streamable-http"/,
+    );
+    configError(
+      { name: "a", transport: "stdio", command: "srv", fallback: true },
+      "fallback",
+      /not used by the "stdio" transport/,
+    );
+  });
+
   it("requires a name", () => {
     configError(
       { transport: "stdio", command: "x" },

@@ -14,6 +14,7 @@ import {
   listen,
   Rpc,
   sdkSseServer,
+  sdkStreamableServer,
   startEverything,
   type TestHttpServer,
   TOKEN_ECHOES,
@@ -79,6 +80,53 @@ function openStream(res: ServerResponse, events: string): void {
   });
   res.write(events);
 }
+
+describe("SSE transport given a streamable-HTTP URL", () => {
+  for (const stateless of [false, true]) {
+    it(
+      `says the URL speaks streamable HTTP (${
+        stateless ? "stateless: GET is 405" : "stateful: GET is 400"
+      }), and ends the session its probe opened`,
+      async () => {
+        const server = await sdkStreamableServer({ stateless });
+        cleanups.push(() => server.close());
+        await assert.rejects(
+          transport(server.url).start(),
+          (error: unknown) => {
+            assert.ok(error instanceof MCPConnectionError, String(error));
+            assert.match(
+              error.message,
+              /this URL speaks streamable HTTP; set transport: streamable-http/i,
+            );
+            assert.ok(!error.message.includes(SECRET), error.message);
+            return true;
+          },
+        );
+        const methods = server.requests.map((r) => r.method);
+        assert.deepEqual(
+          methods,
+          stateless ? ["GET", "POST"] : ["GET", "POST", "DELETE"],
+        );
+        assert.equal(server.sessions.size, 0, "the probe's session is gone");
+      },
+    );
+  }
+
+  it("does not claim streamable HTTP for a URL that answers neither", async () => {
+    const server = await rawServer((_req, res) =>
+      void res.writeHead(404, { "content-type": "text/plain" }).end("nope")
+    );
+    await assert.rejects(
+      transport(`${server.origin}/sse`).start(),
+      (error: unknown) => {
+        assert.ok(error instanceof MCPConnectionError);
+        assert.match(error.message, /SSE GET with HTTP 404/);
+        assert.doesNotMatch(error.message, /streamable HTTP;/);
+        return true;
+      },
+    );
+  });
+});
 
 describe("legacy SSE against the SDK SSEServerTransport", () => {
   it("round-trips tools/list and tools/call with progress, with the header on the GET and every POST", async () => {

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, it } from "node:test";
 import {
   MCPConnectionError,
+  MCPInitializeStatusError,
   MCPRequestLostError,
   MCPSessionExpiredError,
   MCPToolAdapter,
@@ -206,6 +207,38 @@ describe("streamable HTTP failures", () => {
       assert.match(message, /HTTP 500/);
       assert.match(message, /boom: got key \[redacted\]/);
       assert.ok(message.length < 500, `excerpt too long: ${message.length}`);
+      return true;
+    });
+  });
+
+  it("initialize answered with 400, 404 or 405 rejects with MCPInitializeStatusError (the fallback cue); other statuses and requests do not", async () => {
+    for (const status of [400, 404, 405, 403, 500]) {
+      const server = await rawServer((_req, res) => {
+        res.writeHead(status, { "content-type": "text/plain" }).end("refused");
+      });
+      const rpc = await started(`${server.origin}/mcp`);
+      await assert.rejects(rpc.initialize(), (error) => {
+        assertClean(error, MCPConnectionError);
+        assert.equal(
+          error instanceof MCPInitializeStatusError,
+          status === 400 || status === 404 || status === 405,
+          `HTTP ${status}`,
+        );
+        if (error instanceof MCPInitializeStatusError) {
+          assert.equal(error.status, status);
+        }
+        assert.match((error as Error).message, new RegExp(`HTTP ${status}`));
+        return true;
+      });
+    }
+    const server = await miniServer((_req, res) => {
+      res.writeHead(405, { "content-type": "text/plain" }).end("no");
+    });
+    const rpc = await started(`${server.origin}/mcp`);
+    await rpc.initialize();
+    await assert.rejects(rpc.request("tools/list"), (error) => {
+      assertClean(error, MCPConnectionError);
+      assert.ok(!(error instanceof MCPInitializeStatusError));
       return true;
     });
   });

@@ -10,7 +10,11 @@
  * @module
  */
 
-import { MCPConnectionError, MCPSessionExpiredError } from "../../errors.ts";
+import {
+  MCPConnectionError,
+  MCPInitializeStatusError,
+  MCPSessionExpiredError,
+} from "../../errors.ts";
 import {
   discardBody,
   displayUrl,
@@ -189,12 +193,13 @@ export class StreamableSession {
    * @param response The non-2xx answer.
    * @param sent What was sent (`what`, e.g. `POST "tools/call"`) and the
    * session id it carried (`session`), if any.
-   * @returns An {@linkcode MCPSessionExpiredError} or an
-   * {@linkcode MCPConnectionError}; never throws.
+   * @returns An {@linkcode MCPSessionExpiredError}, an
+   * {@linkcode MCPInitializeStatusError} (400, 404 or 405 to `initialize`)
+   * or an {@linkcode MCPConnectionError}; never throws.
    */
   async statusError(
     response: Response,
-    sent: { what: string; session: string | undefined },
+    sent: { what: string; session: string | undefined; initialize: boolean },
   ): Promise<Error> {
     const { what, session } = sent;
     const text = await readBodyStart(response);
@@ -221,13 +226,17 @@ export class StreamableSession {
       : status === 404
       ? ' Check that "url" is the server\'s MCP endpoint.'
       : "";
-    return new MCPConnectionError(
-      `MCP server at ${
-        displayUrl(this.#url)
-      } answered ${what} with HTTP ${status}${
-        response.statusText ? ` ${response.statusText}` : ""
-      }: ${excerpt(text, this.#http.secrets)}.${hint}`,
-    );
+    const message = `MCP server at ${
+      displayUrl(this.#url)
+    } answered ${what} with HTTP ${status}${
+      response.statusText ? ` ${response.statusText}` : ""
+    }: ${excerpt(text, this.#http.secrets)}.${hint}`;
+    // The statuses after which the specification's backwards-compatibility
+    // procedure tries the legacy SSE transport.
+    return sent.initialize &&
+        (status === 400 || status === 404 || status === 405)
+      ? new MCPInitializeStatusError(message, status)
+      : new MCPConnectionError(message);
   }
 
   /** Opens the GET stream for server-initiated messages (a new generation). */

@@ -1,0 +1,103 @@
+/**
+ * The task fixture server (`_task_server.ts`) over streamable HTTP: one SDK
+ * `StreamableHTTPServerTransport` and one `McpServer` per session, all
+ * sharing one task store, so a test can check that a task id is useless
+ * outside the session that created it. Runs under `deno test` and,
+ * transpiled, under `node --test`.
+ *
+ * @module
+ */
+
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { listen, type TestHttpServer } from "./_remote.ts";
+import {
+  createTaskServer,
+  FixtureTaskStore,
+  newTaskServerLog,
+  type TaskServerLog,
+} from "./_task_server.ts";
+
+/** A listening {@linkcode taskHttpServer}. */
+export interface TaskHttpServer extends TestHttpServer {
+  /** `http://127.0.0.1:<port>/mcp` */
+  url: string;
+  /** What every session's server saw, in one log. */
+  log: TaskServerLog;
+  /** The store all sessions share. */
+  store: FixtureTaskStore;
+  /** Live sessions by id. */
+  sessions: Map<string, StreamableHTTPServerTransport>;
+}
+
+/**
+ * Serves {@linkcode createTaskServer} at `/mcp` over streamable HTTP
+ * (stateful; an unknown session id gets 404). Progress and `log_later`
+ * messages, which are tied to no open request, travel on the GET stream;
+ * a task's elicitation travels inside the `tasks/result` response stream.
+ *
+ * @example
+ * ```ts ignore
+ * const server = await taskHttpServer();
+ * // connect a client to server.url
+ * await server.close();
+ * ```
+ */
+export async function taskHttpServer(
+  options: { pollIntervalMs?: number } = {},
+): Promise<TaskHttpServer> {
+  const log = newTaskServerLog();
+  const store = new FixtureTaskStore(options.pollIntervalMs ?? 20);
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const servers: McpServer[] = [];
+  const http = await listen(async (req, res, body) => {
+    if (new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") {
+      res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
+      return;
+    }
+    const sessionId = req.headers["mcp-session-id"];
+    if (typeof sessionId === "string") {
+      const transport = sessions.get(sessionId);
+      if (transport === undefined) {
+        res.writeHead(404, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            error: { code: -32001, message: "Session not found" },
+            id: null,
+          }),
+        );
+        return;
+      }
+      await transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method !== "POST") {
+      res.writeHead(400).end("Bad Request: Mcp-Session-Id header is required");
+      return;
+    }
+    const transport: StreamableHTTPServerTransport =
+      new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id: string) => void sessions.set(id, transport),
+        onsessionclosed: (id: string) => void sessions.delete(id),
+      });
+    const server = createTaskServer(log, { store });
+    servers.push(server);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  });
+  return {
+    ...http,
+    url: `${http.origin}/mcp`,
+    log,
+    store,
+    sessions,
+    close: async () => {
+      const open = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(open.map((transport) => transport.close()));
+      await Promise.all(servers.map((server) => server.close()));
+      await http.close();
+    },
+  };
+}

@@ -1,0 +1,216 @@
+/**
+ * Task calls against a scripted, misbehaving peer: malformed task answers,
+ * notifications about other tasks, a zero poll interval, a server that runs
+ * the call inline, and one that does not take task calls at all.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  MCPToolAdapter,
+  type MCPTransport,
+} from "@cleveragents/mcp-adapter";
+
+type Answer = Record<string, unknown> | {
+  error: { code: number; message: string };
+};
+
+interface Script {
+  /** The server's `tasks` capability. Default: takes task tool calls and cancels. */
+  tasks?: Record<string, unknown>;
+  /** The answer to `tools/call`. */
+  call: (request: JSONRPCRequest) => Answer;
+  /** The answer to the n-th `tasks/get` (1-based). */
+  get?: (n: number) => Answer;
+  /** The answer to `tasks/result`. */
+  result?: () => Answer;
+}
+
+/** A peer that answers from a script and records what the client sends. */
+class TaskPeer implements MCPTransport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  readonly sent: JSONRPCMessage[] = [];
+  #gets = 0;
+  constructor(readonly script: Script) {}
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+  send(message: JSONRPCMessage): Promise<void> {
+    this.sent.push(message);
+    if (!("method" in message) || !("id" in message)) return Promise.resolve();
+    const answer = this.#answer(message as JSONRPCRequest);
+    if (answer !== undefined) {
+      setTimeout(() =>
+        this.onmessage?.(
+          "error" in answer
+            ? { jsonrpc: "2.0", id: message.id, error: answer.error as never }
+            : { jsonrpc: "2.0", id: message.id, result: answer },
+        )
+      );
+    }
+    return Promise.resolve();
+  }
+  #answer(request: JSONRPCRequest): Answer | undefined {
+    switch (request.method) {
+      case "initialize":
+        return {
+          protocolVersion: "2025-11-25",
+          capabilities: {
+            tools: {},
+            tasks: this.script.tasks ??
+              { cancel: {}, requests: { tools: { call: {} } } },
+          },
+          serverInfo: { name: "scripted-tasks", version: "1" },
+        };
+      case "tools/list":
+        return {
+          tools: [{
+            name: "job",
+            inputSchema: { type: "object" },
+            execution: { taskSupport: "required" },
+          }],
+        };
+      case "tools/call":
+        return this.script.call(request);
+      case "tasks/get":
+        return this.script.get?.(++this.#gets) ??
+          { error: { code: -32602, message: "no such task" } };
+      case "tasks/result":
+        return this.script.result?.() ??
+          { error: { code: -32602, message: "no such task" } };
+      case "tasks/cancel":
+        return {};
+      default:
+        return { error: { code: -32601, message: "Method not found" } };
+    }
+  }
+  /** The requests the client sent, by method. */
+  requests(method: string): JSONRPCRequest[] {
+    return this.sent.filter((m): m is JSONRPCRequest =>
+      "method" in m && m.method === method && "id" in m
+    );
+  }
+  notify(method: string, params: Record<string, unknown>): void {
+    this.onmessage?.({ jsonrpc: "2.0", method, params });
+  }
+  close(): Promise<void> {
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+const task = (taskId: unknown, status: unknown, extra = {}) => ({
+  taskId,
+  status,
+  ttl: null,
+  createdAt: "2026-01-01T00:00:00Z",
+  lastUpdatedAt: "2026-01-01T00:00:00Z",
+  pollInterval: 10,
+  ...extra,
+});
+const done = { content: [{ type: "text", text: "done" }] };
+
+async function run(script: Script | TaskPeer, options = {}) {
+  const peer = script instanceof TaskPeer ? script : new TaskPeer(script);
+  const adapter = new MCPToolAdapter(
+    { name: "scripted", transport: "stdio", command: "unused" },
+    { transport: peer },
+  );
+  await adapter.connect();
+  try {
+    const result = await adapter.invoke("job", {}, options);
+    return { peer, result };
+  } finally {
+    await adapter.disconnect();
+  }
+}
+
+describe("tasks with a misbehaving server", () => {
+  for (
+    const [what, taskId] of [
+      ["a number", 7],
+      ["an empty string", ""],
+      ["300 characters", "x".repeat(300)],
+    ] as const
+  ) {
+    it(`a task id that is ${what} is a server error, and nothing is polled`, async () => {
+      const { peer, result } = await run({
+        call: () => ({ task: task(taskId, "working") }),
+      });
+      assert.equal(result.errorKind, "server_error");
+      assert.match(result.error!, /task id .* bug in the server/);
+      assert.equal(peer.requests("tasks/get").length, 0);
+    });
+  }
+
+  it("an unknown task status is a server error", async () => {
+    const { result } = await run({
+      call: () => ({ task: task("t1", "working") }),
+      get: () => task("t1", "sleeping"),
+    });
+    assert.equal(result.errorKind, "server_error");
+    assert.match(result.error!, /task status "sleeping"/);
+  });
+
+  it("a plain result to a task call is taken as the result (the server ran it inline)", async () => {
+    const { peer, result } = await run({ call: () => done });
+    assert.equal(result.success, true, result.error ?? "");
+    assert.deepEqual(result.data.content, done.content);
+    assert.equal(peer.requests("tasks/get").length, 0);
+  });
+
+  it("a server without tasks.requests.tools.call gets a plain tools/call, whatever the tool says", async () => {
+    const { peer, result } = await run({ tasks: {}, call: () => done });
+    assert.equal(result.success, true);
+    assert.equal(peer.requests("tools/call")[0]!.params!.task, undefined);
+  });
+
+  it("status notifications about other tasks change nothing; the task id goes only into params.taskId", async () => {
+    const url = "https://evil.example/steal";
+    const peer: TaskPeer = new TaskPeer({
+      call: () => {
+        // Before and after the answer: both name a task that is not ours.
+        peer.notify("notifications/tasks/status", task("other", "cancelled"));
+        setTimeout(() =>
+          peer.notify("notifications/tasks/status", task("other", "cancelled"))
+        );
+        return { task: task(url, "working") };
+      },
+      get: (n) => {
+        peer.notify("notifications/tasks/status", task("other", "failed"));
+        return task(url, n < 3 ? "working" : "completed");
+      },
+      result: () => done,
+    });
+    const { result, peer: used } = await run(peer);
+    assert.equal(result.success, true, result.error ?? "");
+    for (const method of ["tasks/get", "tasks/result"]) {
+      for (const request of used.requests(method)) {
+        assert.deepEqual(request.params, { taskId: url });
+      }
+    }
+  });
+
+  it("a zero pollInterval is clamped: the client does not spin", async () => {
+    const started = performance.now();
+    const { peer, result } = await run({
+      call: () => ({ task: task("t1", "working", { pollInterval: 0 }) }),
+      get: () =>
+        task(
+          "t1",
+          performance.now() - started > 200 ? "completed" : "working",
+          {
+            pollInterval: 0,
+          },
+        ),
+      result: () => done,
+    });
+    assert.equal(result.success, true, result.error ?? "");
+    assert.ok(
+      peer.requests("tasks/get").length <= 30,
+      `${peer.requests("tasks/get").length} polls in 200 ms`,
+    );
+  });
+});
