@@ -18,6 +18,9 @@ export type ArgumentValidator = (
   args: Record<string, unknown>,
 ) => string[] | undefined;
 
+/** What a validator checks: a tool's arguments, or its `structuredContent`. */
+export type Subject = "arguments" | "output";
+
 /** A JSON Schema draft cfworker knows. */
 export type Draft = "4" | "7" | "2019-09" | "2020-12";
 
@@ -32,6 +35,7 @@ const MAX_CHECKED_DEPTH = 256;
 export function buildValidator(
   local: JsonSchema,
   draft: Draft,
+  subject: Subject = "arguments",
 ): ArgumentValidator {
   const validator = new Validator(local as Schema, draft, false);
   const quickYes = compileFastCheck(local);
@@ -43,7 +47,9 @@ export function buildValidator(
     } catch (error) {
       if (error instanceof RangeError && depthOf(args) > MAX_CHECKED_DEPTH) {
         return [
-          `/: the arguments are nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels); flatten them`,
+          subject === "arguments"
+            ? `/: the arguments are nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels); flatten them`
+            : `/: the structuredContent is nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels)`,
         ];
       }
       return undefined;
@@ -61,7 +67,7 @@ export function buildValidator(
         if (leaf.keyword !== "false" || name === undefined) continue;
         unknown.add(leaf.instanceLocation);
         problems.push(
-          unknownArgument(local, error.keywordLocation, leaf, name),
+          unknownProperty(local, error.keywordLocation, leaf, name, subject),
         );
       }
     }
@@ -93,14 +99,16 @@ function childName(parent: string, child: string): string | undefined {
 }
 
 /**
- * `/x: unknown argument "x" (did you mean "y"?) (the tool takes: a, b)`,
+ * `/x: unknown argument "x" (did you mean "y"?) (the tool takes: a, b)`, or
+ * for output `/x: unexpected property "x" (the output schema allows: a, b)`,
  * instead of the validator's "False boolean schema".
  */
-function unknownArgument(
+function unknownProperty(
   schema: JsonSchema,
   keywordLocation: string,
   leaf: { instanceLocation: string },
   name: string,
+  subject: Subject,
 ): string {
   // The object schema holding `additionalProperties: false`.
   let node: unknown = schema;
@@ -112,12 +120,20 @@ function unknownArgument(
   const known = isRecord(node) && isRecord(node.properties)
     ? Object.keys(node.properties)
     : [];
+  const at = leaf.instanceLocation.slice(1);
+  if (subject === "output") {
+    return `${at}: unexpected property ${JSON.stringify(name)} (${
+      known.length === 0
+        ? "the output schema allows no other properties"
+        : `the output schema allows: ${known.join(", ")}`
+    })`;
+  }
   const takes = known.length === 0
     ? "it takes no other arguments"
     : `the tool takes: ${known.join(", ")}`;
-  return `${leaf.instanceLocation.slice(1)}: unknown argument ${
-    JSON.stringify(name)
-  }${didYouMean(name, known)} (${takes})`;
+  return `${at}: unknown argument ${JSON.stringify(name)}${
+    didYouMean(name, known)
+  } (${takes})`;
 }
 
 /** How deeply a value nests, counted without recursion; stops counting past the limit. */

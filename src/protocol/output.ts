@@ -30,7 +30,7 @@ export function outputProblem(
   if (result.structuredContent === undefined) {
     return "declares an output schema but returned no structuredContent";
   }
-  const validator = validatorFor(schema);
+  const validator = validatorFor(schema, "output");
   // Once compiled, the check runs without a promise.
   return validator instanceof Promise
     ? validator.then((compiled) => problemsOf(compiled, result))

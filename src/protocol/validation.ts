@@ -13,20 +13,25 @@
  */
 
 import type { JsonSchema } from "../types.ts";
-import type { ArgumentValidator, Draft } from "./_validator.ts";
+import type { ArgumentValidator, Draft, Subject } from "./_validator.ts";
 
-export type { ArgumentValidator };
+export type { ArgumentValidator, Subject };
 
-/**
- * Every compiled validator, by schema object: compiled once and shared by
- * every check of that schema (a tool's arguments, its output through
- * `output.ts`). A refreshed tool list brings new schema objects; the old
- * validators go with the old objects.
- */
-const validators = new WeakMap<
+type Cache = WeakMap<
   JsonSchema,
   ArgumentValidator | Promise<ArgumentValidator>
->();
+>;
+
+/**
+ * Every compiled validator, by what it checks and schema object: compiled
+ * once and shared by every check of that schema (a tool's arguments; its
+ * output through `output.ts`). A refreshed tool list brings new schema
+ * objects; the old validators go with the old objects.
+ */
+const validators: Record<Subject, Cache> = {
+  arguments: new WeakMap(),
+  output: new WeakMap(),
+};
 
 /**
  * The validator of `schema`, compiled on first use and cached per schema
@@ -35,14 +40,16 @@ const validators = new WeakMap<
  */
 export function validatorFor(
   schema: JsonSchema,
+  subject: Subject = "arguments",
 ): ArgumentValidator | Promise<ArgumentValidator> {
-  const cached = validators.get(schema);
+  const cache = validators[subject];
+  const cached = cache.get(schema);
   if (cached !== undefined) return cached;
-  const compiling = compileValidator(schema);
-  validators.set(schema, compiling);
+  const compiling = compileValidator(schema, subject);
+  cache.set(schema, compiling);
   compiling.then(
-    (validator) => validators.set(schema, validator),
-    () => validators.delete(schema),
+    (validator) => cache.set(schema, validator),
+    () => cache.delete(schema),
   );
   return compiling;
 }
@@ -67,9 +74,14 @@ function draftOf(schema: JsonSchema): Draft {
  * check overflows the stack are rejected as too deep when they are deeply
  * nested; otherwise (the schema is at fault, e.g. an unresolvable `$ref`)
  * that one call is left to the server.
+ *
+ * @param schema The tool's `inputSchema` or `outputSchema`.
+ * @param subject What is checked: the messages speak of the tool's
+ * arguments, or of its `structuredContent`.
  */
 export async function compileValidator(
   schema: JsonSchema,
+  subject: Subject = "arguments",
 ): Promise<ArgumentValidator> {
   try {
     let local = schema;
@@ -78,7 +90,7 @@ export async function compileValidator(
       local = (await vetPatterns(schema)).schema;
     }
     const { buildValidator } = await import("./_validator.ts");
-    return buildValidator(local, draftOf(schema));
+    return buildValidator(local, draftOf(schema), subject);
   } catch {
     return acceptAll;
   }

@@ -31,6 +31,12 @@ describe("outputProblem()", () => {
     assert.match(problem!, /does not match its output schema/);
     assert.match(problem!, /\/sum: /);
     assert.match(problem!, /\/: .*"label"/);
+    // The server's output, not the user's arguments: no "unknown argument".
+    assert.match(
+      problem!,
+      /\/extra: unexpected property "extra" \(the output schema allows: sum, label\)/,
+    );
+    assert.doesNotMatch(problem!, /argument|did you mean/);
   });
 
   it("says when structuredContent is missing", async () => {
