@@ -37,7 +37,11 @@ export function didYouMean(name: string, candidates: Iterable<string>): string {
 }
 
 /** Levenshtein distance, giving up (returning `limit`) once it reaches `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
+export function editDistance(
+  a: string,
+  b: string,
+  limit: number = Infinity,
+): number {
   if (Math.abs(a.length - b.length) >= limit) return limit;
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {

@@ -16,6 +16,7 @@ import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
 import { ConfigProblem, type Path } from "./_problem.ts";
 import { isRecord, kindOf } from "../_util/values.ts";
 import type { JsonSchema } from "../types.ts";
+import { editDistance } from "../_util/closest.ts";
 
 const validators = new WeakMap<JsonSchema, Validator>();
 
@@ -345,7 +346,7 @@ function suggest(key: string, known: readonly string[]): string | undefined {
   for (const candidate of known) {
     const distance = normalize(candidate) === normal
       ? 0
-      : editDistance(key.toLowerCase(), candidate.toLowerCase());
+      : editDistance(key.toLowerCase(), candidate.toLowerCase(), bestDistance);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
@@ -356,21 +357,4 @@ function suggest(key: string, known: readonly string[]): string | undefined {
 
 function normalize(name: string): string {
   return name.toLowerCase().replace(/[-_\s]/g, "");
-}
-
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -47,6 +47,29 @@ const OVERRIDE: JsonSchema = {
   examples: [{ read_only: true }],
 };
 
+/** The fields `serverConfigProblems()` checks, after `${VAR}` replacement. */
+const SERVER_CONFIG_FIELDS = [
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+  "fallback",
+] as const;
+
+/**
+ * The fields both server formats share (ours and the `mcpServers` one),
+ * each defined once under `definitions`.
+ */
+const SHARED_FIELDS = Object.fromEntries(
+  ["command", "args", "env", "envFile", "cwd", "url", "headers", "fallback"]
+    .map((field) => [
+      field,
+      { $ref: `#/definitions/${field}` },
+    ]),
+);
+
 /**
  * The config file format as JSON Schema (draft-07): our own
  * `{ servers: [...] }` list, the `mcpServers` files of Claude Desktop, Cursor
@@ -115,14 +138,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
           enum: ["stdio", "sse", "streamable-http"],
           examples: ["stdio"],
         },
-        command: { $ref: "#/definitions/command" },
-        args: { $ref: "#/definitions/args" },
-        env: { $ref: "#/definitions/env" },
-        envFile: { $ref: "#/definitions/envFile" },
-        cwd: { $ref: "#/definitions/cwd" },
-        url: { $ref: "#/definitions/url" },
-        headers: { $ref: "#/definitions/headers" },
-        fallback: { $ref: "#/definitions/fallback" },
+        ...SHARED_FIELDS,
         namespace: {
           type: "string",
           description:
@@ -237,14 +253,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
           enum: ["stdio", "sse", "http", "streamable-http"],
           examples: ["http"],
         },
-        command: { $ref: "#/definitions/command" },
-        args: { $ref: "#/definitions/args" },
-        env: { $ref: "#/definitions/env" },
-        envFile: { $ref: "#/definitions/envFile" },
-        cwd: { $ref: "#/definitions/cwd" },
-        url: { $ref: "#/definitions/url" },
-        headers: { $ref: "#/definitions/headers" },
-        fallback: { $ref: "#/definitions/fallback" },
+        ...SHARED_FIELDS,
         transport: {
           description:
             'Not a key of this format: write "type", or list servers as servers: [{ name, transport, ... }].',
@@ -461,17 +470,6 @@ export const SKILL_SCHEMA: JsonSchema = {
     override: OVERRIDE,
   },
 };
-
-/** The fields `serverConfigProblems()` checks, after `${VAR}` replacement. */
-const SERVER_CONFIG_FIELDS = [
-  "command",
-  "args",
-  "env",
-  "cwd",
-  "url",
-  "headers",
-  "fallback",
-] as const;
 
 /**
  * What the loader validates a file against: {@linkcode CONFIG_SCHEMA}

@@ -13,6 +13,7 @@ import type { Entry } from "./_build.ts";
 import { declined, failure, type Outcome, outcomeOf } from "./_content.ts";
 import { isSchema } from "./_json_schema.ts";
 import type { DispatchOptions, ToolSource } from "./options.ts";
+import { editDistance } from "../_util/closest.ts";
 
 /** The tools a dispatcher knows, by every name a model may use. */
 export class ToolIndex {
@@ -179,20 +180,4 @@ function closest(name: string, names: readonly string[]): string | undefined {
 /** Lower case, with `-`, `.` and spaces read as `_`. */
 function normalize(name: string): string {
   return name.toLowerCase().replace(/[-. ]/g, "_");
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

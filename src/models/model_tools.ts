@@ -116,6 +116,18 @@ type Runner = (
 
 const AI_SDK_VENDOR = "cleveragents-mcp-adapter";
 
+/** Gemini's two dialects differ only in how parameters are declared. */
+const GEMINI_CALLS: Omit<Codec<"gemini" | "gemini-openapi">, "definitions"> = {
+  read: (call: GeminiFunctionCall) => ({
+    id: call.id,
+    name: call.name ?? "",
+    args: call.args,
+  }),
+  write: (id, name, outcome): GeminiFunctionResponsePart =>
+    geminiResult(id, name, outcome),
+  turn: (results) => ({ role: "user", parts: results }),
+};
+
 const CODECS: { [P in ModelProvider]: Codec<P> } = {
   "openai-chat": {
     definitions: (entries) => openaiChatTools(entries),
@@ -161,30 +173,16 @@ const CODECS: { [P in ModelProvider]: Codec<P> } = {
     turn: (results) => ({ role: "user", content: results }),
   },
   gemini: {
-    definitions: (
-      entries,
-    ) => [{ functionDeclarations: geminiDeclarations(entries) }],
-    read: (call: GeminiFunctionCall) => ({
-      id: call.id,
-      name: call.name ?? "",
-      args: call.args,
-    }),
-    write: (id, name, outcome): GeminiFunctionResponsePart =>
-      geminiResult(id, name, outcome),
-    turn: (results) => ({ role: "user", parts: results }),
+    ...GEMINI_CALLS,
+    definitions: (entries) => [{
+      functionDeclarations: geminiDeclarations(entries),
+    }],
   },
   "gemini-openapi": {
-    definitions: (
-      entries,
-    ) => [{ functionDeclarations: geminiOpenApiDeclarations(entries) }],
-    read: (call: GeminiFunctionCall) => ({
-      id: call.id,
-      name: call.name ?? "",
-      args: call.args,
-    }),
-    write: (id, name, outcome): GeminiFunctionResponsePart =>
-      geminiResult(id, name, outcome),
-    turn: (results) => ({ role: "user", parts: results }),
+    ...GEMINI_CALLS,
+    definitions: (entries) => [{
+      functionDeclarations: geminiOpenApiDeclarations(entries),
+    }],
   },
   "ai-sdk": {
     definitions: (entries, run) => aiSdkTools(entries, run),

@@ -427,17 +427,17 @@ export class StdioTransport implements MCPTransport {
     if (this.#exit === undefined) {
       // Traced now: once the server exits, what it started in a new session
       // is re-parented and can no longer be found.
-      child.recordDescendants();
+      child.group.recordDescendants();
       // A well-behaved server exits when its stdin closes. Not awaited: a
       // write stuck on a full pipe would hold closeStdin() until the kill.
       void child.closeStdin();
       let exited = await settlesWithin(child.exited, timeoutMs);
       if (!exited) {
-        child.kill("SIGTERM");
+        child.group.kill("SIGTERM");
         exited = await settlesWithin(child.exited, timeoutMs);
       }
       if (!exited) {
-        child.kill("SIGKILL");
+        child.group.kill("SIGKILL");
         exited = await settlesWithin(child.exited, timeoutMs);
       }
       if (!exited) {
@@ -478,10 +478,10 @@ export class StdioTransport implements MCPTransport {
 
   /** Stops what is left of the child's process group once the child itself has exited. */
   async #reapGroup(child: ChildProcessHandle): Promise<void> {
-    if (!child.groupAlive()) return;
-    child.kill("SIGTERM");
+    if (!child.group.alive()) return;
+    child.group.kill("SIGTERM");
     if (await this.#groupGoneWithin(child, this.#closeTimeoutMs)) return;
-    child.kill("SIGKILL");
+    child.group.kill("SIGKILL");
     await this.#groupGoneWithin(child, this.#closeTimeoutMs);
   }
 
@@ -490,7 +490,7 @@ export class StdioTransport implements MCPTransport {
     ms: number,
   ): Promise<boolean> {
     const deadline = Date.now() + ms;
-    while (child.groupAlive()) {
+    while (child.group.alive()) {
       if (Date.now() >= deadline) return false;
       await delay(GROUP_POLL_MS);
     }

@@ -22,6 +22,30 @@ export interface ChildExit {
   signal: string | null;
 }
 
+/**
+ * The process group a child leads (POSIX), and the descendants that left it
+ * (`setsid`): what `disconnect()` stops.
+ */
+export interface ChildProcessGroup {
+  /**
+   * Records the child's descendants as they are now (Linux: found through
+   * `/proc` by parent chain), so `kill()` and `alive()` also reach those
+   * that left the process group. Call before stopping the child: once it
+   * exits, its orphans are re-parented and cannot be traced.
+   */
+  recordDescendants(): void;
+  /** Signals the group and the recorded descendants (falls back to the child). Never throws. */
+  kill(signal: "SIGTERM" | "SIGKILL"): void;
+  /**
+   * Whether any process of the group, or a recorded descendant, is still
+   * running (`kill(-pid, 0)`; on Linux, members that are only unreaped
+   * zombies do not count). Stays true after the direct child exits while
+   * its descendants live on. On Windows (no process groups) it is true
+   * until the direct child exits.
+   */
+  alive(): boolean;
+}
+
 /** A running child with piped stdio, leader of its own process group (POSIX). */
 export interface ChildProcessHandle {
   readonly pid: number;
@@ -53,23 +77,8 @@ export interface ChildProcessHandle {
   drained(): Promise<void> | undefined;
   /** Closes stdin. Safe to call more than once and after exit. */
   closeStdin(): Promise<void>;
-  /**
-   * Records the child's descendants as they are now (Linux: found through
-   * `/proc` by parent chain), so `kill()` and `groupAlive()` also reach those
-   * that left the process group (`setsid`). Call before stopping the child:
-   * once it exits, its orphans are re-parented and cannot be traced.
-   */
-  recordDescendants(): void;
-  /** Signals the child's process group and the recorded descendants (falls back to the child). Never throws. */
-  kill(signal: "SIGTERM" | "SIGKILL"): void;
-  /**
-   * Whether any process of the child's group, or a recorded descendant, is
-   * still running (`kill(-pid, 0)`; on Linux, members that are only unreaped
-   * zombies do not count). Stays true after the direct child exits while
-   * its descendants live on. On Windows (no process groups) it is true
-   * until the direct child exits.
-   */
-  groupAlive(): boolean;
+  /** The child's process group, and the descendants that left it. */
+  readonly group: ChildProcessGroup;
   /** Resolves when the direct child has exited. */
   readonly exited: Promise<ChildExit>;
 }

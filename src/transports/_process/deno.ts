@@ -106,7 +106,7 @@ class DenoChild implements ChildProcessHandle {
   #stdin: WritableStreamDefaultWriter<Uint8Array>;
   #stdout: ReadableStreamDefaultReader<Uint8Array>;
   #stderr: ReadableStreamDefaultReader<Uint8Array>;
-  #group: ProcessGroup;
+  readonly group: ProcessGroup;
   #stdinClosed: Promise<void> | undefined;
 
   constructor(child: Deno.ChildProcess) {
@@ -119,7 +119,7 @@ class DenoChild implements ChildProcessHandle {
       code: status.signal === null ? status.code : null,
       signal: status.signal,
     }));
-    this.#group = new ProcessGroup(child.pid, {
+    this.group = new ProcessGroup(child.pid, {
       signal: (target, signal) =>
         // `Deno.Signal` has no 0; node:process's kill is the documented probe.
         signal === 0 ? process.kill(target, 0) : Deno.kill(target, signal),
@@ -164,18 +164,6 @@ class DenoChild implements ChildProcessHandle {
   closeStdin(): Promise<void> {
     this.#stdinClosed ??= this.#stdin.close().catch(() => {});
     return this.#stdinClosed;
-  }
-
-  recordDescendants(): void {
-    this.#group.recordDescendants();
-  }
-
-  kill(signal: "SIGTERM" | "SIGKILL"): void {
-    this.#group.kill(signal);
-  }
-
-  groupAlive(): boolean {
-    return this.#group.alive();
   }
 }
 

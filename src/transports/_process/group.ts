@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { ChildProcessGroup } from "./backend.ts";
+
 /** Reads `/proc` for {@linkcode ProcessTree}; each method `undefined` when it cannot. */
 export interface ProcReader {
   /** The entries of `/proc`. */
@@ -120,7 +122,7 @@ export interface SignalPrimitives {
  * process group and recorded descendants, and telling whether any of them
  * still runs.
  */
-export class ProcessGroup {
+export class ProcessGroup implements ChildProcessGroup {
   readonly #pid: number;
   readonly #primitives: SignalPrimitives;
   readonly #tree: ProcessTree | undefined;
@@ -148,12 +150,12 @@ export class ProcessGroup {
     return this.#primitives.platform === "windows";
   }
 
-  /** See `ChildProcessHandle.recordDescendants()` in `_process.ts`. */
+  /** See `ChildProcessGroup.recordDescendants()` in `backend.ts`. */
   recordDescendants(): void {
     this.#tree?.record(this.#pid);
   }
 
-  /** See `ChildProcessHandle.kill()` in `_process.ts`. */
+  /** See `ChildProcessGroup.kill()` in `backend.ts`. */
   kill(signal: "SIGTERM" | "SIGKILL"): void {
     const { signal: send, signalChild } = this.#primitives;
     let grouped = false;
@@ -175,7 +177,7 @@ export class ProcessGroup {
     }
   }
 
-  /** See `ChildProcessHandle.groupAlive()` in `_process.ts`. */
+  /** See `ChildProcessGroup.alive()` in `backend.ts`. */
   alive(): boolean {
     if (this.#windows) return !this.#exited;
     const tree = this.#tree;

@@ -115,14 +115,14 @@ class NodeChild implements ChildProcessHandle {
   readonly pid: number;
   readonly exited: Promise<ChildExit>;
   #child: PipedChild;
-  #group: ProcessGroup;
+  readonly group: ProcessGroup;
   #stdinClosed: Promise<void> | undefined;
 
   constructor(child: PipedChild, pid: number, exited: Promise<ChildExit>) {
     this.#child = child;
     this.pid = pid;
     this.exited = exited;
-    this.#group = new ProcessGroup(pid, {
+    this.group = new ProcessGroup(pid, {
       signal: (target, signal) => process.kill(target, signal),
       signalChild: (signal) => {
         try {
@@ -197,18 +197,6 @@ class NodeChild implements ChildProcessHandle {
       stdin.end();
     });
     return this.#stdinClosed;
-  }
-
-  recordDescendants(): void {
-    this.#group.recordDescendants();
-  }
-
-  kill(signal: "SIGTERM" | "SIGKILL"): void {
-    this.#group.kill(signal);
-  }
-
-  groupAlive(): boolean {
-    return this.#group.alive();
   }
 }
 
