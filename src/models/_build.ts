@@ -146,15 +146,21 @@ function describe(
   return text === "" ? undefined : text;
 }
 
+/** `name`, and `description` when the entry has one (providers reject `undefined`). */
+function nameAndDescription(
+  entry: Entry,
+): { name: string; description?: string } {
+  return entry.description === undefined
+    ? { name: entry.name }
+    : { name: entry.name, description: entry.description };
+}
+
 /** Chat Completions `tools`. */
 export function openaiChatTools(entries: readonly Entry[]): OpenAIChatTool[] {
   return entries.map((entry) => ({
     type: "function",
     function: {
-      name: entry.name,
-      ...(entry.description === undefined
-        ? {}
-        : { description: entry.description }),
+      ...nameAndDescription(entry),
       parameters: entry.schema ?? {},
       strict: entry.strict,
     },
@@ -167,10 +173,7 @@ export function openaiResponsesTools(
 ): OpenAIResponsesTool[] {
   return entries.map((entry) => ({
     type: "function",
-    name: entry.name,
-    ...(entry.description === undefined
-      ? {}
-      : { description: entry.description }),
+    ...nameAndDescription(entry),
     parameters: entry.schema ?? {},
     strict: entry.strict,
   }));
@@ -179,10 +182,7 @@ export function openaiResponsesTools(
 /** Messages `tools`. */
 export function anthropicTools(entries: readonly Entry[]): AnthropicTool[] {
   return entries.map((entry) => ({
-    name: entry.name,
-    ...(entry.description === undefined
-      ? {}
-      : { description: entry.description }),
+    ...nameAndDescription(entry),
     input_schema:
       (entry.schema ?? { type: "object" }) as AnthropicTool["input_schema"],
   }));
@@ -193,10 +193,7 @@ export function geminiDeclarations(
   entries: readonly Entry[],
 ): GeminiFunctionDeclaration[] {
   return entries.map((entry) => ({
-    name: entry.name,
-    ...(entry.description === undefined
-      ? {}
-      : { description: entry.description }),
+    ...nameAndDescription(entry),
     parametersJsonSchema: entry.schema ?? { type: "object", properties: {} },
   }));
 }
@@ -206,10 +203,7 @@ export function geminiOpenApiDeclarations(
   entries: readonly Entry[],
 ): GeminiOpenApiFunctionDeclaration[] {
   return entries.map((entry) => ({
-    name: entry.name,
-    ...(entry.description === undefined
-      ? {}
-      : { description: entry.description }),
+    ...nameAndDescription(entry),
     ...(entry.schema === undefined
       ? {}
       : { parameters: entry.schema as GeminiSchema }),
