@@ -10,7 +10,8 @@
  *
  * - `--rounds=N` (default 5), `--slice-ms=N` (default 250): see below.
  * - `--only=ID,…`: scenarios to run (ids: stdio-seq, stdio-64,
- *   http-json-seq, http-json-64, http-sse-seq, http-sse-64, stdio-10mb).
+ *   http-json-seq, http-json-64, http-sse-seq, http-sse-64, stdio-10mb,
+ *   stdio-50mb).
  * - `--clients=raw,SDK,ours`: clients to run.
  * - `--raw-api=node`: on Deno, the raw stdio client uses `node:child_process`
  *   (Deno's implementation) instead of `Deno.Command`.
@@ -20,7 +21,9 @@
  *
  * **Rows.** stdio, sequential and 64 concurrent callers; streamable HTTP
  * with JSON answers and with SSE answers, each sequential and 64
- * concurrent; and one 10 MB result over stdio. Every client has its own
+ * concurrent; and one 10 MB and one 50 MB result over stdio (the SDK
+ * `Client` sits out the 50 MB row: its stdio transport refuses lines over
+ * 10 MiB). Every client has its own
  * server process (one stdio server each; one HTTP server each, serving JSON
  * on `/mcp` and SSE on `/sse`).
  *
@@ -88,8 +91,10 @@ interface Scenario {
   label: string;
   transport: Transport;
   concurrency: number;
-  /** Set for the big-result row: the size of the result in bytes. */
+  /** Set for the big-result rows: the size of the result in bytes. */
   bytes?: number;
+  /** Clients that cannot take this row, with the reason printed under the table. */
+  without?: { client: ClientName; reason: string };
 }
 
 const SCENARIOS: Scenario[] = [
@@ -135,6 +140,19 @@ const SCENARIOS: Scenario[] = [
     transport: "stdio",
     concurrency: 1,
     bytes: BIG_BYTES,
+  },
+  {
+    // The hostile-servers issue's case: line framing linear in bytes.
+    id: "stdio-50mb",
+    label: "stdio, one 50 MB result",
+    transport: "stdio",
+    concurrency: 1,
+    bytes: 50_000_000,
+    without: {
+      client: "SDK",
+      reason:
+        "its stdio transport refuses a line longer than 10 MiB (ReadBuffer)",
+    },
   },
 ];
 
@@ -605,13 +623,16 @@ async function main(options: Options): Promise<void> {
   }
   const rows = options.scenarios.map((scenario) => ({
     scenario,
-    contenders: options.clients.map((client) => ({
-      client,
-      caller: callers.get(`${client} ${scenario.transport}`)!,
-    })),
+    contenders: options.clients
+      .filter((client) => client !== scenario.without?.client)
+      .map((client) => ({
+        client,
+        caller: callers.get(`${client} ${scenario.transport}`)!,
+      })),
     calls: 0,
-    costs: options.clients.map((): Cost[] => []),
+    costs: [] as Cost[][],
   }));
+  for (const row of rows) row.costs = row.contenders.map((): Cost[] => []);
   for (const row of rows) {
     row.calls = await warmUp(row.scenario, row.contenders, options.sliceMs);
   }
@@ -632,7 +653,7 @@ async function main(options: Options): Promise<void> {
   const warnings: string[] = [];
   for (const row of rows) {
     const ratioTo = (mine: Cost[], client: ClientName) => {
-      const index = options.clients.indexOf(client);
+      const index = row.contenders.findIndex((c) => c.client === client);
       if (index === -1) return "-";
       const theirs = row.costs[index]!;
       const ratios = mine.map((cost, r) => rate(cost) / rate(theirs[r]!));
@@ -703,9 +724,16 @@ async function main(options: Options): Promise<void> {
     "  rows include the server's and the kernel's share of each round trip, which narrows their",
   );
   say(
-    "  ratios; 2 cores are shared by client, server and the machine's other load. 10 MB row: the time",
+    "  ratios; 2 cores are shared by client, server and the machine's other load. MB rows: the time",
   );
   say("  per call is 1 / calls/s, so its time ratio to raw is 1 / (x raw).");
+  for (const { scenario } of rows) {
+    if (scenario.without) {
+      say(
+        `  ${scenario.label}: no ${scenario.without.client} figure; ${scenario.without.reason}.`,
+      );
+    }
+  }
   if (warnings.length === 0) {
     say(
       "Server check: in every row each client's echo server used less CPU per call than the client.",
