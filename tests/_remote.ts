@@ -517,6 +517,28 @@ export const TOKEN_ECHOES: Record<
       .end(`<p>Welcome back, ${token}! Please sign in.</p>`),
 };
 
+/** Transport options that send `Authorization: Bearer <token>`. */
+export interface BearerOptions {
+  headers: Record<string, string>;
+  getHeaders?: () => Promise<Record<string, string>>;
+}
+
+/** The two ways a transport is given the bearer token: as a fixed header, and from `getHeaders()`. */
+export function bearerSources(token: string): [string, BearerOptions][] {
+  return [
+    ["headers", { headers: { Authorization: `Bearer ${token}` } }],
+    ["getHeaders()", {
+      headers: {},
+      getHeaders: () => Promise.resolve({ Authorization: `Bearer ${token}` }),
+    }],
+  ];
+}
+
+/** The token part of a request's `Authorization: Bearer …` header ("" without one). */
+export function tokenOf(req: IncomingMessage): string {
+  return (req.headers.authorization ?? "").split(" ")[1] ?? "";
+}
+
 /** An `assert.rejects` check: a connection error whose message and cause do not hold `token`. */
 export function withoutToken(token: string): (error: unknown) => true {
   return (error) => {
