@@ -6,7 +6,7 @@
  * Every discovery shape, registration kind, token endpoint auth method and
  * scope source a client meets.
  */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   MCPAuthorizationRequiredError,
@@ -16,10 +16,10 @@ import {
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import {
-  type OAuthEvent,
+  eventsOf,
   type OAuthServerOptions,
+  oauthServers,
   type OAuthTestServer,
-  startOAuthServer,
   type TokenAuthMethod,
 } from "../_oauth_server.ts";
 import {
@@ -29,22 +29,13 @@ import {
   REDIRECT_URL,
 } from "../_oauth_client.ts";
 import { within } from "../_remote.ts";
+import { releaseAfterEach, text as resultText } from "../_helpers.ts";
 
 /** Bound on every exchange here; each test ends well within it. */
 const WAIT_MS = 10_000;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-async function serve(options: OAuthServerOptions = {}) {
-  const server = await startOAuthServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
+const cleanups = releaseAfterEach();
+const serve = oauthServers(cleanups);
 
 interface Login {
   adapter: MCPToolAdapter;
@@ -106,19 +97,10 @@ async function login(
   return { adapter, provider, required };
 }
 
-function eventsOf<K extends OAuthEvent["kind"]>(
-  server: OAuthTestServer,
-  kind: K,
-): Extract<OAuthEvent, { kind: K }>[] {
-  return server.events.filter((e): e is Extract<OAuthEvent, { kind: K }> =>
-    e.kind === kind
-  );
-}
-
+/** The result's text, once it is asserted a success. */
 function text(result: MCPToolResult): string {
   assert.equal(result.success, true, result.error ?? "");
-  return (result.data.content as { text?: string }[] | undefined ?? [])
-    .map((item) => item.text ?? "").join("");
+  return resultText(result);
 }
 
 async function echo(adapter: MCPToolAdapter, message: string): Promise<void> {

@@ -5,16 +5,15 @@
  * directly. The library's own OAuth tests build on this server.
  */
 
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
-  type OAuthEvent,
-  type OAuthServerOptions,
+  eventsOf,
+  oauthServers,
   type OAuthTestServer,
-  startOAuthServer,
   type TokenAuthMethod,
 } from "../_oauth_server.ts";
 import {
@@ -24,23 +23,13 @@ import {
   REDIRECT_URL,
 } from "../_oauth_client.ts";
 import { within } from "../_remote.ts";
-import { waitFor } from "../_helpers.ts";
+import { releaseAfterEach, waitFor } from "../_helpers.ts";
 
 /** Bound on every exchange here; each test ends well within it. */
 const WAIT_MS = 10_000;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-async function serve(options: OAuthServerOptions = {}) {
-  const server = await startOAuthServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
+const cleanups = releaseAfterEach();
+const serve = oauthServers(cleanups);
 
 interface Session {
   client: Client;
@@ -96,15 +85,6 @@ function echo(s: Session, message: string): Promise<CallResult> {
     s.client.callTool({ name: "echo", arguments: { message } }),
     WAIT_MS,
     "echo",
-  );
-}
-
-function eventsOf<K extends OAuthEvent["kind"]>(
-  server: OAuthTestServer,
-  kind: K,
-): Extract<OAuthEvent, { kind: K }>[] {
-  return server.events.filter((e): e is Extract<OAuthEvent, { kind: K }> =>
-    e.kind === kind
   );
 }
 
