@@ -63,12 +63,19 @@ export async function waitFor(
 export type Cleanup = () => Promise<void>;
 
 /**
- * Registers an `afterEach` that runs every cleanup pushed to the returned
- * list, last pushed first, ignoring their failures, and empties the list.
+ * Registers an `afterEach` that empties the returned list and runs every
+ * cleanup pushed to it: `"in turn"`, last pushed first, ignoring their
+ * failures; `"together"`, all at once, a failure failing the test.
  */
-export function releaseAfterEach(): Cleanup[] {
+export function releaseAfterEach(
+  order: "in turn" | "together" = "in turn",
+): Cleanup[] {
   const cleanups: Cleanup[] = [];
   afterEach(async () => {
+    if (order === "together") {
+      await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+      return;
+    }
     for (const cleanup of cleanups.splice(0).reverse()) {
       await cleanup().catch(() => {});
     }

@@ -4,7 +4,7 @@
  * — against the SDK task fixture in-process and over streamable HTTP.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   MCPConfigError,
   type MCPLogLevel,
@@ -20,13 +20,10 @@ import {
   type TaskServerLog,
 } from "../_task_server.ts";
 import { taskHttpServer } from "../_task_http.ts";
-import { waitFor } from "../_helpers.ts";
+import { releaseAfterEach, waitFor } from "../_helpers.ts";
 
 const TEST_MS = 15_000;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
+const cleanups = releaseAfterEach("together");
 
 interface Logged {
   level: MCPLogLevel;

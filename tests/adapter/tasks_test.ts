@@ -5,7 +5,7 @@
  * elicitation and sampling, deadlines, and a session that ends under a task.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   type ElicitationRequest,
   MCPNotConnectedError,
@@ -13,7 +13,6 @@ import {
   type MCPTaskStatus,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
-  type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import { linkedAdapter } from "../_in_memory.ts";
 import {
@@ -25,14 +24,11 @@ import {
   type TaskServerOptions,
 } from "../_task_server.ts";
 import { taskHttpServer } from "../_task_http.ts";
-import { waitFor } from "../_helpers.ts";
+import { releaseAfterEach, text, waitFor } from "../_helpers.ts";
 
 const TEST_MS = 15_000;
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
+const cleanups = releaseAfterEach("together");
 
 async function connected(
   log: TaskServerLog = newTaskServerLog(),
@@ -46,12 +42,6 @@ async function connected(
   cleanups.push(() => adapter.disconnect());
   await adapter.connect();
   return adapter;
-}
-
-function text(result: MCPToolResult): string {
-  return (result.data.content ?? []).map((item) =>
-    item.type === "text" ? item.text : ""
-  ).join("");
 }
 
 /** The task ids the fixture created, in order. */

@@ -3,7 +3,7 @@
  * bodies and events fail early with a size error, bad session ids are
  * refused, malformed responses settle their calls.
  */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
@@ -13,16 +13,12 @@ import {
   type MCPToolAdapterOptions,
 } from "@cleveragents/mcp-adapter";
 import { sdkSseServer, sdkStreamableServer, within } from "../_remote.ts";
+import { releaseAfterEach } from "../_helpers.ts";
 
 const WAIT_MS = 20_000;
 const MiB = 1024 * 1024;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
+const cleanups = releaseAfterEach();
 
 type Intercept = (
   req: IncomingMessage,
