@@ -19,6 +19,7 @@
  * @module
  */
 
+import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
@@ -36,6 +37,7 @@ import {
   type TokenAuthMethod,
 } from "./_oauth_authorization.ts";
 import type { Cleanup } from "./_helpers.ts";
+import { REDIRECT_URL } from "./_oauth_client.ts";
 
 export type { OAuthEvent, RegisteredClient, TokenAuthMethod };
 
@@ -269,4 +271,18 @@ export function eventsOf<K extends OAuthEvent["kind"]>(
   return server.events.filter((e): e is Extract<OAuthEvent, { kind: K }> =>
     e.kind === kind
   );
+}
+
+/**
+ * Asserts the client registered with {@linkcode REDIRECT_URL}, then asked for
+ * authorization with PKCE S256, the resource and the client id it was given.
+ */
+export function assertRegisteredAndAuthorized(server: OAuthTestServer): void {
+  const [registration] = eventsOf(server, "register");
+  assert.deepEqual(registration?.body.redirect_uris, [REDIRECT_URL]);
+  const [authorization] = eventsOf(server, "authorize");
+  assert.equal(authorization?.error, undefined);
+  assert.equal(authorization?.query.code_challenge_method, "S256");
+  assert.equal(authorization?.query.resource, server.resource);
+  assert.equal(authorization?.query.client_id, registration?.clientId);
 }

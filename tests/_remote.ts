@@ -32,6 +32,7 @@ import {
 } from "@cleveragents/mcp-adapter";
 import { createTestServer } from "./_in_memory.ts";
 import { everythingCommand, type EverythingMode } from "./_everything.ts";
+import type { Cleanup } from "./_helpers.ts";
 
 /** One request as the server saw it. */
 export interface SeenRequest {
@@ -62,6 +63,17 @@ export interface TestHttpServer {
   requests: SeenRequest[];
   /** Stops listening and drops every open connection. */
   close(): Promise<void>;
+}
+
+/** Makes {@linkcode listen} servers on ephemeral ports whose close() is pushed to `cleanups`. */
+export function rawServers(
+  cleanups: Cleanup[],
+): (handler: Handler) => Promise<TestHttpServer> {
+  return async (handler) => {
+    const server = await listen(handler);
+    cleanups.push(() => server.close());
+    return server;
+  };
 }
 
 /** Starts a `node:http` server on 127.0.0.1 with an ephemeral port (or `port`). */

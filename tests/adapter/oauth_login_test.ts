@@ -16,6 +16,7 @@ import {
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import {
+  assertRegisteredAndAuthorized,
   eventsOf,
   type OAuthServerOptions,
   oauthServers,
@@ -119,13 +120,7 @@ describe("MCPToolAdapter: OAuth authorization-code login with finishAuth()", () 
     );
     assert.match(required.message, /authorize this client/);
     assert.match(required.message, /finishAuth\(\)/);
-    const [registration] = eventsOf(server, "register");
-    assert.deepEqual(registration?.body.redirect_uris, [REDIRECT_URL]);
-    const [authorization] = eventsOf(server, "authorize");
-    assert.equal(authorization?.error, undefined);
-    assert.equal(authorization?.query.code_challenge_method, "S256");
-    assert.equal(authorization?.query.resource, server.resource);
-    assert.equal(authorization?.query.client_id, registration?.clientId);
+    assertRegisteredAndAuthorized(server);
     const tokens = eventsOf(server, "token");
     assert.equal(tokens.length, 1);
     assert.equal(tokens[0]?.error, undefined);

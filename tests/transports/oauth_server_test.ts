@@ -11,6 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
+  assertRegisteredAndAuthorized,
   eventsOf,
   oauthServers,
   type OAuthTestServer,
@@ -103,13 +104,7 @@ describe("the OAuth test server, driven by the MCP SDK's client", () => {
     assert.deepEqual(metadataPaths(server), [
       "/.well-known/oauth-authorization-server",
     ]);
-    const [registration] = eventsOf(server, "register");
-    assert.deepEqual(registration?.body.redirect_uris, [REDIRECT_URL]);
-    const [authorization] = eventsOf(server, "authorize");
-    assert.equal(authorization?.error, undefined);
-    assert.equal(authorization?.query.code_challenge_method, "S256");
-    assert.equal(authorization?.query.resource, server.resource);
-    assert.equal(authorization?.query.client_id, registration?.clientId);
+    assertRegisteredAndAuthorized(server);
     const [exchange] = eventsOf(server, "token");
     assert.equal(exchange?.error, undefined);
     assert.equal(exchange?.params.grant_type, "authorization_code");

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { after, before, describe, it } from "node:test";
 import {
   MCPConnectionError,
@@ -11,12 +11,11 @@ import {
 import {
   bearerSources,
   type EverythingServer,
-  listen,
+  rawServers,
   Rpc,
   sdkSseServer,
   sdkStreamableServer,
   startEverything,
-  type TestHttpServer,
   TOKEN_ECHOES,
   tokenOf,
   withoutToken,
@@ -29,13 +28,7 @@ const WAIT_MS = 10_000;
 
 const cleanups = releaseAfterEach();
 
-async function rawServer(
-  handler: (req: IncomingMessage, res: ServerResponse, body: unknown) => void,
-): Promise<TestHttpServer> {
-  const server = await listen(handler);
-  cleanups.push(() => server.close());
-  return server;
-}
+const rawServer = rawServers(cleanups);
 
 function transport(
   url: string,

@@ -11,7 +11,7 @@ import {
 import {
   bearerSources,
   freePort,
-  listen,
+  rawServers,
   type TestHttpServer,
   TOKEN_ECHOES,
   tokenOf,
@@ -27,13 +27,7 @@ import {
 } from "./_streamable.ts";
 
 /** A `node:http` server with `handler`, closed after the test. */
-async function rawServer(
-  handler: (req: IncomingMessage, res: ServerResponse, body: unknown) => void,
-): Promise<TestHttpServer> {
-  const server = await listen(handler);
-  cleanups.push(() => server.close());
-  return server;
-}
+const rawServer = rawServers(cleanups);
 
 /**
  * A hand-written server: answers initialize (with session id "raw-session")
