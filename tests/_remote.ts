@@ -20,7 +20,10 @@ import {
 import type { AddressInfo } from "node:net";
 import process from "node:process";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  StreamableHTTPServerTransport,
+  type StreamableHTTPServerTransportOptions,
+} from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import {
@@ -174,6 +177,68 @@ export interface SdkStreamableServer extends TestHttpServer {
   dropSessions(): Promise<void>;
 }
 
+/** The live sessions of a stateful SDK streamable-HTTP server, by id. */
+export type Sessions = Map<string, StreamableHTTPServerTransport>;
+
+/** Settings of a session's transport, besides its id and session callbacks. */
+export type SessionSettings = Omit<
+  StreamableHTTPServerTransportOptions,
+  "sessionIdGenerator" | "onsessioninitialized" | "onsessionclosed"
+>;
+
+/**
+ * Serves one request of a stateful SDK streamable-HTTP server: a known
+ * session id goes to its transport and an unknown one gets 404; a POST
+ * without one (an initialize) gets a new transport with `settings()`, which
+ * `connect` connects to a server and `sessions` keeps under the id the SDK
+ * assigns; any other request without one gets 400.
+ */
+export async function serveSession(
+  sessions: Sessions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  settings: () => SessionSettings,
+  connect: (transport: StreamableHTTPServerTransport) => Promise<void>,
+): Promise<void> {
+  const sessionId = req.headers["mcp-session-id"];
+  if (typeof sessionId === "string") {
+    const transport = sessions.get(sessionId);
+    if (transport === undefined) {
+      res.writeHead(404, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32001, message: "Session not found" },
+          id: null,
+        }),
+      );
+      return;
+    }
+    await transport.handleRequest(req, res, body);
+    return;
+  }
+  if (req.method !== "POST") {
+    res.writeHead(400).end("Bad Request: Mcp-Session-Id header is required");
+    return;
+  }
+  const transport: StreamableHTTPServerTransport =
+    new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      ...settings(),
+      onsessioninitialized: (id: string) => void sessions.set(id, transport),
+      onsessionclosed: (id: string) => void sessions.delete(id),
+    });
+  await connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** Forgets and closes every session in `sessions`. */
+export async function closeSessions(sessions: Sessions): Promise<void> {
+  const open = [...sessions.values()];
+  sessions.clear();
+  await Promise.all(open.map((transport) => transport.close()));
+}
+
 /**
  * Serves `createTestServer()` over the SDK's `StreamableHTTPServerTransport`.
  * Stateful mode keeps one transport per session and answers an unknown
@@ -182,7 +247,7 @@ export interface SdkStreamableServer extends TestHttpServer {
 export async function sdkStreamableServer(
   options: SdkStreamableOptions = {},
 ): Promise<SdkStreamableServer> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions: Sessions = new Map();
   const servers: McpServer[] = [];
   const makeServer = () => {
     const server = createTestServer();
@@ -214,43 +279,13 @@ export async function sdkStreamableServer(
       await transport.handleRequest(req, res, body);
       return;
     }
-    const sessionId = req.headers["mcp-session-id"];
-    if (typeof sessionId === "string") {
-      const transport = sessions.get(sessionId);
-      if (transport === undefined) {
-        res.writeHead(404, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            error: { code: -32001, message: "Session not found" },
-            id: null,
-          }),
-        );
-        return;
-      }
-      await transport.handleRequest(req, res, body);
-      return;
-    }
-    if (req.method !== "POST") {
-      res.writeHead(400).end("Bad Request: Mcp-Session-Id header is required");
-      return;
-    }
-    const transport: StreamableHTTPServerTransport =
-      new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        enableJsonResponse: options.json ?? false,
-        eventStore: options.eventStore ? new InMemoryEventStore() : undefined,
-        retryInterval: options.retryInterval,
-        onsessioninitialized: (id: string) => void sessions.set(id, transport),
-        onsessionclosed: (id: string) => void sessions.delete(id),
-      });
-    await makeServer().connect(transport);
-    await transport.handleRequest(req, res, body);
+    await serveSession(sessions, req, res, body, () => ({
+      enableJsonResponse: options.json ?? false,
+      eventStore: options.eventStore ? new InMemoryEventStore() : undefined,
+      retryInterval: options.retryInterval,
+    }), (transport) => makeServer().connect(transport));
   });
-  const dropSessions = async () => {
-    const open = [...sessions.values()];
-    sessions.clear();
-    await Promise.all(open.map((transport) => transport.close()));
-  };
+  const dropSessions = () => closeSessions(sessions);
   return {
     ...http,
     url: `${http.origin}/mcp`,
