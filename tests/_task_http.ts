@@ -18,6 +18,11 @@ import {
   type TestHttpServer,
 } from "./_remote.ts";
 import {
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+} from "@cleveragents/mcp-adapter";
+import type { Cleanup } from "./_helpers.ts";
+import {
   createTaskServer,
   FixtureTaskStore,
   newTaskServerLog,
@@ -79,4 +84,21 @@ export async function taskHttpServer(
       await http.close();
     },
   };
+}
+
+/** A {@linkcode taskHttpServer} and an adapter named "tasks" connected to it, both released by `cleanups`. */
+export async function connectedOverHttp(
+  cleanups: Cleanup[],
+  options?: MCPToolAdapterOptions,
+): Promise<{ server: TaskHttpServer; adapter: MCPToolAdapter }> {
+  const server = await taskHttpServer();
+  cleanups.push(() => server.close());
+  const adapter = new MCPToolAdapter({
+    name: "tasks",
+    transport: "streamable-http",
+    url: server.url,
+  }, options);
+  cleanups.push(() => adapter.disconnect());
+  await adapter.connect();
+  return { server, adapter };
 }

@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import {
   MCPConfigError,
   type MCPLogLevel,
-  MCPToolAdapter,
+  type MCPToolAdapter,
   type MCPToolAdapterOptions,
 } from "@cleveragents/mcp-adapter";
 import { linkedAdapter } from "../_in_memory.ts";
@@ -19,7 +19,7 @@ import {
   receivedMethods,
   type TaskServerLog,
 } from "../_task_server.ts";
-import { taskHttpServer } from "../_task_http.ts";
+import { connectedOverHttp } from "../_task_http.ts";
 import { releaseAfterEach, waitFor } from "../_helpers.ts";
 
 const TEST_MS = 15_000;
@@ -140,18 +140,10 @@ describe("server log messages", () => {
       timeout: TEST_MS,
     },
     async () => {
-      const server = await taskHttpServer();
-      cleanups.push(() => server.close());
       const logs: Logged[] = [];
-      const adapter = new MCPToolAdapter({
-        name: "tasks",
-        transport: "streamable-http",
-        url: server.url,
-      }, {
+      const { adapter } = await connectedOverHttp(cleanups, {
         onLog: (level, logger, data) => void logs.push({ level, logger, data }),
       });
-      cleanups.push(() => adapter.disconnect());
-      await adapter.connect();
       await adapter.invoke("log", { levels: ["notice"] });
       assert.deepEqual(logs.map((entry) => entry.level), ["notice"]);
       await adapter.invoke("log_later", {

@@ -11,8 +11,9 @@ import {
   MCPNotConnectedError,
   type MCPProgress,
   type MCPTaskStatus,
-  MCPToolAdapter,
+  type MCPToolAdapter,
   type MCPToolAdapterOptions,
+  type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import { linkedAdapter } from "../_in_memory.ts";
 import {
@@ -23,7 +24,7 @@ import {
   type TaskServerLog,
   type TaskServerOptions,
 } from "../_task_server.ts";
-import { taskHttpServer } from "../_task_http.ts";
+import { connectedOverHttp } from "../_task_http.ts";
 import { releaseAfterEach, text, waitFor } from "../_helpers.ts";
 
 const TEST_MS = 15_000;
@@ -42,6 +43,23 @@ async function connected(
   cleanups.push(() => adapter.disconnect());
   await adapter.connect();
   return adapter;
+}
+
+/**
+ * Calls failing_task, which sits "working" for 2 s before it fails; resolves
+ * once the task exists, with the call still pending.
+ */
+async function runningTask(
+  adapter: MCPToolAdapter,
+): Promise<{ call: Promise<MCPToolResult> }> {
+  let created!: () => void;
+  const running = new Promise<void>((resolve) => created = resolve);
+  const call = adapter.invoke("failing_task", {
+    mode: "isError",
+    delayMs: 2_000,
+  }, { onTaskStatus: () => created() });
+  await running;
+  return { call };
 }
 
 /** The task ids the fixture created, in order. */
@@ -366,13 +384,7 @@ describe("tasks", () => {
     const log = newTaskServerLog();
     const store = new FixtureTaskStore(4_000);
     const adapter = await connected(log, {}, { store });
-    let created!: () => void;
-    const running = new Promise<void>((resolve) => created = resolve);
-    const call = adapter.invoke("failing_task", {
-      mode: "isError",
-      delayMs: 2_000,
-    }, { onTaskStatus: () => created() });
-    await running;
+    const { call } = await runningTask(adapter);
     const started = performance.now();
     await adapter.disconnect();
     await assert.rejects(call, MCPNotConnectedError);
@@ -389,19 +401,11 @@ describe("tasks over streamable HTTP", () => {
       timeout: TEST_MS,
     },
     async () => {
-      const server = await taskHttpServer();
-      cleanups.push(() => server.close());
-      const adapter = new MCPToolAdapter({
-        name: "tasks",
-        transport: "streamable-http",
-        url: server.url,
-      }, {
+      const { adapter } = await connectedOverHttp(cleanups, {
         handlers: {
           elicitation: () => ({ action: "accept", content: { colour: "red" } }),
         },
       });
-      cleanups.push(() => adapter.disconnect());
-      await adapter.connect();
       const progress: number[] = [];
       const slow = await adapter.invoke("slow_task", { steps: 3, gapMs: 30 }, {
         onProgress: (report) => void progress.push(report.progress),
@@ -419,22 +423,8 @@ describe("tasks over streamable HTTP", () => {
       timeout: TEST_MS,
     },
     async () => {
-      const server = await taskHttpServer();
-      cleanups.push(() => server.close());
-      const adapter = new MCPToolAdapter({
-        name: "tasks",
-        transport: "streamable-http",
-        url: server.url,
-      });
-      cleanups.push(() => adapter.disconnect());
-      await adapter.connect();
-      let created!: () => void;
-      const running = new Promise<void>((resolve) => created = resolve);
-      const call = adapter.invoke("failing_task", {
-        mode: "isError",
-        delayMs: 2_000,
-      }, { onTaskStatus: () => created() });
-      await running;
+      const { server, adapter } = await connectedOverHttp(cleanups);
+      const { call } = await runningTask(adapter);
       const [oldSession] = server.sessions.keys();
       // The server forgets the session (a restart): its next poll gets 404.
       server.sessions.clear();
