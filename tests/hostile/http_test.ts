@@ -11,6 +11,7 @@ import {
   MCPNotConnectedError,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
+  type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import { sdkSseServer, sdkStreamableServer, within } from "../_remote.ts";
 import { releaseAfterEach } from "../_helpers.ts";
@@ -45,6 +46,21 @@ function adapterFor(
   );
   cleanups.push(() => adapter.disconnect());
   return adapter;
+}
+
+/** Connects an adapter with `maxMessageBytes` to `url` and calls add, bounded by WAIT_MS. */
+async function limitedAdd(
+  url: string,
+  maxMessageBytes: number,
+): Promise<{ adapter: MCPToolAdapter; result: MCPToolResult }> {
+  const adapter = adapterFor(url, { maxMessageBytes });
+  await adapter.connect();
+  const result = await within(
+    adapter.invoke("add", { a: 1, b: 2 }),
+    WAIT_MS,
+    "invoke()",
+  );
+  return { adapter, result };
 }
 
 /** The JSON-RPC method and tool name of a POST body. */
@@ -88,13 +104,7 @@ describe("hostile HTTP servers: size limits", () => {
       pour(res, "z".repeat(MiB), 1024 * MiB);
       return true;
     });
-    const adapter = adapterFor(url, { maxMessageBytes: 4 * MiB });
-    await adapter.connect();
-    const result = await within(
-      adapter.invoke("add", { a: 1, b: 2 }),
-      WAIT_MS,
-      "invoke()",
-    );
+    const { adapter, result } = await limitedAdd(url, 4 * MiB);
     assert.equal(result.success, false);
     assert.equal(result.errorKind, "connection");
     assert.match(
@@ -116,13 +126,7 @@ describe("hostile HTTP servers: size limits", () => {
       res.write("{");
       return true;
     });
-    const adapter = adapterFor(url, { maxMessageBytes: MiB });
-    await adapter.connect();
-    const result = await within(
-      adapter.invoke("add", { a: 1, b: 2 }),
-      WAIT_MS,
-      "invoke()",
-    );
+    const { result } = await limitedAdd(url, MiB);
     assert.equal(result.errorKind, "connection");
     assert.match(
       result.error!,
@@ -138,13 +142,7 @@ describe("hostile HTTP servers: size limits", () => {
       pour(res, "q".repeat(64 * 1024), 1024 * MiB);
       return true;
     }, false);
-    const adapter = adapterFor(url, { maxMessageBytes: MiB });
-    await adapter.connect();
-    const result = await within(
-      adapter.invoke("add", { a: 1, b: 2 }),
-      WAIT_MS,
-      "invoke()",
-    );
+    const { result } = await limitedAdd(url, MiB);
     assert.equal(result.success, false);
     assert.match(result.error!, /larger than maxMessageBytes/);
   });
