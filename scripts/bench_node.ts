@@ -19,6 +19,7 @@
 import { dirname, join, posix, resolve } from "node:path";
 import { stop } from "esbuild";
 import {
+  assertTarball,
   type DenoConfig,
   npmSpec,
   readDenoConfig,
@@ -61,13 +62,7 @@ export async function benchNode(
   args: readonly string[],
 ): Promise<number> {
   const tarball = tarballPath(config);
-  try {
-    await Deno.stat(tarball);
-  } catch {
-    throw new Error(
-      `${tarball} does not exist; run \`deno task build:npm\` first`,
-    );
-  }
+  await assertTarball(tarball);
   const dir = await Deno.makeTempDir({ prefix: "mcp-adapter-node-bench-" });
   try {
     const specs = BENCH_PACKAGES.map((name) => npmSpec(config, name));

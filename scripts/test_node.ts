@@ -23,6 +23,7 @@
 import { dirname, join, posix } from "node:path";
 import { stop } from "esbuild";
 import {
+  assertTarball,
   type DenoConfig,
   npmSpec,
   readDenoConfig,
@@ -134,16 +135,6 @@ async function runNodeTests(
     ],
     { cwd: dir, timeoutMs },
   );
-}
-
-async function assertTarball(tarball: string): Promise<void> {
-  try {
-    await Deno.stat(tarball);
-  } catch {
-    throw new Error(
-      `${tarball} does not exist; run \`deno task build:npm\` first`,
-    );
-  }
 }
 
 /**
