@@ -109,7 +109,8 @@ export interface AuthorizationServer {
 }
 
 const HOUR_MS = 3_600_000;
-const ALL_METHODS: TokenAuthMethod[] = [
+/** Every token endpoint auth method, the server's default order of preference. */
+export const TOKEN_AUTH_METHODS: readonly TokenAuthMethod[] = [
   "client_secret_basic",
   "client_secret_post",
   "none",
@@ -165,7 +166,7 @@ export function authorizationServer(
   const issuerPath = options.issuerPath ?? "";
   const endpointPath = options.endpointPath ?? issuerPath;
   const metadataKind = options.metadata ?? "oauth";
-  const methods = options.tokenEndpointAuthMethods ?? ALL_METHODS;
+  const methods = options.tokenEndpointAuthMethods ?? TOKEN_AUTH_METHODS;
   const requireResource = place.requireResource;
   const ttl = options.accessTokenTtlMs ?? HOUR_MS;
   const events: OAuthEvent[] = [];

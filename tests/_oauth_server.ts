@@ -34,12 +34,14 @@ import {
   json,
   type OAuthEvent,
   type RegisteredClient,
+  TOKEN_AUTH_METHODS,
   type TokenAuthMethod,
 } from "./_oauth_authorization.ts";
 import type { Cleanup } from "./_helpers.ts";
 import { REDIRECT_URL } from "./_oauth_client.ts";
 
 export type { OAuthEvent, RegisteredClient, TokenAuthMethod };
+export { TOKEN_AUTH_METHODS };
 
 /**
  * Options of {@linkcode startOAuthServer}, those of the authorization server

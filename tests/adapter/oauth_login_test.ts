@@ -21,7 +21,7 @@ import {
   type OAuthServerOptions,
   oauthServers,
   type OAuthTestServer,
-  type TokenAuthMethod,
+  TOKEN_AUTH_METHODS,
 } from "../_oauth_server.ts";
 import {
   approveHeadlessly,
@@ -209,13 +209,7 @@ describe("MCPToolAdapter: OAuth authorization-code login with finishAuth()", () 
     });
   }
 
-  for (
-    const method of [
-      "client_secret_basic",
-      "client_secret_post",
-      "none",
-    ] as TokenAuthMethod[]
-  ) {
+  for (const method of TOKEN_AUTH_METHODS) {
     it(`authenticates at the token endpoint with ${method} when that is the only method`, async () => {
       const server = await serve({ tokenEndpointAuthMethods: [method] });
       await echo((await login(server)).adapter, method);

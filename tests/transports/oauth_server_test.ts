@@ -15,7 +15,7 @@ import {
   eventsOf,
   oauthServers,
   type OAuthTestServer,
-  type TokenAuthMethod,
+  TOKEN_AUTH_METHODS,
 } from "../_oauth_server.ts";
 import {
   approveHeadlessly,
@@ -207,13 +207,7 @@ describe("the OAuth test server, driven by the MCP SDK's client", () => {
     });
   }
 
-  for (
-    const method of [
-      "client_secret_basic",
-      "client_secret_post",
-      "none",
-    ] as TokenAuthMethod[]
-  ) {
+  for (const method of TOKEN_AUTH_METHODS) {
     it(`authenticates the token request with ${method} when that is the only method`, async () => {
       const server = await serve({ tokenEndpointAuthMethods: [method] });
       await echo(await login(server), method);
