@@ -275,6 +275,11 @@ export function eventsOf<K extends OAuthEvent["kind"]>(
   );
 }
 
+/** The metadata paths clients fetched from `server`, each once, in first-fetch order. */
+export function metadataPaths(server: OAuthTestServer): string[] {
+  return [...new Set(eventsOf(server, "metadata").map((e) => e.path))];
+}
+
 /**
  * Asserts the client registered with {@linkcode REDIRECT_URL}, then asked for
  * authorization with PKCE S256, the resource and the client id it was given.

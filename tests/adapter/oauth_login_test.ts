@@ -18,6 +18,7 @@ import {
 import {
   assertRegisteredAndAuthorized,
   eventsOf,
+  metadataPaths,
   type OAuthServerOptions,
   oauthServers,
   type OAuthTestServer,
@@ -193,10 +194,10 @@ describe("MCPToolAdapter: OAuth authorization-code login with finishAuth()", () 
       const server = await serve(options as OAuthServerOptions);
       const { adapter } = await login(server);
       await echo(adapter, "discovered");
-      const paths = [
-        ...new Set(eventsOf(server, "metadata").map((e) => e.path)),
-      ];
-      assert.deepEqual(paths, metadataPath === undefined ? [] : [metadataPath]);
+      assert.deepEqual(
+        metadataPaths(server),
+        metadataPath === undefined ? [] : [metadataPath],
+      );
       assert.equal(eventsOf(server, "register").length, 1);
       assert.equal(eventsOf(server, "token")[0]?.error, undefined);
       if ((options as OAuthServerOptions).resourceMetadata === "none") {

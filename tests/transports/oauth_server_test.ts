@@ -13,6 +13,7 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
   assertRegisteredAndAuthorized,
   eventsOf,
+  metadataPaths,
   oauthServers,
   type OAuthTestServer,
   TOKEN_AUTH_METHODS,
@@ -87,10 +88,6 @@ function echo(s: Session, message: string): Promise<CallResult> {
     WAIT_MS,
     "echo",
   );
-}
-
-function metadataPaths(server: OAuthTestServer): string[] {
-  return [...new Set(eventsOf(server, "metadata").map((e) => e.path))];
 }
 
 describe("the OAuth test server, driven by the MCP SDK's client", () => {
