@@ -163,3 +163,19 @@ export function tarballPath(config: DenoConfig, root: string = ROOT): string {
   const base = config.name.replace(/^@/, "").replace("/", "-");
   return join(root, "dist", `${base}-${config.version}.tgz`);
 }
+
+/**
+ * Fails unless the tarball was built.
+ *
+ * @param tarball Its path, as {@linkcode tarballPath} gives it.
+ * @throws {Error} When it does not exist, saying how to build it.
+ */
+export async function assertTarball(tarball: string): Promise<void> {
+  try {
+    await Deno.stat(tarball);
+  } catch {
+    throw new Error(
+      `${tarball} does not exist; run \`deno task build:npm\` first`,
+    );
+  }
+}

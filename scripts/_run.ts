@@ -72,6 +72,41 @@ export function logError(line: string): void {
 }
 
 /**
+ * Ends a script run from the command line: exits with the code `main`
+ * resolves to, or 1 after printing `<name>: <message>` when it throws; when
+ * `timeoutMs` is given and the code is {@linkcode TIMEOUT_EXIT_CODE}, says
+ * so first.
+ *
+ * @param name The script's name, the prefix of its messages.
+ * @param main The script's work; resolves to its exit code.
+ * @param timeoutMs The deadline `main` ran under, for the timeout message.
+ *
+ * @example
+ * ```ts ignore
+ * import { exitWith, run } from "./_run.ts";
+ *
+ * await exitWith("fmt", () => run("deno", ["fmt"], { timeoutMs: 60_000 }));
+ * ```
+ */
+export async function exitWith(
+  name: string,
+  main: () => Promise<number>,
+  timeoutMs?: number,
+): Promise<never> {
+  let code: number;
+  try {
+    code = await main();
+  } catch (error) {
+    logError(`${name}: ${error instanceof Error ? error.message : error}`);
+    code = 1;
+  }
+  if (timeoutMs !== undefined && code === TIMEOUT_EXIT_CODE) {
+    logError(`${name}: gave up after ${timeoutMs} ms`);
+  }
+  Deno.exit(code);
+}
+
+/**
  * Runs a command with inherited stdout/stderr (or handed to
  * `options.onOutput`) and no stdin, and waits for it at most `timeoutMs`. SIGINT and SIGTERM sent to this process while the
  * child runs are forwarded to the child's process group, so callers get to

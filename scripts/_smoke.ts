@@ -9,6 +9,7 @@
 
 import { dirname, join, relative } from "node:path";
 import {
+  assertTarball,
   type DenoConfig,
   npmSpec,
   ROOT,
@@ -58,13 +59,7 @@ export async function installScratch(
   );
   if (options.withTarball) {
     const tarball = tarballPath(config);
-    try {
-      await Deno.stat(tarball);
-    } catch {
-      throw new Error(
-        `${tarball} does not exist; run \`deno task build:npm\` first`,
-      );
-    }
+    await assertTarball(tarball);
     specs.unshift(tarball);
   }
   const dir = await Deno.makeTempDir({ prefix: "mcp-adapter-smoke-" });

@@ -19,6 +19,7 @@
 import { dirname, join, posix, resolve } from "node:path";
 import { stop } from "esbuild";
 import {
+  assertTarball,
   type DenoConfig,
   npmSpec,
   readDenoConfig,
@@ -26,7 +27,7 @@ import {
   tarballPath,
 } from "./_deps.ts";
 import { installPackages, transpileModule } from "./_node_project.ts";
-import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+import { exitWith, log, run } from "./_run.ts";
 
 /** The benchmark's entry, relative to `bench/`. */
 const ENTRY = "client_bench.ts";
@@ -61,13 +62,7 @@ export async function benchNode(
   args: readonly string[],
 ): Promise<number> {
   const tarball = tarballPath(config);
-  try {
-    await Deno.stat(tarball);
-  } catch {
-    throw new Error(
-      `${tarball} does not exist; run \`deno task build:npm\` first`,
-    );
-  }
+  await assertTarball(tarball);
   const dir = await Deno.makeTempDir({ prefix: "mcp-adapter-node-bench-" });
   try {
     const specs = BENCH_PACKAGES.map((name) => npmSpec(config, name));
@@ -136,15 +131,9 @@ async function copyBench(dir: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  let code: number;
-  try {
-    code = await benchNode(await readDenoConfig(), Deno.args);
-  } catch (error) {
-    logError(`bench_node: ${error instanceof Error ? error.message : error}`);
-    code = 1;
-  }
-  if (code === TIMEOUT_EXIT_CODE) {
-    logError(`bench_node: gave up after ${RUN_TIMEOUT_MS} ms`);
-  }
-  Deno.exit(code);
+  await exitWith(
+    "bench_node",
+    async () => await benchNode(await readDenoConfig(), Deno.args),
+    RUN_TIMEOUT_MS,
+  );
 }

@@ -24,7 +24,7 @@
 
 import { join } from "node:path";
 import { ROOT } from "./_deps.ts";
-import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+import { exitWith, log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 import { type Background, startBackground } from "./_smoke.ts";
 
 /** The suite's version: its scenario names and checks change between releases. */
@@ -450,14 +450,5 @@ function report(
 if (import.meta.main) {
   const sdk = Deno.args.includes("--sdk");
   const only = Deno.args.filter((arg) => arg !== "--sdk");
-  let code: number;
-  try {
-    code = await conformance({ sdk, only });
-  } catch (error) {
-    logError(
-      `conformance: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    code = 1;
-  }
-  Deno.exit(code);
+  await exitWith("conformance", () => conformance({ sdk, only }));
 }

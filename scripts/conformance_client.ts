@@ -26,20 +26,17 @@ import {
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import {
-  ClientCredentialsProvider,
-  PrivateKeyJwtProvider,
-} from "@modelcontextprotocol/sdk/client/auth-extensions.js";
-import {
   approveHeadlessly,
-  CIMD_URL,
-  conformanceContext,
   ConformanceOAuthProvider,
-  crossAppAccessToken,
 } from "./_conformance_auth.ts";
+import {
+  type Exercise,
+  main,
+  scenarios,
+  type ScenarioTool,
+} from "./_conformance_shared.ts";
 import { logError } from "./_run.ts";
 
-/** The whole run; the suite's own limit is 30 s. */
-const RUN_TIMEOUT_MS = 25_000;
 /** Each connect and call. */
 const STEP_TIMEOUT_MS = 10_000;
 /** Logins per step; `auth/scope-retry-limit` wants at most 3 authorization requests. */
@@ -118,9 +115,9 @@ function invokeFailure(result: MCPToolResult): string | undefined {
 }
 
 /** connect, list tools, then call `tool` (when given) and disconnect. */
-async function exercise(
+async function exerciseSession(
   session: Session,
-  tool?: { name: string; args: Record<string, unknown> },
+  tool?: ScenarioTool,
 ): Promise<void> {
   const { adapter } = session;
   try {
@@ -145,103 +142,35 @@ async function exercise(
   }
 }
 
-function oauth(clientName: string): MCPToolAdapterOptions {
-  return {
-    authProvider: new ConformanceOAuthProvider({
-      clientName,
-      clientMetadataUrl: CIMD_URL,
-    }),
-  };
-}
-
-const TEST_TOOL = { name: "test-tool", args: {} };
-
-/** Scenario name → what the client does; names are those of conformance 0.1.16. */
-const SCENARIOS: Record<string, (url: string) => Promise<void>> = {
-  "initialize": (url) => exercise(open(url, {})),
-  "tools_call": (url) =>
-    exercise(open(url, {}), { name: "add_numbers", args: { a: 5, b: 3 } }),
-  "elicitation-sep1034-client-defaults": (url) =>
-    exercise(
-      open(url, {
-        // Accept with nothing filled in: the adapter adds the schema defaults.
-        handlers: { elicitation: () => ({ action: "accept", content: {} }) },
-      }),
-      { name: "test_client_elicitation_defaults", args: {} },
-    ),
-  "sse-retry": (url) =>
-    exercise(open(url, {}), { name: "test_reconnection", args: {} }),
-  "auth/client-credentials-basic": (url) => {
-    const context = conformanceContext();
-    return exercise(open(url, {
-      authProvider: new ClientCredentialsProvider({
-        clientId: context.client_id!,
-        clientSecret: context.client_secret!,
-      }),
-    }));
-  },
-  "auth/client-credentials-jwt": (url) => {
-    const context = conformanceContext();
-    return exercise(open(url, {
-      authProvider: new PrivateKeyJwtProvider({
-        clientId: context.client_id!,
-        privateKey: context.private_key_pem!,
-        algorithm: context.signing_algorithm ?? "ES256",
-      }),
-    }));
-  },
-  "auth/cross-app-access-complete-flow": async (url) => {
-    const token = await crossAppAccessToken(url, conformanceContext());
+/** A scenario through MCPToolAdapter: its options become adapter options. */
+const exercise: Exercise = (url, options, tool) => {
+  if (options.headers !== undefined) {
+    // Cross-app access: the token comes as a header, configured as a user would.
     const adapter = new MCPToolAdapter({
       name: "conformance",
       transport: "streamable-http",
       url,
-      headers: { Authorization: `Bearer ${token}` },
+      headers: options.headers,
     }, { clientInfo: CLIENT_INFO });
-    await exercise({ adapter, provider: undefined }, TEST_TOOL);
-  },
-  "auth/pre-registration": (url) => {
-    const context = conformanceContext();
-    return exercise(
-      open(url, {
-        authProvider: new ConformanceOAuthProvider({
-          clientName: "mcp-adapter-conformance",
-          preRegistered: {
-            client_id: context.client_id!,
-            client_secret: context.client_secret!,
-          },
-        }),
-      }),
-      TEST_TOOL,
-    );
-  },
+    return exerciseSession({ adapter, provider: undefined }, tool);
+  }
+  return exerciseSession(
+    open(url, {
+      ...(options.authProvider === undefined
+        ? {}
+        : { authProvider: options.authProvider }),
+      // Accept with nothing filled in: the adapter adds the schema defaults.
+      ...(options.elicitation
+        ? {
+          handlers: { elicitation: () => ({ action: "accept", content: {} }) },
+        }
+        : {}),
+    }),
+    tool,
+  );
 };
 
-/** The authorization-code scenarios: log in, list tools, call the test tool. */
-const AUTH_CODE_SCENARIOS = [
-  "auth/metadata-default",
-  "auth/metadata-var1",
-  "auth/metadata-var2",
-  "auth/metadata-var3",
-  "auth/basic-cimd",
-  "auth/scope-from-www-authenticate",
-  "auth/scope-from-scopes-supported",
-  "auth/scope-omitted-when-undefined",
-  "auth/scope-step-up",
-  "auth/scope-retry-limit",
-  "auth/token-endpoint-auth-basic",
-  "auth/token-endpoint-auth-post",
-  "auth/token-endpoint-auth-none",
-  "auth/2025-03-26-oauth-metadata-backcompat",
-  "auth/2025-03-26-oauth-endpoint-fallback",
-  "auth/resource-mismatch",
-  "auth/offline-access-scope",
-  "auth/offline-access-not-supported",
-];
-for (const name of AUTH_CODE_SCENARIOS) {
-  SCENARIOS[name] = (url) =>
-    exercise(open(url, oauth("mcp-adapter-conformance")), TEST_TOOL);
-}
+const SCENARIOS = scenarios("mcp-adapter-conformance", exercise);
 
 /** The scenario names this driver knows, for `scripts/conformance.ts`. */
 export const DRIVER_SCENARIOS: readonly string[] = Object.keys(SCENARIOS);
@@ -263,31 +192,10 @@ export async function runScenario(
 }
 
 if (import.meta.main) {
-  const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
-  const url = Deno.args.at(-1);
-  const run = SCENARIOS[scenario];
-  if (run === undefined || url === undefined) {
-    logError(
-      `usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_client.ts <server-url>; scenarios: ${
-        DRIVER_SCENARIOS.join(", ")
-      }`,
-    );
-    Deno.exit(2);
-  }
-  const deadline = setTimeout(() => {
-    logError(`${scenario}: no result within ${RUN_TIMEOUT_MS} ms`);
-    Deno.exit(1);
-  }, RUN_TIMEOUT_MS);
-  try {
-    await run(url);
-    logError(`${scenario}: done`);
-    Deno.exit(0);
-  } catch (error) {
-    logError(
-      `${scenario}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    Deno.exit(1);
-  } finally {
-    clearTimeout(deadline);
-  }
+  await main(
+    SCENARIOS,
+    `usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_client.ts <server-url>; scenarios: ${
+      DRIVER_SCENARIOS.join(", ")
+    }`,
+  );
 }

@@ -16,30 +16,22 @@
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  ClientCredentialsProvider,
-  PrivateKeyJwtProvider,
-} from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   approveHeadlessly,
-  CIMD_URL,
-  conformanceContext,
   ConformanceOAuthProvider,
-  crossAppAccessToken,
 } from "./_conformance_auth.ts";
+import {
+  type Exercise,
+  main,
+  type ScenarioOptions,
+  scenarios,
+} from "./_conformance_shared.ts";
 import { logError } from "./_run.ts";
 
-const RUN_TIMEOUT_MS = 25_000;
 const MAX_AUTHORIZATIONS = 3;
 const CLIENT_INFO = { name: "sdk-conformance", version: "1.0.0" };
-
-interface Options {
-  authProvider?: OAuthClientProvider;
-  headers?: Record<string, string>;
-  elicitation?: boolean;
-}
 
 interface Connected {
   client: Client;
@@ -60,7 +52,10 @@ async function login(
   return true;
 }
 
-async function connect(url: string, options: Options): Promise<Connected> {
+async function connect(
+  url: string,
+  options: ScenarioOptions,
+): Promise<Connected> {
   for (let round = 0;; round++) {
     const transport = new StreamableHTTPClientTransport(new URL(url), {
       authProvider: options.authProvider,
@@ -108,11 +103,8 @@ async function authorized<T>(
   }
 }
 
-async function exercise(
-  url: string,
-  options: Options,
-  tool?: { name: string; args: Record<string, unknown> },
-): Promise<void> {
+/** A scenario through the SDK's Client: connect (logging in when asked), list tools, call `tool`. */
+const exercise: Exercise = async (url, options, tool) => {
   const connected = await connect(url, options);
   try {
     const { tools } = await authorized<{ tools: { name: string }[] }>(
@@ -133,117 +125,11 @@ async function exercise(
   } finally {
     await connected.client.close();
   }
-}
-
-const TEST_TOOL = { name: "test-tool", args: {} };
-
-const SCENARIOS: Record<string, (url: string) => Promise<void>> = {
-  "initialize": (url) => exercise(url, {}),
-  "tools_call": (url) =>
-    exercise(url, {}, { name: "add_numbers", args: { a: 5, b: 3 } }),
-  "elicitation-sep1034-client-defaults": (url) =>
-    exercise(url, { elicitation: true }, {
-      name: "test_client_elicitation_defaults",
-      args: {},
-    }),
-  "sse-retry": (url) =>
-    exercise(url, {}, { name: "test_reconnection", args: {} }),
-  "auth/client-credentials-basic": (url) => {
-    const context = conformanceContext();
-    return exercise(url, {
-      authProvider: new ClientCredentialsProvider({
-        clientId: context.client_id!,
-        clientSecret: context.client_secret!,
-      }),
-    });
-  },
-  "auth/client-credentials-jwt": (url) => {
-    const context = conformanceContext();
-    return exercise(url, {
-      authProvider: new PrivateKeyJwtProvider({
-        clientId: context.client_id!,
-        privateKey: context.private_key_pem!,
-        algorithm: context.signing_algorithm ?? "ES256",
-      }),
-    });
-  },
-  "auth/cross-app-access-complete-flow": async (url) => {
-    const token = await crossAppAccessToken(url, conformanceContext());
-    await exercise(
-      url,
-      { headers: { Authorization: `Bearer ${token}` } },
-      TEST_TOOL,
-    );
-  },
-  "auth/pre-registration": (url) => {
-    const context = conformanceContext();
-    return exercise(url, {
-      authProvider: new ConformanceOAuthProvider({
-        clientName: "sdk-conformance",
-        preRegistered: {
-          client_id: context.client_id!,
-          client_secret: context.client_secret!,
-        },
-      }),
-    }, TEST_TOOL);
-  },
 };
 
-for (
-  const name of [
-    "auth/metadata-default",
-    "auth/metadata-var1",
-    "auth/metadata-var2",
-    "auth/metadata-var3",
-    "auth/basic-cimd",
-    "auth/scope-from-www-authenticate",
-    "auth/scope-from-scopes-supported",
-    "auth/scope-omitted-when-undefined",
-    "auth/scope-step-up",
-    "auth/scope-retry-limit",
-    "auth/token-endpoint-auth-basic",
-    "auth/token-endpoint-auth-post",
-    "auth/token-endpoint-auth-none",
-    "auth/2025-03-26-oauth-metadata-backcompat",
-    "auth/2025-03-26-oauth-endpoint-fallback",
-    "auth/resource-mismatch",
-    "auth/offline-access-scope",
-    "auth/offline-access-not-supported",
-  ]
-) {
-  SCENARIOS[name] = (url) =>
-    exercise(url, {
-      authProvider: new ConformanceOAuthProvider({
-        clientName: "sdk-conformance",
-        clientMetadataUrl: CIMD_URL,
-      }),
-    }, TEST_TOOL);
-}
-
 if (import.meta.main) {
-  const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
-  const url = Deno.args.at(-1);
-  const run = SCENARIOS[scenario];
-  if (run === undefined || url === undefined) {
-    logError(
-      `usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_sdk_client.ts <server-url>`,
-    );
-    Deno.exit(2);
-  }
-  const deadline = setTimeout(() => {
-    logError(`${scenario}: no result within ${RUN_TIMEOUT_MS} ms`);
-    Deno.exit(1);
-  }, RUN_TIMEOUT_MS);
-  try {
-    await run(url);
-    logError(`${scenario}: done`);
-    Deno.exit(0);
-  } catch (error) {
-    logError(
-      `${scenario}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    Deno.exit(1);
-  } finally {
-    clearTimeout(deadline);
-  }
+  await main(
+    scenarios("sdk-conformance", exercise),
+    `usage: MCP_CONFORMANCE_SCENARIO=<scenario> conformance_sdk_client.ts <server-url>`,
+  );
 }

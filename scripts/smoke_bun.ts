@@ -21,7 +21,7 @@
 
 import { join } from "node:path";
 import { readDenoConfig, ROOT } from "./_deps.ts";
-import { logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+import { exitWith, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 import {
   type Background,
   binScript,
@@ -127,12 +127,5 @@ async function nodeExample(dir: string, url: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  let code: number;
-  try {
-    code = (await smokeBun()) === 0 ? 0 : 1;
-  } catch (error) {
-    logError(`smoke_bun: ${error instanceof Error ? error.message : error}`);
-    code = 1;
-  }
-  Deno.exit(code);
+  await exitWith("smoke_bun", async () => (await smokeBun()) === 0 ? 0 : 1);
 }

@@ -29,7 +29,7 @@
 
 import { join, relative } from "node:path";
 import { readDenoConfig, ROOT, SMOKE_PACKAGES } from "./_deps.ts";
-import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+import { exitWith, log, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 import {
   type Background,
   binScript,
@@ -302,14 +302,8 @@ async function expectSum(url: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  let code: number;
-  try {
-    code = (await smokeWorkerd()) === 0 ? 0 : 1;
-  } catch (error) {
-    logError(
-      `smoke_workerd: ${error instanceof Error ? error.message : error}`,
-    );
-    code = 1;
-  }
-  Deno.exit(code);
+  await exitWith(
+    "smoke_workerd",
+    async () => (await smokeWorkerd()) === 0 ? 0 : 1,
+  );
 }

@@ -23,6 +23,7 @@
 import { dirname, join, posix } from "node:path";
 import { stop } from "esbuild";
 import {
+  assertTarball,
   type DenoConfig,
   npmSpec,
   readDenoConfig,
@@ -31,7 +32,7 @@ import {
   TEST_PACKAGES,
 } from "./_deps.ts";
 import { installPackages, transpileModule } from "./_node_project.ts";
-import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+import { exitWith, log, run } from "./_run.ts";
 
 /** The whole run, install included, ends after this many milliseconds. */
 const TOTAL_TIMEOUT_MS = 20 * 60_000;
@@ -134,16 +135,6 @@ async function runNodeTests(
     ],
     { cwd: dir, timeoutMs },
   );
-}
-
-async function assertTarball(tarball: string): Promise<void> {
-  try {
-    await Deno.stat(tarball);
-  } catch {
-    throw new Error(
-      `${tarball} does not exist; run \`deno task build:npm\` first`,
-    );
-  }
 }
 
 /**
@@ -257,15 +248,9 @@ async function* walkFiles(dir: string, prefix = ""): AsyncGenerator<string> {
 }
 
 if (import.meta.main) {
-  let code: number;
-  try {
-    code = await testNode(await readDenoConfig(), { nodeArgs: Deno.args });
-  } catch (error) {
-    logError(`test_node: ${error instanceof Error ? error.message : error}`);
-    code = 1;
-  }
-  if (code === TIMEOUT_EXIT_CODE) {
-    logError(`test_node: gave up after ${TOTAL_TIMEOUT_MS} ms`);
-  }
-  Deno.exit(code);
+  await exitWith(
+    "test_node",
+    async () => await testNode(await readDenoConfig(), { nodeArgs: Deno.args }),
+    TOTAL_TIMEOUT_MS,
+  );
 }

@@ -15,6 +15,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import {
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+} from "@cleveragents/mcp-adapter";
 
 const PACKAGE = "@modelcontextprotocol/server-everything";
 
@@ -52,6 +56,19 @@ export function everythingCommand(mode: EverythingMode): EverythingCommand {
     };
   }
   return { command: process.execPath, args: [nodeEntry(), mode] };
+}
+
+/** An adapter named "everything" to server-everything over stdio, not yet connected. */
+export function everythingStdioAdapter(
+  options?: MCPToolAdapterOptions,
+): MCPToolAdapter {
+  const { command, args } = everythingCommand("stdio");
+  return new MCPToolAdapter({
+    name: "everything",
+    transport: "stdio",
+    command,
+    args,
+  }, options);
 }
 
 /** The `npm:` specifier `deno.json` maps the package name to. */

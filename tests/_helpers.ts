@@ -7,7 +7,9 @@
 
 import process from "node:process";
 import { readFileSync } from "node:fs";
+import { afterEach } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { MCPToolResult } from "@cleveragents/mcp-adapter";
 
 /** Absolute path of `tests/fixtures/<name>` (fixtures sit next to the tests in both runs). */
 export function fixturePath(name: string): string {
@@ -55,4 +57,34 @@ export async function waitFor(
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return true;
+}
+
+/** Releases something a test started: closes a server, disconnects an adapter. */
+export type Cleanup = () => Promise<void>;
+
+/**
+ * Registers an `afterEach` that empties the returned list and runs every
+ * cleanup pushed to it: `"in turn"`, last pushed first, ignoring their
+ * failures; `"together"`, all at once, a failure failing the test.
+ */
+export function releaseAfterEach(
+  order: "in turn" | "together" = "in turn",
+): Cleanup[] {
+  const cleanups: Cleanup[] = [];
+  afterEach(async () => {
+    if (order === "together") {
+      await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+      return;
+    }
+    for (const cleanup of cleanups.splice(0).reverse()) {
+      await cleanup().catch(() => {});
+    }
+  });
+  return cleanups;
+}
+
+/** The text of a tool result's content items, joined; "" when it has none. */
+export function text(result: MCPToolResult): string {
+  return (result.data.content as { text?: string }[] | undefined ?? [])
+    .map((item) => item.text ?? "").join("");
 }

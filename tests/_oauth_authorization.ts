@@ -28,17 +28,31 @@ export interface RegisteredClient {
   token_endpoint_auth_method: TokenAuthMethod;
 }
 
-/** How the authorization server behaves; see `OAuthServerOptions`. */
+/** How the authorization server behaves; every option has a default. */
 export interface AuthorizationServerOptions {
+  /** The issuer's path, e.g. `"/tenant1"`. Default `""`. */
   issuerPath?: string;
+  /** The path the endpoints live under, e.g. `"/oauth"`. Default: `issuerPath`. */
   endpointPath?: string;
+  /**
+   * Authorization server metadata: `"oauth"` (RFC 8414, the default),
+   * `"oidc"` (OpenID discovery), or `"none"` (clients fall back to
+   * `/authorize`, `/token`, `/register`).
+   */
   metadata?: "oauth" | "oidc" | "none";
+  /** `scopes_supported` of the authorization server metadata. Default: none. */
   scopesSupported?: string[];
+  /** `token_endpoint_auth_methods_supported`. Default: all three. */
   tokenEndpointAuthMethods?: TokenAuthMethod[];
+  /** Offer dynamic client registration. Default true. */
   dynamicRegistration?: boolean;
+  /** The method dynamic registration assigns. Default: the client's ask, else the first supported. */
   registrationAuthMethod?: TokenAuthMethod;
+  /** Pre-registered clients. */
   clients?: RegisteredClient[];
+  /** Access token lifetime in ms. Default one hour. */
   accessTokenTtlMs?: number;
+  /** When refresh tokens are issued. Default `"always"`. */
   refreshTokens?: "always" | "offline_access" | "never";
   /** Scopes never granted, even when asked for (a grant the user cannot get). */
   withheldScopes?: string[];
@@ -95,7 +109,8 @@ export interface AuthorizationServer {
 }
 
 const HOUR_MS = 3_600_000;
-const ALL_METHODS: TokenAuthMethod[] = [
+/** Every token endpoint auth method, the server's default order of preference. */
+export const TOKEN_AUTH_METHODS: readonly TokenAuthMethod[] = [
   "client_secret_basic",
   "client_secret_post",
   "none",
@@ -151,7 +166,7 @@ export function authorizationServer(
   const issuerPath = options.issuerPath ?? "";
   const endpointPath = options.endpointPath ?? issuerPath;
   const metadataKind = options.metadata ?? "oauth";
-  const methods = options.tokenEndpointAuthMethods ?? ALL_METHODS;
+  const methods = options.tokenEndpointAuthMethods ?? TOKEN_AUTH_METHODS;
   const requireResource = place.requireResource;
   const ttl = options.accessTokenTtlMs ?? HOUR_MS;
   const events: OAuthEvent[] = [];

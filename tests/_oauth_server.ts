@@ -19,6 +19,7 @@
  * @module
  */
 
+import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import {
@@ -29,16 +30,24 @@ import {
 } from "./_remote.ts";
 import {
   authorizationServer,
+  type AuthorizationServerOptions,
   json,
   type OAuthEvent,
   type RegisteredClient,
+  TOKEN_AUTH_METHODS,
   type TokenAuthMethod,
 } from "./_oauth_authorization.ts";
+import type { Cleanup } from "./_helpers.ts";
+import { REDIRECT_URL } from "./_oauth_client.ts";
 
 export type { OAuthEvent, RegisteredClient, TokenAuthMethod };
+export { TOKEN_AUTH_METHODS };
 
-/** Options of {@linkcode startOAuthServer}; every one has a default. */
-export interface OAuthServerOptions {
+/**
+ * Options of {@linkcode startOAuthServer}, those of the authorization server
+ * and those of the MCP side; every one has a default.
+ */
+export interface OAuthServerOptions extends AuthorizationServerOptions {
   /**
    * Where the protected resource metadata is served on the MCP origin:
    * `"path"` (`/.well-known/oauth-protected-resource/mcp`, the default),
@@ -54,38 +63,12 @@ export interface OAuthServerOptions {
   resourceScopes?: string[];
   /** Serve the authorization server on the MCP server's origin (2025-03-26). Default false. */
   authServerOnMcpOrigin?: boolean;
-  /** The issuer's path, e.g. `"/tenant1"`. Default `""`. */
-  issuerPath?: string;
-  /** The path the endpoints live under, e.g. `"/oauth"`. Default: `issuerPath`. */
-  endpointPath?: string;
-  /**
-   * Authorization server metadata: `"oauth"` (RFC 8414, the default),
-   * `"oidc"` (OpenID discovery), or `"none"` (clients fall back to
-   * `/authorize`, `/token`, `/register`).
-   */
-  metadata?: "oauth" | "oidc" | "none";
-  /** `scopes_supported` of the authorization server metadata. Default: none. */
-  scopesSupported?: string[];
-  /** `token_endpoint_auth_methods_supported`. Default: all three. */
-  tokenEndpointAuthMethods?: TokenAuthMethod[];
-  /** Offer dynamic client registration. Default true. */
-  dynamicRegistration?: boolean;
-  /** The method dynamic registration assigns. Default: the client's ask, else the first supported. */
-  registrationAuthMethod?: TokenAuthMethod;
-  /** Pre-registered clients. */
-  clients?: RegisteredClient[];
   /** Require the `resource` parameter (RFC 8707) in authorization and token requests. Default: when resource metadata is served. */
   requireResource?: boolean;
   /** Scopes every MCP request needs (else 403 `insufficient_scope`). Default none. */
   requiredScopes?: string[];
   /** Extra scopes `tools/call` of a tool needs, by tool name. */
   toolScopes?: Record<string, string[]>;
-  /** Access token lifetime in ms. Default one hour. */
-  accessTokenTtlMs?: number;
-  /** Scopes the authorization server never grants, even when asked. */
-  withheldScopes?: string[];
-  /** When refresh tokens are issued. Default `"always"`. */
-  refreshTokens?: "always" | "offline_access" | "never";
   /** Adds tools to each new McpServer. */
   extend?: (server: McpServer) => void;
   /** The protected MCP server's transport: at `/mcp`, or legacy SSE at `/sse`. Default streamable HTTP. */
@@ -269,4 +252,44 @@ export async function startOAuthServer(
       await mcp.close();
     },
   };
+}
+
+/** Makes {@linkcode startOAuthServer}s whose close() is pushed to `cleanups`. */
+export function oauthServers(
+  cleanups: Cleanup[],
+): (options?: OAuthServerOptions) => Promise<OAuthTestServer> {
+  return async (options = {}) => {
+    const server = await startOAuthServer(options);
+    cleanups.push(() => server.close());
+    return server;
+  };
+}
+
+/** What clients asked of `server`'s authorization server, of one kind, in order. */
+export function eventsOf<K extends OAuthEvent["kind"]>(
+  server: OAuthTestServer,
+  kind: K,
+): Extract<OAuthEvent, { kind: K }>[] {
+  return server.events.filter((e): e is Extract<OAuthEvent, { kind: K }> =>
+    e.kind === kind
+  );
+}
+
+/** The metadata paths clients fetched from `server`, each once, in first-fetch order. */
+export function metadataPaths(server: OAuthTestServer): string[] {
+  return [...new Set(eventsOf(server, "metadata").map((e) => e.path))];
+}
+
+/**
+ * Asserts the client registered with {@linkcode REDIRECT_URL}, then asked for
+ * authorization with PKCE S256, the resource and the client id it was given.
+ */
+export function assertRegisteredAndAuthorized(server: OAuthTestServer): void {
+  const [registration] = eventsOf(server, "register");
+  assert.deepEqual(registration?.body.redirect_uris, [REDIRECT_URL]);
+  const [authorization] = eventsOf(server, "authorize");
+  assert.equal(authorization?.error, undefined);
+  assert.equal(authorization?.query.code_challenge_method, "S256");
+  assert.equal(authorization?.query.resource, server.resource);
+  assert.equal(authorization?.query.client_id, registration?.clientId);
 }

@@ -20,7 +20,10 @@ import {
 import type { AddressInfo } from "node:net";
 import process from "node:process";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  StreamableHTTPServerTransport,
+  type StreamableHTTPServerTransportOptions,
+} from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import {
@@ -32,6 +35,7 @@ import {
 } from "@cleveragents/mcp-adapter";
 import { createTestServer } from "./_in_memory.ts";
 import { everythingCommand, type EverythingMode } from "./_everything.ts";
+import type { Cleanup } from "./_helpers.ts";
 
 /** One request as the server saw it. */
 export interface SeenRequest {
@@ -62,6 +66,17 @@ export interface TestHttpServer {
   requests: SeenRequest[];
   /** Stops listening and drops every open connection. */
   close(): Promise<void>;
+}
+
+/** Makes {@linkcode listen} servers on ephemeral ports whose close() is pushed to `cleanups`. */
+export function rawServers(
+  cleanups: Cleanup[],
+): (handler: Handler) => Promise<TestHttpServer> {
+  return async (handler) => {
+    const server = await listen(handler);
+    cleanups.push(() => server.close());
+    return server;
+  };
 }
 
 /** Starts a `node:http` server on 127.0.0.1 with an ephemeral port (or `port`). */
@@ -162,6 +177,68 @@ export interface SdkStreamableServer extends TestHttpServer {
   dropSessions(): Promise<void>;
 }
 
+/** The live sessions of a stateful SDK streamable-HTTP server, by id. */
+export type Sessions = Map<string, StreamableHTTPServerTransport>;
+
+/** Settings of a session's transport, besides its id and session callbacks. */
+export type SessionSettings = Omit<
+  StreamableHTTPServerTransportOptions,
+  "sessionIdGenerator" | "onsessioninitialized" | "onsessionclosed"
+>;
+
+/**
+ * Serves one request of a stateful SDK streamable-HTTP server: a known
+ * session id goes to its transport and an unknown one gets 404; a POST
+ * without one (an initialize) gets a new transport with `settings()`, which
+ * `connect` connects to a server and `sessions` keeps under the id the SDK
+ * assigns; any other request without one gets 400.
+ */
+export async function serveSession(
+  sessions: Sessions,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: unknown,
+  settings: () => SessionSettings,
+  connect: (transport: StreamableHTTPServerTransport) => Promise<void>,
+): Promise<void> {
+  const sessionId = req.headers["mcp-session-id"];
+  if (typeof sessionId === "string") {
+    const transport = sessions.get(sessionId);
+    if (transport === undefined) {
+      res.writeHead(404, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32001, message: "Session not found" },
+          id: null,
+        }),
+      );
+      return;
+    }
+    await transport.handleRequest(req, res, body);
+    return;
+  }
+  if (req.method !== "POST") {
+    res.writeHead(400).end("Bad Request: Mcp-Session-Id header is required");
+    return;
+  }
+  const transport: StreamableHTTPServerTransport =
+    new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      ...settings(),
+      onsessioninitialized: (id: string) => void sessions.set(id, transport),
+      onsessionclosed: (id: string) => void sessions.delete(id),
+    });
+  await connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+/** Forgets and closes every session in `sessions`. */
+export async function closeSessions(sessions: Sessions): Promise<void> {
+  const open = [...sessions.values()];
+  sessions.clear();
+  await Promise.all(open.map((transport) => transport.close()));
+}
+
 /**
  * Serves `createTestServer()` over the SDK's `StreamableHTTPServerTransport`.
  * Stateful mode keeps one transport per session and answers an unknown
@@ -170,7 +247,7 @@ export interface SdkStreamableServer extends TestHttpServer {
 export async function sdkStreamableServer(
   options: SdkStreamableOptions = {},
 ): Promise<SdkStreamableServer> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions: Sessions = new Map();
   const servers: McpServer[] = [];
   const makeServer = () => {
     const server = createTestServer();
@@ -202,43 +279,13 @@ export async function sdkStreamableServer(
       await transport.handleRequest(req, res, body);
       return;
     }
-    const sessionId = req.headers["mcp-session-id"];
-    if (typeof sessionId === "string") {
-      const transport = sessions.get(sessionId);
-      if (transport === undefined) {
-        res.writeHead(404, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            error: { code: -32001, message: "Session not found" },
-            id: null,
-          }),
-        );
-        return;
-      }
-      await transport.handleRequest(req, res, body);
-      return;
-    }
-    if (req.method !== "POST") {
-      res.writeHead(400).end("Bad Request: Mcp-Session-Id header is required");
-      return;
-    }
-    const transport: StreamableHTTPServerTransport =
-      new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        enableJsonResponse: options.json ?? false,
-        eventStore: options.eventStore ? new InMemoryEventStore() : undefined,
-        retryInterval: options.retryInterval,
-        onsessioninitialized: (id: string) => void sessions.set(id, transport),
-        onsessionclosed: (id: string) => void sessions.delete(id),
-      });
-    await makeServer().connect(transport);
-    await transport.handleRequest(req, res, body);
+    await serveSession(sessions, req, res, body, () => ({
+      enableJsonResponse: options.json ?? false,
+      eventStore: options.eventStore ? new InMemoryEventStore() : undefined,
+      retryInterval: options.retryInterval,
+    }), (transport) => makeServer().connect(transport));
   });
-  const dropSessions = async () => {
-    const open = [...sessions.values()];
-    sessions.clear();
-    await Promise.all(open.map((transport) => transport.close()));
-  };
+  const dropSessions = () => closeSessions(sessions);
   return {
     ...http,
     url: `${http.origin}/mcp`,
@@ -516,6 +563,28 @@ export const TOKEN_ECHOES: Record<
     void res.writeHead(200, { "content-type": "text/html" })
       .end(`<p>Welcome back, ${token}! Please sign in.</p>`),
 };
+
+/** Transport options that send `Authorization: Bearer <token>`. */
+export interface BearerOptions {
+  headers: Record<string, string>;
+  getHeaders?: () => Promise<Record<string, string>>;
+}
+
+/** The two ways a transport is given the bearer token: as a fixed header, and from `getHeaders()`. */
+export function bearerSources(token: string): [string, BearerOptions][] {
+  return [
+    ["headers", { headers: { Authorization: `Bearer ${token}` } }],
+    ["getHeaders()", {
+      headers: {},
+      getHeaders: () => Promise.resolve({ Authorization: `Bearer ${token}` }),
+    }],
+  ];
+}
+
+/** The token part of a request's `Authorization: Bearer …` header ("" without one). */
+export function tokenOf(req: IncomingMessage): string {
+  return (req.headers.authorization ?? "").split(" ")[1] ?? "";
+}
 
 /** An `assert.rejects` check: a connection error whose message and cause do not hold `token`. */
 export function withoutToken(token: string): (error: unknown) => true {

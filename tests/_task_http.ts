@@ -9,8 +9,19 @@
  */
 
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { listen, type TestHttpServer } from "./_remote.ts";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import {
+  closeSessions,
+  listen,
+  serveSession,
+  type Sessions,
+  type TestHttpServer,
+} from "./_remote.ts";
+import {
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+} from "@cleveragents/mcp-adapter";
+import type { Cleanup } from "./_helpers.ts";
 import {
   createTaskServer,
   FixtureTaskStore,
@@ -48,43 +59,18 @@ export async function taskHttpServer(
 ): Promise<TaskHttpServer> {
   const log = newTaskServerLog();
   const store = new FixtureTaskStore(options.pollIntervalMs ?? 20);
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions: Sessions = new Map();
   const servers: McpServer[] = [];
   const http = await listen(async (req, res, body) => {
     if (new URL(req.url ?? "/", "http://localhost").pathname !== "/mcp") {
       res.writeHead(404, { "content-type": "text/plain" }).end("Not Found");
       return;
     }
-    const sessionId = req.headers["mcp-session-id"];
-    if (typeof sessionId === "string") {
-      const transport = sessions.get(sessionId);
-      if (transport === undefined) {
-        res.writeHead(404, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            jsonrpc: "2.0",
-            error: { code: -32001, message: "Session not found" },
-            id: null,
-          }),
-        );
-        return;
-      }
-      await transport.handleRequest(req, res, body);
-      return;
-    }
-    if (req.method !== "POST") {
-      res.writeHead(400).end("Bad Request: Mcp-Session-Id header is required");
-      return;
-    }
-    const transport: StreamableHTTPServerTransport =
-      new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (id: string) => void sessions.set(id, transport),
-        onsessionclosed: (id: string) => void sessions.delete(id),
-      });
-    const server = createTaskServer(log, { store });
-    servers.push(server);
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await serveSession(sessions, req, res, body, () => ({}), (transport) => {
+      const server = createTaskServer(log, { store });
+      servers.push(server);
+      return server.connect(transport);
+    });
   });
   return {
     ...http,
@@ -93,11 +79,26 @@ export async function taskHttpServer(
     store,
     sessions,
     close: async () => {
-      const open = [...sessions.values()];
-      sessions.clear();
-      await Promise.all(open.map((transport) => transport.close()));
+      await closeSessions(sessions);
       await Promise.all(servers.map((server) => server.close()));
       await http.close();
     },
   };
+}
+
+/** A {@linkcode taskHttpServer} and an adapter named "tasks" connected to it, both released by `cleanups`. */
+export async function connectedOverHttp(
+  cleanups: Cleanup[],
+  options?: MCPToolAdapterOptions,
+): Promise<{ server: TaskHttpServer; adapter: MCPToolAdapter }> {
+  const server = await taskHttpServer();
+  cleanups.push(() => server.close());
+  const adapter = new MCPToolAdapter({
+    name: "tasks",
+    transport: "streamable-http",
+    url: server.url,
+  }, options);
+  cleanups.push(() => adapter.disconnect());
+  await adapter.connect();
+  return { server, adapter };
 }

@@ -29,6 +29,7 @@ import {
   ElicitResultSchema,
   type JSONRPCMessage,
   type LoggingLevel,
+  LoggingLevelSchema,
   type Request,
   type RequestId,
   type Result,
@@ -38,17 +39,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import type { Extra } from "./_in_memory.ts";
 
-/** The syslog levels of `notifications/message`, least severe first. */
-export const LOG_LEVELS: readonly LoggingLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
+/** The syslog levels of `notifications/message`, least severe first: the SDK's own list. */
+export const LOG_LEVELS: readonly LoggingLevel[] = LoggingLevelSchema.options;
 
 /** What the server saw and did, for assertions. */
 export interface TaskServerLog {
@@ -358,9 +350,12 @@ export function createTaskServer(
       params: { progressToken: token, progress: value, total, message },
     });
   };
-  const created = (taskId: string) => {
-    const origin = store.origin(taskId)!;
-    log.created.push({ taskId, ...origin });
+  /** Creates a task with a minute to live and logs it as created. */
+  const newTask = async (extra: CreateTaskRequestHandlerExtra) => {
+    const task = await extra.taskStore.createTask({ ttl: 60_000 });
+    const origin = store.origin(task.taskId)!;
+    log.created.push({ taskId: task.taskId, ...origin });
+    return task;
   };
   const background = (taskId: string, work: () => Promise<void>) => {
     work().catch((error) => {
@@ -436,8 +431,7 @@ export function createTaskServer(
       },
       extra: CreateTaskRequestHandlerExtra,
     ) => {
-      const task = await extra.taskStore.createTask({ ttl: 60_000 });
-      created(task.taskId);
+      const task = await newTask(extra);
       const token = extra._meta?.progressToken;
       background(task.taskId, async () => {
         for (let step = 1; step <= steps; step++) {
@@ -472,8 +466,7 @@ export function createTaskServer(
       { polls }: { polls: number },
       extra: CreateTaskRequestHandlerExtra,
     ) => {
-      const task = await extra.taskStore.createTask({ ttl: 60_000 });
-      created(task.taskId);
+      const task = await newTask(extra);
       pollTargets.set(task.taskId, {
         polls,
         token: extra._meta?.progressToken,
@@ -495,8 +488,7 @@ export function createTaskServer(
       { mode, delayMs }: { mode: "isError" | "rpcError"; delayMs?: number },
       extra: CreateTaskRequestHandlerExtra,
     ) => {
-      const task = await extra.taskStore.createTask({ ttl: 60_000 });
-      created(task.taskId);
+      const task = await newTask(extra);
       background(task.taskId, async () => {
         await sleep(delayMs ?? 30);
         store.setStatusMessage(
@@ -525,8 +517,7 @@ export function createTaskServer(
       { delayMs }: { delayMs?: number },
       extra: CreateTaskRequestHandlerExtra,
     ) => {
-      const task = await extra.taskStore.createTask({ ttl: 60_000 });
-      created(task.taskId);
+      const task = await newTask(extra);
       background(task.taskId, async () => {
         await sleep(delayMs ?? 30);
         await extra.taskStore.updateTaskStatus(
@@ -550,8 +541,7 @@ export function createTaskServer(
       { kind }: { kind: "elicitation" | "sampling" },
       extra: CreateTaskRequestHandlerExtra,
     ) => {
-      const task = await extra.taskStore.createTask({ ttl: 60_000 });
-      created(task.taskId);
+      const task = await newTask(extra);
       const relatedTask = { taskId: task.taskId };
       background(task.taskId, async () => {
         await sleep(10);
@@ -641,8 +631,7 @@ export function createTaskServer(
       extra: CreateTaskRequestHandlerExtra,
     ) => {
       // Called inline too: the SDK then polls the store itself.
-      const task = await extra.taskStore.createTask({ ttl: 60_000 });
-      created(task.taskId);
+      const task = await newTask(extra);
       const augmented = store.origin(task.taskId)!.augmented;
       background(task.taskId, async () => {
         await sleep(delayMs ?? 10);

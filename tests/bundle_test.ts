@@ -54,6 +54,15 @@ const BUILD_OPTIONS = {
   // The backends' node: imports; the checks below keep them out of main.
   external: ["node:*"],
 } satisfies BuildOptions;
+/** One unminified ESM file for browsers, in memory, with its metafile. */
+const BROWSER_OPTIONS = {
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  write: false,
+  metafile: true,
+  logLevel: "silent",
+} satisfies BuildOptions;
 /**
  * What the root entry may load eagerly, minified and gzipped: what an edge
  * function pays at cold start. Raise it only with a reason in the commit.
@@ -388,14 +397,9 @@ describe("the root entry of the npm package bundled for platform browser", () =>
     async () => {
       const workingDir = dirname(entry);
       const result = await build({
+        ...BROWSER_OPTIONS,
         entryPoints: [entry],
         absWorkingDir: workingDir,
-        bundle: true,
-        format: "esm",
-        platform: "browser",
-        write: false,
-        metafile: true,
-        logLevel: "silent",
         plugins: [lazyPackagesExternal(workingDir)],
       });
       assert.deepEqual(result.warnings, []);
@@ -457,16 +461,11 @@ describe("the /config entry bundled for browsers and edge runtimes", () => {
     const out = await mkdtemp(join(tmpdir(), "mcp-adapter-config-bundle-"));
     try {
       const result = await build({
+        ...BROWSER_OPTIONS,
         entryPoints: [entry],
         absWorkingDir: workingDir,
-        bundle: true,
-        format: "esm",
-        platform: "browser",
-        write: false,
-        logLevel: "silent",
         external: ["node:*"],
         nodePaths: scratch === undefined ? [] : [join(scratch, "node_modules")],
-        metafile: true,
       });
       const inputs = Object.keys(result.metafile.inputs);
       assert.ok(

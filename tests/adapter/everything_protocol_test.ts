@@ -5,36 +5,23 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import {
-  type ElicitationRequest,
-  type MCPLogLevel,
-  type MCPTaskStatus,
+import type {
+  ElicitationRequest,
+  MCPLogLevel,
+  MCPTaskStatus,
   MCPToolAdapter,
-  type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
-import { everythingCommand } from "../_everything.ts";
-import { waitFor } from "../_helpers.ts";
+import { everythingStdioAdapter } from "../_everything.ts";
+import { text, waitFor } from "../_helpers.ts";
 
 const TEST_MS = 40_000;
-
-function text(result: MCPToolResult): string {
-  return (result.data.content ?? []).map((item) =>
-    item.type === "text" ? item.text : ""
-  ).join("");
-}
 
 describe("server-everything: tasks, log messages, output schemas", () => {
   let adapter: MCPToolAdapter;
   const logs: { level: MCPLogLevel; logger?: string; data: unknown }[] = [];
   const asked: ElicitationRequest[] = [];
   before(async () => {
-    const { command, args } = everythingCommand("stdio");
-    adapter = new MCPToolAdapter({
-      name: "everything",
-      transport: "stdio",
-      command,
-      args,
-    }, {
+    adapter = everythingStdioAdapter({
       onLog: (level, logger, data) =>
         void logs.push({ level, ...(logger ? { logger } : {}), data }),
       handlers: {

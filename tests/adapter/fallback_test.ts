@@ -4,7 +4,7 @@
  * `initialize` the ways deployed servers do.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   MCPConnectionError,
   MCPInitializeStatusError,
@@ -12,12 +12,10 @@ import {
 } from "@cleveragents/mcp-adapter";
 import { type RefusePost, sseOnlyServer } from "../_sse_only.ts";
 import { listen } from "../_remote.ts";
+import { releaseAfterEach } from "../_helpers.ts";
 
 const TEST_MS = 15_000;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
+const cleanups = releaseAfterEach("together");
 
 function adapterFor(url: string, fallback?: boolean): MCPToolAdapter {
   const adapter = new MCPToolAdapter({

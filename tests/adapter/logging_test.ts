@@ -4,11 +4,11 @@
  * — against the SDK task fixture in-process and over streamable HTTP.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   MCPConfigError,
   type MCPLogLevel,
-  MCPToolAdapter,
+  type MCPToolAdapter,
   type MCPToolAdapterOptions,
 } from "@cleveragents/mcp-adapter";
 import { linkedAdapter } from "../_in_memory.ts";
@@ -19,14 +19,11 @@ import {
   receivedMethods,
   type TaskServerLog,
 } from "../_task_server.ts";
-import { taskHttpServer } from "../_task_http.ts";
-import { waitFor } from "../_helpers.ts";
+import { connectedOverHttp } from "../_task_http.ts";
+import { releaseAfterEach, waitFor } from "../_helpers.ts";
 
 const TEST_MS = 15_000;
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
+const cleanups = releaseAfterEach("together");
 
 interface Logged {
   level: MCPLogLevel;
@@ -143,18 +140,10 @@ describe("server log messages", () => {
       timeout: TEST_MS,
     },
     async () => {
-      const server = await taskHttpServer();
-      cleanups.push(() => server.close());
       const logs: Logged[] = [];
-      const adapter = new MCPToolAdapter({
-        name: "tasks",
-        transport: "streamable-http",
-        url: server.url,
-      }, {
+      const { adapter } = await connectedOverHttp(cleanups, {
         onLog: (level, logger, data) => void logs.push({ level, logger, data }),
       });
-      cleanups.push(() => adapter.disconnect());
-      await adapter.connect();
       await adapter.invoke("log", { levels: ["notice"] });
       assert.deepEqual(logs.map((entry) => entry.level), ["notice"]);
       await adapter.invoke("log_later", {

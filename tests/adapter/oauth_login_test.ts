@@ -6,7 +6,7 @@
  * Every discovery shape, registration kind, token endpoint auth method and
  * scope source a client meets.
  */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   MCPAuthorizationRequiredError,
@@ -16,11 +16,13 @@ import {
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import {
-  type OAuthEvent,
+  assertRegisteredAndAuthorized,
+  eventsOf,
+  metadataPaths,
   type OAuthServerOptions,
+  oauthServers,
   type OAuthTestServer,
-  startOAuthServer,
-  type TokenAuthMethod,
+  TOKEN_AUTH_METHODS,
 } from "../_oauth_server.ts";
 import {
   approveHeadlessly,
@@ -29,22 +31,13 @@ import {
   REDIRECT_URL,
 } from "../_oauth_client.ts";
 import { within } from "../_remote.ts";
+import { releaseAfterEach, text as resultText } from "../_helpers.ts";
 
 /** Bound on every exchange here; each test ends well within it. */
 const WAIT_MS = 10_000;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-async function serve(options: OAuthServerOptions = {}) {
-  const server = await startOAuthServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
+const cleanups = releaseAfterEach();
+const serve = oauthServers(cleanups);
 
 interface Login {
   adapter: MCPToolAdapter;
@@ -106,19 +99,10 @@ async function login(
   return { adapter, provider, required };
 }
 
-function eventsOf<K extends OAuthEvent["kind"]>(
-  server: OAuthTestServer,
-  kind: K,
-): Extract<OAuthEvent, { kind: K }>[] {
-  return server.events.filter((e): e is Extract<OAuthEvent, { kind: K }> =>
-    e.kind === kind
-  );
-}
-
+/** The result's text, once it is asserted a success. */
 function text(result: MCPToolResult): string {
   assert.equal(result.success, true, result.error ?? "");
-  return (result.data.content as { text?: string }[] | undefined ?? [])
-    .map((item) => item.text ?? "").join("");
+  return resultText(result);
 }
 
 async function echo(adapter: MCPToolAdapter, message: string): Promise<void> {
@@ -137,13 +121,7 @@ describe("MCPToolAdapter: OAuth authorization-code login with finishAuth()", () 
     );
     assert.match(required.message, /authorize this client/);
     assert.match(required.message, /finishAuth\(\)/);
-    const [registration] = eventsOf(server, "register");
-    assert.deepEqual(registration?.body.redirect_uris, [REDIRECT_URL]);
-    const [authorization] = eventsOf(server, "authorize");
-    assert.equal(authorization?.error, undefined);
-    assert.equal(authorization?.query.code_challenge_method, "S256");
-    assert.equal(authorization?.query.resource, server.resource);
-    assert.equal(authorization?.query.client_id, registration?.clientId);
+    assertRegisteredAndAuthorized(server);
     const tokens = eventsOf(server, "token");
     assert.equal(tokens.length, 1);
     assert.equal(tokens[0]?.error, undefined);
@@ -216,10 +194,10 @@ describe("MCPToolAdapter: OAuth authorization-code login with finishAuth()", () 
       const server = await serve(options as OAuthServerOptions);
       const { adapter } = await login(server);
       await echo(adapter, "discovered");
-      const paths = [
-        ...new Set(eventsOf(server, "metadata").map((e) => e.path)),
-      ];
-      assert.deepEqual(paths, metadataPath === undefined ? [] : [metadataPath]);
+      assert.deepEqual(
+        metadataPaths(server),
+        metadataPath === undefined ? [] : [metadataPath],
+      );
       assert.equal(eventsOf(server, "register").length, 1);
       assert.equal(eventsOf(server, "token")[0]?.error, undefined);
       if ((options as OAuthServerOptions).resourceMetadata === "none") {
@@ -232,13 +210,7 @@ describe("MCPToolAdapter: OAuth authorization-code login with finishAuth()", () 
     });
   }
 
-  for (
-    const method of [
-      "client_secret_basic",
-      "client_secret_post",
-      "none",
-    ] as TokenAuthMethod[]
-  ) {
+  for (const method of TOKEN_AUTH_METHODS) {
     it(`authenticates at the token endpoint with ${method} when that is the only method`, async () => {
       const server = await serve({ tokenEndpointAuthMethods: [method] });
       await echo((await login(server)).adapter, method);

@@ -4,53 +4,31 @@
  * at hand), refresh, per-request tokens, the bounded retries, and secrets
  * kept out of messages.
  */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import {
   MCPAuthorizationRequiredError,
-  MCPToolAdapter,
-  type MCPToolAdapterOptions,
-  type MCPToolResult,
+  type MCPToolAdapter,
 } from "@cleveragents/mcp-adapter";
 import { sdkSseServer, sdkStreamableServer, within } from "../_remote.ts";
 import {
-  type OAuthEvent,
-  type OAuthServerOptions,
+  eventsOf,
+  oauthServers,
   type OAuthTestServer,
-  startOAuthServer,
 } from "../_oauth_server.ts";
 import { approveHeadlessly, MemoryOAuthProvider } from "../_oauth_client.ts";
+import { releaseAfterEach, text } from "../_helpers.ts";
+import { remoteAdapters } from "./_shared.ts";
 
 /** Bound on every connect and call here; each test ends well within it. */
 const WAIT_MS = 10_000;
 
 /** Everything the current test started; afterEach releases it. */
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-function adapterFor(
-  transport: "streamable-http" | "sse",
-  url: string,
-  options: MCPToolAdapterOptions = {},
-): MCPToolAdapter {
-  const adapter = new MCPToolAdapter(
-    { name: "remote", transport, url },
-    options,
-  );
-  cleanups.push(() => adapter.disconnect());
-  return adapter;
-}
-
-function text(result: MCPToolResult): string {
-  return (result.data.content as { text?: string }[] | undefined ?? [])
-    .map((item) => item.text ?? "").join("");
-}
+const cleanups = releaseAfterEach();
+const adapterFor = remoteAdapters(cleanups);
+const serve = oauthServers(cleanups);
 
 /** One exchange with the protected MCP endpoint: what it carried and how it was answered. */
 interface Exchange {
@@ -268,21 +246,6 @@ describe("OAuth through MCPToolAdapter, beyond the first 401", () => {
     );
   });
 });
-
-async function serve(options: OAuthServerOptions = {}) {
-  const server = await startOAuthServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
-
-function eventsOf<K extends OAuthEvent["kind"]>(
-  server: OAuthTestServer,
-  kind: K,
-): Extract<OAuthEvent, { kind: K }>[] {
-  return server.events.filter((e): e is Extract<OAuthEvent, { kind: K }> =>
-    e.kind === kind
-  );
-}
 
 /** Runs `step`; on MCPAuthorizationRequiredError plays the user and returns the URL approved. */
 async function approveIfAsked(

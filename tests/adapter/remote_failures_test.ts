@@ -1,36 +1,20 @@
 /** Remote servers that cannot be reached or refuse us, through MCPToolAdapter. */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   MCPConnectionError,
-  MCPToolAdapter,
-  type MCPToolAdapterOptions,
+  type MCPToolAdapter,
 } from "@cleveragents/mcp-adapter";
 import { listen, within } from "../_remote.ts";
+import { releaseAfterEach } from "../_helpers.ts";
+import { remoteAdapters } from "./_shared.ts";
 
 /** Bound on every connect and call here; each test ends well within it. */
 const WAIT_MS = 10_000;
 
 /** Everything the current test started; afterEach releases it. */
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-function adapterFor(
-  transport: "streamable-http" | "sse",
-  url: string,
-  options: MCPToolAdapterOptions = {},
-): MCPToolAdapter {
-  const adapter = new MCPToolAdapter(
-    { name: "remote", transport, url },
-    options,
-  );
-  cleanups.push(() => adapter.disconnect());
-  return adapter;
-}
+const cleanups = releaseAfterEach();
+const adapterFor = remoteAdapters(cleanups);
 
 /** Asserts `connect()` fails fast with MCPConnectionError that is not the connect timeout. */
 async function assertConnectFails(adapter: MCPToolAdapter): Promise<void> {

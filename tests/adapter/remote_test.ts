@@ -4,7 +4,11 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
-import { MCPConnectionError, MCPToolAdapter } from "@cleveragents/mcp-adapter";
+import {
+  MCPConnectionError,
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+} from "@cleveragents/mcp-adapter";
 import {
   type EverythingServer,
   recordingFetch,
@@ -12,11 +16,17 @@ import {
   sdkStreamableServer,
   startEverything,
 } from "../_remote.ts";
+import { text } from "../_helpers.ts";
+import { ASK_NAME } from "./_shared.ts";
 
-function text(result: { data: Record<string, unknown> }): string {
-  return (result.data.content as { text?: string }[]).map((item) =>
-    item.text ?? ""
-  ).join("");
+/** An adapter configured as a user would: a name, the transport and its URL. */
+function remoteAdapter(
+  name: string,
+  transport: "streamable-http" | "sse",
+  url: string,
+  options?: MCPToolAdapterOptions,
+): MCPToolAdapter {
+  return new MCPToolAdapter({ name, transport, url }, options);
 }
 
 describe("remote transports through MCPToolAdapter", () => {
@@ -51,11 +61,7 @@ describe("remote transports through MCPToolAdapter", () => {
 
   it("a 404 for an expired session re-initializes transparently and re-sends the call", async () => {
     const server = await sdkStreamableServer();
-    const adapter = new MCPToolAdapter({
-      name: "http",
-      transport: "streamable-http",
-      url: server.url,
-    });
+    const adapter = remoteAdapter("http", "streamable-http", server.url);
     try {
       await adapter.connect();
       await adapter.discoverTools();
@@ -85,11 +91,7 @@ describe("remote transports through MCPToolAdapter", () => {
 
   it("disconnect() sends DELETE for the session", async () => {
     const server = await sdkStreamableServer();
-    const adapter = new MCPToolAdapter({
-      name: "http",
-      transport: "streamable-http",
-      url: server.url,
-    });
+    const adapter = remoteAdapter("http", "streamable-http", server.url);
     try {
       await adapter.connect();
       await adapter.disconnect();
@@ -108,11 +110,9 @@ describe("remote transports through MCPToolAdapter", () => {
   it("options.fetch carries every request", async () => {
     const server = await sdkStreamableServer({ json: true });
     const { fetch, log } = recordingFetch();
-    const adapter = new MCPToolAdapter({
-      name: "http",
-      transport: "streamable-http",
-      url: server.url,
-    }, { fetch });
+    const adapter = remoteAdapter("http", "streamable-http", server.url, {
+      fetch,
+    });
     try {
       await adapter.connect();
       await adapter.invoke("echo", { message: "hi" });
@@ -127,11 +127,7 @@ describe("remote transports through MCPToolAdapter", () => {
     const server = await sdkStreamableServer();
     const url = server.url;
     await server.close();
-    const adapter = new MCPToolAdapter({
-      name: "gone",
-      transport: "streamable-http",
-      url,
-    });
+    const adapter = remoteAdapter("gone", "streamable-http", url);
     await assert.rejects(
       adapter.connect({ timeoutMs: 5000 }),
       MCPConnectionError,
@@ -140,11 +136,7 @@ describe("remote transports through MCPToolAdapter", () => {
 
   it("sse from config: connects and invokes", async () => {
     const server = await sdkSseServer();
-    const adapter = new MCPToolAdapter({
-      name: "sse",
-      transport: "sse",
-      url: server.url,
-    });
+    const adapter = remoteAdapter("sse", "sse", server.url);
     try {
       await adapter.connect();
       assert.equal(
@@ -172,11 +164,11 @@ describe("server-everything over HTTP", () => {
   });
 
   it("streamableHttp: get-sum, then survives a server restart (its 400 for a stale session)", async () => {
-    const adapter = new MCPToolAdapter({
-      name: "everything",
-      transport: "streamable-http",
-      url: `${http.origin}/mcp`,
-    });
+    const adapter = remoteAdapter(
+      "everything",
+      "streamable-http",
+      `${http.origin}/mcp`,
+    );
     try {
       await adapter.connect({ timeoutMs: 20_000 });
       assert.match(text(await adapter.invoke("get-sum", { a: 2, b: 3 })), /5/);
@@ -190,11 +182,11 @@ describe("server-everything over HTTP", () => {
   });
 
   it("sse mode, given as streamable-http (its URL only), is reached through the SSE fallback", async () => {
-    const adapter = new MCPToolAdapter({
-      name: "everything-fallback",
-      transport: "streamable-http",
-      url: `${sse.origin}/sse`,
-    });
+    const adapter = remoteAdapter(
+      "everything-fallback",
+      "streamable-http",
+      `${sse.origin}/sse`,
+    );
     try {
       await adapter.connect({ timeoutMs: 20_000 });
       assert.equal(adapter.transportKind, "sse");
@@ -208,11 +200,11 @@ describe("server-everything over HTTP", () => {
   });
 
   it("streamableHttp mode, given as sse, fails saying the URL speaks streamable HTTP", async () => {
-    const adapter = new MCPToolAdapter({
-      name: "everything-wrong",
-      transport: "sse",
-      url: `${http.origin}/mcp`,
-    });
+    const adapter = remoteAdapter(
+      "everything-wrong",
+      "sse",
+      `${http.origin}/mcp`,
+    );
     await assert.rejects(
       adapter.connect({ timeoutMs: 20_000 }),
       (error: unknown) => {
@@ -227,11 +219,7 @@ describe("server-everything over HTTP", () => {
   });
 
   it("sse: echo", async () => {
-    const adapter = new MCPToolAdapter({
-      name: "everything-sse",
-      transport: "sse",
-      url: `${sse.origin}/sse`,
-    });
+    const adapter = remoteAdapter("everything-sse", "sse", `${sse.origin}/sse`);
     try {
       await adapter.connect({ timeoutMs: 20_000 });
       assert.match(
@@ -248,17 +236,7 @@ describe("server-initiated requests", () => {
   function askingServer() {
     const server = new McpServer({ name: "asker", version: "1" });
     server.registerTool("ask", { inputSchema: {} }, async () => {
-      const answer = await server.server.elicitInput({
-        message: "Your name?",
-        requestedSchema: {
-          type: "object",
-          properties: {
-            name: { type: "string" },
-            color: { type: "string", default: "blue" },
-          },
-          required: ["name"],
-        },
-      });
+      const answer = await server.server.elicitInput(ASK_NAME);
       return {
         content: [{ type: "text" as const, text: JSON.stringify(answer) }],
       };

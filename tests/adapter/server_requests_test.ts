@@ -1,45 +1,19 @@
 /** Server-initiated requests (elicitation, sampling, roots) over streamable HTTP. */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { z } from "zod";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import {
-  MCPToolAdapter,
-  type MCPToolAdapterOptions,
-  type MCPToolResult,
-} from "@cleveragents/mcp-adapter";
 import type { Extra } from "../_in_memory.ts";
 import { sdkStreamableServer, type TestHttpServer } from "../_remote.ts";
-import { waitFor } from "../_helpers.ts";
+import { releaseAfterEach, text, waitFor } from "../_helpers.ts";
+import { ASK_NAME, remoteAdapters } from "./_shared.ts";
 
 /** Bound on every connect and call here; each test ends well within it. */
 const WAIT_MS = 10_000;
 
 /** Everything the current test started; afterEach releases it. */
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-function adapterFor(
-  transport: "streamable-http" | "sse",
-  url: string,
-  options: MCPToolAdapterOptions = {},
-): MCPToolAdapter {
-  const adapter = new MCPToolAdapter(
-    { name: "remote", transport, url },
-    options,
-  );
-  cleanups.push(() => adapter.disconnect());
-  return adapter;
-}
-
-function text(result: MCPToolResult): string {
-  return (result.data.content as { text?: string }[] | undefined ?? [])
-    .map((item) => item.text ?? "").join("");
-}
+const cleanups = releaseAfterEach();
+const adapterFor = remoteAdapters(cleanups);
 
 describe("server-initiated requests over streamable HTTP", () => {
   /** Adds tools that ask the client back, on the call's own SSE stream or the GET stream. */
@@ -50,17 +24,9 @@ describe("server-initiated requests over streamable HTTP", () => {
         "ask",
         { inputSchema: {} },
         async (_args: unknown, extra: Extra) => {
-          const answer = await server.server.elicitInput({
-            message: "Your name?",
-            requestedSchema: {
-              type: "object",
-              properties: {
-                name: { type: "string" },
-                color: { type: "string", default: "blue" },
-              },
-              required: ["name"],
-            },
-          }, { relatedRequestId: extra.requestId });
+          const answer = await server.server.elicitInput(ASK_NAME, {
+            relatedRequestId: extra.requestId,
+          });
           return {
             content: [{ type: "text" as const, text: JSON.stringify(answer) }],
           };

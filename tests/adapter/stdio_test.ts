@@ -7,10 +7,15 @@ import {
   type MCPProgress,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
-  type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
-import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
-import { everythingCommand } from "../_everything.ts";
+import {
+  fixturePath,
+  pidAlive,
+  runtimeCommand,
+  text,
+  waitFor,
+} from "../_helpers.ts";
+import { everythingCommand, everythingStdioAdapter } from "../_everything.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
@@ -33,12 +38,6 @@ function sdkServer(
 async function pidOf(adapter: MCPToolAdapter): Promise<number> {
   const result = await adapter.invoke("whoami", { variable: "PATH" });
   return (result.data.structuredContent as { pid: number }).pid;
-}
-
-function text(result: MCPToolResult): string {
-  return (result.data.content as { type: string; text?: string }[]).map((
-    item,
-  ) => item.text ?? "").join("");
 }
 
 describe("stdio: an SDK McpServer in a child process", () => {
@@ -161,13 +160,7 @@ describe("stdio: an SDK McpServer in a child process", () => {
 describe("stdio: @modelcontextprotocol/server-everything", () => {
   let adapter: MCPToolAdapter;
   before(async () => {
-    const { command, args } = everythingCommand("stdio");
-    adapter = new MCPToolAdapter({
-      name: "everything",
-      transport: "stdio",
-      command,
-      args,
-    });
+    adapter = everythingStdioAdapter();
     await adapter.connect({ timeoutMs: 30_000 });
   });
   after(async () => {

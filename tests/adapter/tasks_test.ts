@@ -5,13 +5,13 @@
  * elicitation and sampling, deadlines, and a session that ends under a task.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   type ElicitationRequest,
   MCPNotConnectedError,
   type MCPProgress,
   type MCPTaskStatus,
-  MCPToolAdapter,
+  type MCPToolAdapter,
   type MCPToolAdapterOptions,
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
@@ -24,15 +24,12 @@ import {
   type TaskServerLog,
   type TaskServerOptions,
 } from "../_task_server.ts";
-import { taskHttpServer } from "../_task_http.ts";
-import { waitFor } from "../_helpers.ts";
+import { connectedOverHttp } from "../_task_http.ts";
+import { releaseAfterEach, text, waitFor } from "../_helpers.ts";
 
 const TEST_MS = 15_000;
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
+const cleanups = releaseAfterEach("together");
 
 async function connected(
   log: TaskServerLog = newTaskServerLog(),
@@ -48,10 +45,21 @@ async function connected(
   return adapter;
 }
 
-function text(result: MCPToolResult): string {
-  return (result.data.content ?? []).map((item) =>
-    item.type === "text" ? item.text : ""
-  ).join("");
+/**
+ * Calls failing_task, which sits "working" for 2 s before it fails; resolves
+ * once the task exists, with the call still pending.
+ */
+async function runningTask(
+  adapter: MCPToolAdapter,
+): Promise<{ call: Promise<MCPToolResult> }> {
+  let created!: () => void;
+  const running = new Promise<void>((resolve) => created = resolve);
+  const call = adapter.invoke("failing_task", {
+    mode: "isError",
+    delayMs: 2_000,
+  }, { onTaskStatus: () => created() });
+  await running;
+  return { call };
 }
 
 /** The task ids the fixture created, in order. */
@@ -376,13 +384,7 @@ describe("tasks", () => {
     const log = newTaskServerLog();
     const store = new FixtureTaskStore(4_000);
     const adapter = await connected(log, {}, { store });
-    let created!: () => void;
-    const running = new Promise<void>((resolve) => created = resolve);
-    const call = adapter.invoke("failing_task", {
-      mode: "isError",
-      delayMs: 2_000,
-    }, { onTaskStatus: () => created() });
-    await running;
+    const { call } = await runningTask(adapter);
     const started = performance.now();
     await adapter.disconnect();
     await assert.rejects(call, MCPNotConnectedError);
@@ -399,19 +401,11 @@ describe("tasks over streamable HTTP", () => {
       timeout: TEST_MS,
     },
     async () => {
-      const server = await taskHttpServer();
-      cleanups.push(() => server.close());
-      const adapter = new MCPToolAdapter({
-        name: "tasks",
-        transport: "streamable-http",
-        url: server.url,
-      }, {
+      const { adapter } = await connectedOverHttp(cleanups, {
         handlers: {
           elicitation: () => ({ action: "accept", content: { colour: "red" } }),
         },
       });
-      cleanups.push(() => adapter.disconnect());
-      await adapter.connect();
       const progress: number[] = [];
       const slow = await adapter.invoke("slow_task", { steps: 3, gapMs: 30 }, {
         onProgress: (report) => void progress.push(report.progress),
@@ -429,22 +423,8 @@ describe("tasks over streamable HTTP", () => {
       timeout: TEST_MS,
     },
     async () => {
-      const server = await taskHttpServer();
-      cleanups.push(() => server.close());
-      const adapter = new MCPToolAdapter({
-        name: "tasks",
-        transport: "streamable-http",
-        url: server.url,
-      });
-      cleanups.push(() => adapter.disconnect());
-      await adapter.connect();
-      let created!: () => void;
-      const running = new Promise<void>((resolve) => created = resolve);
-      const call = adapter.invoke("failing_task", {
-        mode: "isError",
-        delayMs: 2_000,
-      }, { onTaskStatus: () => created() });
-      await running;
+      const { server, adapter } = await connectedOverHttp(cleanups);
+      const { call } = await runningTask(adapter);
       const [oldSession] = server.sessions.keys();
       // The server forgets the session (a restart): its next poll gets 404.
       server.sessions.clear();

@@ -3,7 +3,7 @@
  * bodies and events fail early with a size error, bad session ids are
  * refused, malformed responses settle their calls.
  */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
@@ -11,18 +11,15 @@ import {
   MCPNotConnectedError,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
+  type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import { sdkSseServer, sdkStreamableServer, within } from "../_remote.ts";
+import { releaseAfterEach } from "../_helpers.ts";
 
 const WAIT_MS = 20_000;
 const MiB = 1024 * 1024;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
+const cleanups = releaseAfterEach();
 
 type Intercept = (
   req: IncomingMessage,
@@ -49,6 +46,21 @@ function adapterFor(
   );
   cleanups.push(() => adapter.disconnect());
   return adapter;
+}
+
+/** Connects an adapter with `maxMessageBytes` to `url` and calls add, bounded by WAIT_MS. */
+async function limitedAdd(
+  url: string,
+  maxMessageBytes: number,
+): Promise<{ adapter: MCPToolAdapter; result: MCPToolResult }> {
+  const adapter = adapterFor(url, { maxMessageBytes });
+  await adapter.connect();
+  const result = await within(
+    adapter.invoke("add", { a: 1, b: 2 }),
+    WAIT_MS,
+    "invoke()",
+  );
+  return { adapter, result };
 }
 
 /** The JSON-RPC method and tool name of a POST body. */
@@ -92,13 +104,7 @@ describe("hostile HTTP servers: size limits", () => {
       pour(res, "z".repeat(MiB), 1024 * MiB);
       return true;
     });
-    const adapter = adapterFor(url, { maxMessageBytes: 4 * MiB });
-    await adapter.connect();
-    const result = await within(
-      adapter.invoke("add", { a: 1, b: 2 }),
-      WAIT_MS,
-      "invoke()",
-    );
+    const { adapter, result } = await limitedAdd(url, 4 * MiB);
     assert.equal(result.success, false);
     assert.equal(result.errorKind, "connection");
     assert.match(
@@ -120,13 +126,7 @@ describe("hostile HTTP servers: size limits", () => {
       res.write("{");
       return true;
     });
-    const adapter = adapterFor(url, { maxMessageBytes: MiB });
-    await adapter.connect();
-    const result = await within(
-      adapter.invoke("add", { a: 1, b: 2 }),
-      WAIT_MS,
-      "invoke()",
-    );
+    const { result } = await limitedAdd(url, MiB);
     assert.equal(result.errorKind, "connection");
     assert.match(
       result.error!,
@@ -142,13 +142,7 @@ describe("hostile HTTP servers: size limits", () => {
       pour(res, "q".repeat(64 * 1024), 1024 * MiB);
       return true;
     }, false);
-    const adapter = adapterFor(url, { maxMessageBytes: MiB });
-    await adapter.connect();
-    const result = await within(
-      adapter.invoke("add", { a: 1, b: 2 }),
-      WAIT_MS,
-      "invoke()",
-    );
+    const { result } = await limitedAdd(url, MiB);
     assert.equal(result.success, false);
     assert.match(result.error!, /larger than maxMessageBytes/);
   });

@@ -3,7 +3,7 @@
  * settles, memory stays bounded, the event loop keeps running, and nothing
  * a server does leaves a process behind or a secret in a message.
  */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import {
@@ -13,19 +13,20 @@ import {
   type MCPToolAdapterOptions,
   StdioTransport,
 } from "@cleveragents/mcp-adapter";
-import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
+import {
+  fixturePath,
+  pidAlive,
+  releaseAfterEach,
+  runtimeCommand,
+  waitFor,
+} from "../_helpers.ts";
 import { within } from "../_remote.ts";
 
 /** Bound on every wait here; each test ends well within it. */
 const WAIT_MS = 20_000;
 const SECRET = "s3cr3t-VALUE-0123456789-abcdef";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
+const cleanups = releaseAfterEach();
 
 function hostile(
   mode: string,

@@ -5,17 +5,18 @@
  * directly. The library's own OAuth tests build on this server.
  */
 
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import {
-  type OAuthEvent,
-  type OAuthServerOptions,
+  assertRegisteredAndAuthorized,
+  eventsOf,
+  metadataPaths,
+  oauthServers,
   type OAuthTestServer,
-  startOAuthServer,
-  type TokenAuthMethod,
+  TOKEN_AUTH_METHODS,
 } from "../_oauth_server.ts";
 import {
   approveHeadlessly,
@@ -24,23 +25,13 @@ import {
   REDIRECT_URL,
 } from "../_oauth_client.ts";
 import { within } from "../_remote.ts";
-import { waitFor } from "../_helpers.ts";
+import { releaseAfterEach, waitFor } from "../_helpers.ts";
 
 /** Bound on every exchange here; each test ends well within it. */
 const WAIT_MS = 10_000;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-async function serve(options: OAuthServerOptions = {}) {
-  const server = await startOAuthServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
+const cleanups = releaseAfterEach();
+const serve = oauthServers(cleanups);
 
 interface Session {
   client: Client;
@@ -99,19 +90,6 @@ function echo(s: Session, message: string): Promise<CallResult> {
   );
 }
 
-function eventsOf<K extends OAuthEvent["kind"]>(
-  server: OAuthTestServer,
-  kind: K,
-): Extract<OAuthEvent, { kind: K }>[] {
-  return server.events.filter((e): e is Extract<OAuthEvent, { kind: K }> =>
-    e.kind === kind
-  );
-}
-
-function metadataPaths(server: OAuthTestServer): string[] {
-  return [...new Set(eventsOf(server, "metadata").map((e) => e.path))];
-}
-
 describe("the OAuth test server, driven by the MCP SDK's client", () => {
   it("runs discovery, dynamic registration, PKCE S256 and the resource parameter, then lets the token through", async () => {
     const server = await serve();
@@ -123,13 +101,7 @@ describe("the OAuth test server, driven by the MCP SDK's client", () => {
     assert.deepEqual(metadataPaths(server), [
       "/.well-known/oauth-authorization-server",
     ]);
-    const [registration] = eventsOf(server, "register");
-    assert.deepEqual(registration?.body.redirect_uris, [REDIRECT_URL]);
-    const [authorization] = eventsOf(server, "authorize");
-    assert.equal(authorization?.error, undefined);
-    assert.equal(authorization?.query.code_challenge_method, "S256");
-    assert.equal(authorization?.query.resource, server.resource);
-    assert.equal(authorization?.query.client_id, registration?.clientId);
+    assertRegisteredAndAuthorized(server);
     const [exchange] = eventsOf(server, "token");
     assert.equal(exchange?.error, undefined);
     assert.equal(exchange?.params.grant_type, "authorization_code");
@@ -232,13 +204,7 @@ describe("the OAuth test server, driven by the MCP SDK's client", () => {
     });
   }
 
-  for (
-    const method of [
-      "client_secret_basic",
-      "client_secret_post",
-      "none",
-    ] as TokenAuthMethod[]
-  ) {
+  for (const method of TOKEN_AUTH_METHODS) {
     it(`authenticates the token request with ${method} when that is the only method`, async () => {
       const server = await serve({ tokenEndpointAuthMethods: [method] });
       await echo(await login(server), method);

@@ -3,7 +3,7 @@
  * `authProvider` and `finishAuth()` of StreamableHTTPTransport and
  * SSEClientTransport, as the MCP SDK's transports offer them.
  */
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   MCPAuthorizationRequiredError,
@@ -15,15 +15,11 @@ import {
 import { startOAuthServer } from "../_oauth_server.ts";
 import { approveHeadlessly, MemoryOAuthProvider } from "../_oauth_client.ts";
 import { Rpc, within } from "../_remote.ts";
+import { releaseAfterEach } from "../_helpers.ts";
 
 const WAIT_MS = 10_000;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
+const cleanups = releaseAfterEach();
 
 const kinds = [
   ["StreamableHTTPTransport", "streamable-http"],

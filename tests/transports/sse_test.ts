@@ -1,45 +1,34 @@
 import assert from "node:assert/strict";
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { after, afterEach, before, describe, it } from "node:test";
+import type { ServerResponse } from "node:http";
+import { after, before, describe, it } from "node:test";
 import {
   MCPConnectionError,
   type MCPProgress,
   MCPToolAdapter,
-  type MCPToolResult,
   SSEClientTransport,
   type SSEClientTransportOptions,
 } from "@cleveragents/mcp-adapter";
 import {
+  bearerSources,
   type EverythingServer,
-  listen,
+  rawServers,
   Rpc,
   sdkSseServer,
   sdkStreamableServer,
   startEverything,
-  type TestHttpServer,
   TOKEN_ECHOES,
+  tokenOf,
   withoutToken,
 } from "../_remote.ts";
-import { waitFor } from "../_helpers.ts";
+import { releaseAfterEach, text, waitFor } from "../_helpers.ts";
 
 const SECRET = "sk-test-sse-0123456789";
 const HEADERS = { Authorization: `Bearer ${SECRET}` };
 const WAIT_MS = 10_000;
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
+const cleanups = releaseAfterEach();
 
-async function rawServer(
-  handler: (req: IncomingMessage, res: ServerResponse, body: unknown) => void,
-): Promise<TestHttpServer> {
-  const server = await listen(handler);
-  cleanups.push(() => server.close());
-  return server;
-}
+const rawServer = rawServers(cleanups);
 
 function transport(
   url: string,
@@ -59,11 +48,6 @@ function adapterFor(url: string): MCPToolAdapter {
   );
   cleanups.push(() => adapter.disconnect());
   return adapter;
-}
-
-function text(result: MCPToolResult): string {
-  return (result.data.content as { text?: string }[] | undefined ?? [])
-    .map((item) => item.text ?? "").join("");
 }
 
 function assertClean(error: unknown): true {
@@ -193,19 +177,8 @@ const TOKEN = "sk-abc123-legacy-token";
 
 const assertNoToken = withoutToken(TOKEN);
 
-function tokenOf(req: IncomingMessage): string {
-  return (req.headers.authorization ?? "").split(" ")[1] ?? "";
-}
-
 describe("legacy SSE never quotes a header value, not even a part of it", () => {
-  const sources: [string, Partial<SSEClientTransportOptions>][] = [
-    ["headers", { headers: { Authorization: `Bearer ${TOKEN}` } }],
-    ["getHeaders()", {
-      headers: {},
-      getHeaders: () => Promise.resolve({ Authorization: `Bearer ${TOKEN}` }),
-    }],
-  ];
-  for (const [source, options] of sources) {
+  for (const [source, options] of bearerSources(TOKEN)) {
     for (const [answer, echo] of Object.entries(TOKEN_ECHOES)) {
       it(`redacts the token of a Bearer value from ${source} echoed in a ${answer} answer to the GET`, async () => {
         const received: string[] = [];

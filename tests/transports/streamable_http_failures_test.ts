@@ -1,56 +1,33 @@
 /** The streamable HTTP transport when things go wrong: failures, redirects, expired sessions, secrets in answers. */
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
   MCPConnectionError,
   MCPInitializeStatusError,
   MCPRequestLostError,
   MCPSessionExpiredError,
-  MCPToolAdapter,
-  type MCPToolResult,
-  StreamableHTTPTransport,
-  type StreamableHTTPTransportOptions,
 } from "@cleveragents/mcp-adapter";
 import {
+  bearerSources,
   freePort,
-  listen,
-  Rpc,
-  type SdkStreamableOptions,
-  type SdkStreamableServer,
-  sdkStreamableServer,
+  rawServers,
   type TestHttpServer,
   TOKEN_ECHOES,
+  tokenOf,
   withoutToken,
 } from "../_remote.ts";
+import { text } from "../_helpers.ts";
+import {
+  adapterFor,
+  assertClean,
+  cleanups,
+  sdkServer,
+  started,
+} from "./_streamable.ts";
 
-/** Sent on every request; must never show up in an error message. */
-const SECRET = "sk-test-0123456789abcdef";
-const HEADERS = { "X-Api-Key": SECRET };
-
-/** Everything the current test started; afterEach releases it. */
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-async function sdkServer(
-  options: SdkStreamableOptions = {},
-): Promise<SdkStreamableServer> {
-  const server = await sdkStreamableServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
-
-async function rawServer(
-  handler: (req: IncomingMessage, res: ServerResponse, body: unknown) => void,
-): Promise<TestHttpServer> {
-  const server = await listen(handler);
-  cleanups.push(() => server.close());
-  return server;
-}
+/** A `node:http` server with `handler`, closed after the test. */
+const rawServer = rawServers(cleanups);
 
 /**
  * A hand-written server: answers initialize (with session id "raw-session")
@@ -80,75 +57,18 @@ function miniServer(
   });
 }
 
-function transport(
-  url: string,
-  options: Partial<StreamableHTTPTransportOptions> = {},
-): StreamableHTTPTransport {
-  const created = new StreamableHTTPTransport({
-    url,
-    headers: HEADERS,
-    ...options,
-  });
-  cleanups.push(() => created.close());
-  return created;
-}
-
-function adapterFor(
-  url: string,
-  options: Partial<StreamableHTTPTransportOptions> = {},
-): MCPToolAdapter {
-  const adapter = new MCPToolAdapter({
-    name: "remote",
-    transport: "streamable-http",
-    url,
-  }, { transport: () => transport(url, options) });
-  cleanups.push(() => adapter.disconnect());
-  return adapter;
-}
-
-async function started(
-  url: string,
-  options: Partial<StreamableHTTPTransportOptions> = {},
-): Promise<Rpc> {
-  const rpc = new Rpc(transport(url, options));
-  await rpc.transport.start();
-  return rpc;
-}
-
-function text(result: MCPToolResult): string {
-  return (result.data.content as { text?: string }[] | undefined ?? [])
-    .map((item) => item.text ?? "").join("");
-}
-
-/** Asserts `error` is an instance of `type` whose message leaks no header value. */
-function assertClean(error: unknown, type: new (...args: never[]) => Error) {
-  assert.ok(error instanceof type, `expected ${type.name}, got ${error}`);
-  assert.ok(
-    !error.message.includes(SECRET),
-    `the message leaks a header value: ${error.message}`,
-  );
-  return true;
-}
-
 /** The token part of `Authorization: Bearer …`, as servers echo it back. */
 const TOKEN = "sk-abc123-streamable-token";
 
 const assertNoToken = withoutToken(TOKEN);
 
 describe("streamable HTTP never quotes a header value, not even a part of it", () => {
-  const sources: [string, Partial<StreamableHTTPTransportOptions>][] = [
-    ["headers", { headers: { Authorization: `Bearer ${TOKEN}` } }],
-    ["getHeaders()", {
-      headers: {},
-      getHeaders: () => Promise.resolve({ Authorization: `Bearer ${TOKEN}` }),
-    }],
-  ];
-  for (const [source, options] of sources) {
+  for (const [source, options] of bearerSources(TOKEN)) {
     for (const [answer, echo] of Object.entries(TOKEN_ECHOES)) {
       it(`redacts the token of a Bearer value from ${source} echoed in a ${answer} body`, async () => {
         const received: string[] = [];
         const server = await rawServer((req, res) => {
-          const token = (req.headers.authorization ?? "").split(" ")[1] ?? "";
+          const token = tokenOf(req);
           received.push(token);
           echo(res, token);
         });

@@ -1,98 +1,28 @@
 import assert from "node:assert/strict";
-import { after, afterEach, before, describe, it } from "node:test";
+import { after, before, describe, it } from "node:test";
 import { z } from "zod";
 import {
   MCPConnectionError,
   type MCPProgress,
   MCPSessionExpiredError,
-  MCPToolAdapter,
-  type MCPToolResult,
-  StreamableHTTPTransport,
-  type StreamableHTTPTransportOptions,
 } from "@cleveragents/mcp-adapter";
 import type { Extra } from "../_in_memory.ts";
 import {
   type EverythingServer,
   recordingFetch,
-  Rpc,
-  type SdkStreamableOptions,
-  type SdkStreamableServer,
-  sdkStreamableServer,
   type SeenRequest,
   startEverything,
 } from "../_remote.ts";
-import { waitFor } from "../_helpers.ts";
+import { text, waitFor } from "../_helpers.ts";
+import {
+  adapterFor,
+  assertClean,
+  sdkServer,
+  SECRET,
+  started,
+} from "./_streamable.ts";
 
-/** Sent on every request; must never show up in an error message. */
-const SECRET = "sk-test-0123456789abcdef";
-const HEADERS = { "X-Api-Key": SECRET };
 const WAIT_MS = 10_000;
-
-/** Everything the current test started; afterEach releases it. */
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    await cleanup().catch(() => {});
-  }
-});
-
-async function sdkServer(
-  options: SdkStreamableOptions = {},
-): Promise<SdkStreamableServer> {
-  const server = await sdkStreamableServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
-
-function transport(
-  url: string,
-  options: Partial<StreamableHTTPTransportOptions> = {},
-): StreamableHTTPTransport {
-  const created = new StreamableHTTPTransport({
-    url,
-    headers: HEADERS,
-    ...options,
-  });
-  cleanups.push(() => created.close());
-  return created;
-}
-
-function adapterFor(
-  url: string,
-  options: Partial<StreamableHTTPTransportOptions> = {},
-): MCPToolAdapter {
-  const adapter = new MCPToolAdapter({
-    name: "remote",
-    transport: "streamable-http",
-    url,
-  }, { transport: () => transport(url, options) });
-  cleanups.push(() => adapter.disconnect());
-  return adapter;
-}
-
-async function started(
-  url: string,
-  options: Partial<StreamableHTTPTransportOptions> = {},
-): Promise<Rpc> {
-  const rpc = new Rpc(transport(url, options));
-  await rpc.transport.start();
-  return rpc;
-}
-
-function text(result: MCPToolResult): string {
-  return (result.data.content as { text?: string }[] | undefined ?? [])
-    .map((item) => item.text ?? "").join("");
-}
-
-/** Asserts `error` is an instance of `type` whose message leaks no header value. */
-function assertClean(error: unknown, type: new (...args: never[]) => Error) {
-  assert.ok(error instanceof type, `expected ${type.name}, got ${error}`);
-  assert.ok(
-    !error.message.includes(SECRET),
-    `the message leaks a header value: ${error.message}`,
-  );
-  return true;
-}
 
 /** Every request carried the configured header. */
 function assertHeaderEverywhere(requests: SeenRequest[]): void {

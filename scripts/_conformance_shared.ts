@@ -1,0 +1,188 @@
+/**
+ * The scenario plumbing both conformance drivers share: which client
+ * scenarios there are and what each asks of a client, and the command line
+ * the suite starts a driver with. Each driver (`conformance_client.ts`,
+ * `conformance_sdk_client.ts`) supplies only how its client exercises a
+ * server.
+ *
+ * @module
+ */
+
+import {
+  ClientCredentialsProvider,
+  PrivateKeyJwtProvider,
+} from "@modelcontextprotocol/sdk/client/auth-extensions.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  CIMD_URL,
+  conformanceContext,
+  ConformanceOAuthProvider,
+  crossAppAccessToken,
+} from "./_conformance_auth.ts";
+import { logError } from "./_run.ts";
+
+/** The whole run; the suite's own limit is 30 s. */
+const RUN_TIMEOUT_MS = 25_000;
+
+/** How a scenario wants the client set up; a driver maps it onto its client. */
+export interface ScenarioOptions {
+  /** Authenticates the client, for the OAuth scenarios. */
+  authProvider?: OAuthClientProvider;
+  /** Headers sent on every request: the cross-app access token. */
+  headers?: Record<string, string>;
+  /** Accept every elicitation with nothing filled in, leaving the schema defaults to the client. */
+  elicitation?: boolean;
+}
+
+/** The tool a scenario calls, with its arguments. */
+export interface ScenarioTool {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** Connects to `url` as `options` say, lists the tools, calls `tool` when given, and disconnects. */
+export type Exercise = (
+  url: string,
+  options: ScenarioOptions,
+  tool?: ScenarioTool,
+) => Promise<void>;
+
+/** Runs one scenario against the suite's server at a URL. */
+export type Scenario = (url: string) => Promise<void>;
+
+const TEST_TOOL = { name: "test-tool", args: {} };
+
+/** The authorization-code scenarios: log in, list tools, call the test tool. */
+const AUTH_CODE_SCENARIOS = [
+  "auth/metadata-default",
+  "auth/metadata-var1",
+  "auth/metadata-var2",
+  "auth/metadata-var3",
+  "auth/basic-cimd",
+  "auth/scope-from-www-authenticate",
+  "auth/scope-from-scopes-supported",
+  "auth/scope-omitted-when-undefined",
+  "auth/scope-step-up",
+  "auth/scope-retry-limit",
+  "auth/token-endpoint-auth-basic",
+  "auth/token-endpoint-auth-post",
+  "auth/token-endpoint-auth-none",
+  "auth/2025-03-26-oauth-metadata-backcompat",
+  "auth/2025-03-26-oauth-endpoint-fallback",
+  "auth/resource-mismatch",
+  "auth/offline-access-scope",
+  "auth/offline-access-not-supported",
+];
+
+/**
+ * Scenario name → what the client does; names are those of conformance
+ * 0.1.16.
+ *
+ * @param clientName The name the client registers its OAuth clients under.
+ * @param exercise How the driver's client runs a scenario.
+ * @returns Every scenario the drivers know, in a fixed order.
+ */
+export function scenarios(
+  clientName: string,
+  exercise: Exercise,
+): Record<string, Scenario> {
+  const table: Record<string, Scenario> = {
+    "initialize": (url) => exercise(url, {}),
+    "tools_call": (url) =>
+      exercise(url, {}, { name: "add_numbers", args: { a: 5, b: 3 } }),
+    "elicitation-sep1034-client-defaults": (url) =>
+      exercise(url, { elicitation: true }, {
+        name: "test_client_elicitation_defaults",
+        args: {},
+      }),
+    "sse-retry": (url) =>
+      exercise(url, {}, { name: "test_reconnection", args: {} }),
+    "auth/client-credentials-basic": (url) => {
+      const context = conformanceContext();
+      return exercise(url, {
+        authProvider: new ClientCredentialsProvider({
+          clientId: context.client_id!,
+          clientSecret: context.client_secret!,
+        }),
+      });
+    },
+    "auth/client-credentials-jwt": (url) => {
+      const context = conformanceContext();
+      return exercise(url, {
+        authProvider: new PrivateKeyJwtProvider({
+          clientId: context.client_id!,
+          privateKey: context.private_key_pem!,
+          algorithm: context.signing_algorithm ?? "ES256",
+        }),
+      });
+    },
+    "auth/cross-app-access-complete-flow": async (url) => {
+      const token = await crossAppAccessToken(url, conformanceContext());
+      await exercise(
+        url,
+        { headers: { Authorization: `Bearer ${token}` } },
+        TEST_TOOL,
+      );
+    },
+    "auth/pre-registration": (url) => {
+      const context = conformanceContext();
+      return exercise(url, {
+        authProvider: new ConformanceOAuthProvider({
+          clientName,
+          preRegistered: {
+            client_id: context.client_id!,
+            client_secret: context.client_secret!,
+          },
+        }),
+      }, TEST_TOOL);
+    },
+  };
+  for (const name of AUTH_CODE_SCENARIOS) {
+    table[name] = (url) =>
+      exercise(url, {
+        authProvider: new ConformanceOAuthProvider({
+          clientName,
+          clientMetadataUrl: CIMD_URL,
+        }),
+      }, TEST_TOOL);
+  }
+  return table;
+}
+
+/**
+ * The driver's command line, as the suite starts it: runs the scenario
+ * named in `MCP_CONFORMANCE_SCENARIO` against the URL given last, and exits
+ * 0 when it passed, 1 when it failed or ran past its time, 2 when it was
+ * started wrong (printing `usage`).
+ *
+ * @param table The driver's scenarios.
+ * @param usage What to print when the scenario or the URL is missing.
+ */
+export async function main(
+  table: Record<string, Scenario>,
+  usage: string,
+): Promise<never> {
+  const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
+  const url = Deno.args.at(-1);
+  const run = table[scenario];
+  if (run === undefined || url === undefined) {
+    logError(usage);
+    Deno.exit(2);
+  }
+  const deadline = setTimeout(() => {
+    logError(`${scenario}: no result within ${RUN_TIMEOUT_MS} ms`);
+    Deno.exit(1);
+  }, RUN_TIMEOUT_MS);
+  try {
+    await run(url);
+    logError(`${scenario}: done`);
+    Deno.exit(0);
+  } catch (error) {
+    logError(
+      `${scenario}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    Deno.exit(1);
+  } finally {
+    clearTimeout(deadline);
+  }
+}
