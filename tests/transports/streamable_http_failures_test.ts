@@ -18,13 +18,9 @@ import {
   withoutToken,
 } from "../_remote.ts";
 import { text } from "../_helpers.ts";
-import {
-  adapterFor,
-  assertClean,
-  cleanups,
-  sdkServer,
-  started,
-} from "./_streamable.ts";
+import { assertClean, streamableFixture } from "./_streamable.ts";
+
+const { adapterFor, cleanups, sdkServer, started } = streamableFixture();
 
 /** A `node:http` server with `handler`, closed after the test. */
 const rawServer = rawServers(cleanups);

@@ -14,13 +14,9 @@ import {
   startEverything,
 } from "../_remote.ts";
 import { text, waitFor } from "../_helpers.ts";
-import {
-  adapterFor,
-  assertClean,
-  sdkServer,
-  SECRET,
-  started,
-} from "./_streamable.ts";
+import { assertClean, SECRET, streamableFixture } from "./_streamable.ts";
+
+const { adapterFor, sdkServer, started } = streamableFixture();
 
 const WAIT_MS = 10_000;
 
