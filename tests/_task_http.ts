@@ -24,10 +24,10 @@ import {
 import type { Cleanup } from "./_helpers.ts";
 import {
   createTaskServer,
-  FixtureTaskStore,
   newTaskServerLog,
   type TaskServerLog,
 } from "./_task_server.ts";
+import { FixtureTaskStore } from "./_task_store.ts";
 
 /** A listening {@linkcode taskHttpServer}. */
 export interface TaskHttpServer extends TestHttpServer {

@@ -18,12 +18,12 @@ import {
 import { linkedAdapter } from "../_in_memory.ts";
 import {
   createTaskServer,
-  FixtureTaskStore,
   newTaskServerLog,
   receivedMethods,
   type TaskServerLog,
   type TaskServerOptions,
 } from "../_task_server.ts";
+import { FixtureTaskStore } from "../_task_store.ts";
 import { connectedOverHttp } from "../_task_http.ts";
 import { releaseAfterEach, text, waitFor } from "../_helpers.ts";
 

@@ -5,9 +5,14 @@
  * @module
  */
 
+import { after, before } from "node:test";
 import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { fixturePath, runtimeCommand } from "../_helpers.ts";
 
 const RUN_TIMEOUT_MS = 60_000;
 
@@ -67,4 +72,58 @@ export function exec(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
+const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
+/** The SDK test server, as a command of this runtime. */
+export const fixture = runtimeCommand(fixturePath(`sdk_server${ext}`));
+
+/** A temporary folder with config files, and the command line run in it. */
+export interface CliWorkspace {
+  /** The folder (set in `before`). */
+  dir: string;
+  /** `servers.json`: the SDK test server as `sdk`. */
+  config: string;
+  /** `broken.json`: `sdk`, and `ghost`, whose command does not exist. */
+  brokenConfig: string;
+  /** Runs the command line with `args` in `cwd` (default: the folder). */
+  cli(args: readonly string[], cwd?: string): Promise<Run>;
+}
+
+/**
+ * Registers the `before` that creates the {@linkcode CliWorkspace} and the
+ * `after` that removes it; call it at the top of a `describe`.
+ */
+export function cliWorkspace(): CliWorkspace {
+  const workspace: CliWorkspace = {
+    dir: "",
+    config: "",
+    brokenConfig: "",
+    cli(args, cwd = workspace.dir) {
+      const { command, args: base } = cliCommand();
+      return exec(command, [...base, ...args], cwd);
+    },
+  };
+  before(async () => {
+    const dir = await mkdtemp(join(tmpdir(), "mcp-cli-test-"));
+    workspace.dir = dir;
+    const sdk = { command: fixture.command, args: fixture.args };
+    workspace.config = join(dir, "servers.json");
+    await writeFile(workspace.config, JSON.stringify({ mcpServers: { sdk } }));
+    workspace.brokenConfig = join(dir, "broken.json");
+    await writeFile(
+      workspace.brokenConfig,
+      JSON.stringify({
+        mcpServers: {
+          sdk,
+          ghost: { command: join(dir, "no-such-mcp-server") },
+        },
+      }),
+    );
+  });
+  after(async () => {
+    await rm(workspace.dir, { recursive: true, force: true });
+  });
+  return workspace;
 }
