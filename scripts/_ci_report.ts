@@ -220,6 +220,28 @@ export function tarballSize(log: string): string | undefined {
 }
 
 /**
+ * The score `scripts/conformance.ts` prints, for each client it ran.
+ *
+ * @param log The conformance step's output.
+ * @returns E.g. `"ours 26/26"` or `"ours 26/26, sdk 26/26"`, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import { conformanceScore } from "./_ci_report.ts";
+ *
+ * conformanceScore("ours: 26/26 scenarios pass\ntook 15.3 s"); // "ours 26/26"
+ * ```
+ */
+export function conformanceScore(log: string): string | undefined {
+  const scores = [
+    ...plain(log).matchAll(
+      /^(ours|sdk) ?: (\d+\/\d+) scenarios pass$/gm,
+    ),
+  ].map(([, client, score]) => `${client} ${score}`);
+  return scores.length === 0 ? undefined : scores.join(", ");
+}
+
+/**
  * The key figures of one step, for its line on the console.
  *
  * @param name The step's name (`test-deno`, `smoke-bun`, …).
@@ -247,6 +269,9 @@ export function stepFigures(name: string, log: string): string {
   } else if (name === "build-npm") {
     const size = tarballSize(log);
     if (size) parts.push(`tarball ${size}`);
+  } else if (name === "conformance") {
+    const score = conformanceScore(log);
+    if (score) parts.push(`MCP conformance client scenarios: ${score}`);
   }
   if (name.startsWith("test-")) {
     const size = bundleSize(log);
@@ -300,7 +325,7 @@ const STAGES: readonly { stage: string; step: string }[] = [
 
 /**
  * The closing summary: one line per stage that ran (Deno, Node, Bun,
- * workerd, bundle), then node's own summary lines, last.
+ * workerd, conformance, bundle), then node's own summary lines, last.
  *
  * @param results The steps that ran, in order.
  * @param logDir Where the logs are.
@@ -352,6 +377,17 @@ export function closingSummary(
         ...(bundled ? [`root entry ${bundled}`] : []),
         ...(tarball ? [`npm tarball ${tarball}`] : []),
       ].join("; "),
+    );
+  }
+  const conformance = results.find((result) => result.name === "conformance");
+  if (conformance !== undefined) {
+    row(
+      "conform",
+      `${conformance.code === 0 ? "ok" : "FAILED"}  ${
+        conformanceScore(conformance.log) ?? "no score printed"
+      } client scenarios of the official suite in ${
+        conformance.seconds.toFixed(1)
+      } s`,
     );
   }
   const total = results.reduce((sum, result) => sum + result.seconds, 0);

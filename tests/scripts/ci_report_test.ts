@@ -6,6 +6,7 @@ import { join } from "node:path";
 import {
   bundleSize,
   closingSummary,
+  conformanceScore,
   denoCounts,
   lastLines,
   nodeCounts,
@@ -46,6 +47,14 @@ const NPM_PACK_LOG = [
   "npm notice package size: 162.2 kB",
   "npm notice unpacked size: 579.7 kB",
   "npm notice total files: 98",
+].join("\n");
+
+const CONFORMANCE_LOG = [
+  "auth/resource-mismatch                     \x1b[31mFAIL\x1b[0m",
+  "",
+  "ours: 25/26 scenarios pass",
+  "sdk : 26/26 scenarios pass",
+  "took 15.3 s",
 ].join("\n");
 
 describe("scripts/_ci_report.ts: the figures ci.ts prints", () => {
@@ -95,6 +104,11 @@ describe("scripts/_ci_report.ts: the figures ci.ts prints", () => {
       "485 tests: 480 pass, 1 fail, 4 skipped; bundle 70.8 KiB minified, 24.2 KiB gzip",
     );
     assert.equal(stepFigures("fmt", "Checked 206 files"), "");
+    assert.equal(
+      stepFigures("conformance", CONFORMANCE_LOG),
+      "MCP conformance client scenarios: ours 25/26, sdk 26/26",
+    );
+    assert.equal(conformanceScore("took 1 s"), undefined);
   });
 
   it("ends the closing summary with node's own summary lines", () => {
@@ -108,17 +122,19 @@ describe("scripts/_ci_report.ts: the figures ci.ts prints", () => {
         log: "smoke-bun: 3 passed, 0 failed",
       },
       { name: "test-node", code: 1, seconds: 312.3, log: NODE_LOG },
+      { name: "conformance", code: 1, seconds: 15.25, log: CONFORMANCE_LOG },
     ], "/tmp/logs");
-    assert.deepEqual(lines.slice(0, 7), [
+    assert.deepEqual(lines.slice(0, 8), [
       "",
       "== summary ==",
       "Deno     ok  83 passed (482 steps), 0 failed in 61.2 s",
       "Node     FAILED  485 tests: 480 pass, 1 fail, 4 skipped in 312.3 s",
       "Bun      ok  3 passed, 0 failed in 8.5 s",
       "bundle   root entry 70.8 KiB minified, 24.2 KiB gzip; npm tarball 162.2 kB packed, 579.7 kB unpacked, 98 files",
-      "total    4 steps in 394.0 s; logs in /tmp/logs",
+      "conform  FAILED  ours 25/26, sdk 26/26 client scenarios of the official suite in 15.3 s",
+      "total    5 steps in 409.3 s; logs in /tmp/logs",
     ]);
-    assert.deepEqual(lines.slice(7), nodeSummaryLines(NODE_LOG));
+    assert.deepEqual(lines.slice(8), nodeSummaryLines(NODE_LOG));
     assert.equal(lines.at(-1), "# duration_ms 312345.6");
   });
 
