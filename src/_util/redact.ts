@@ -175,3 +175,8 @@ export function redactError<T>(
   }
   return error;
 }
+
+/** The URL for messages: origin and path, without credentials, query or fragment. */
+export function displayUrl(url: URL): string {
+  return JSON.stringify(url.origin + url.pathname);
+}

@@ -13,7 +13,7 @@ import type {
   ConfigVariableOptions,
   LoadedConfig,
   ServerEntry,
-} from "./load.ts";
+} from "./types.ts";
 import {
   markChecked,
   type MCPServerConfig,

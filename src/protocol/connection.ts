@@ -19,14 +19,15 @@ import {
   MCPSessionExpiredError,
 } from "../errors.ts";
 import {
+  answers,
   clientCapabilities,
   type ClientHandlers,
-  handleServerRequest,
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { TaskCallOptions } from "./_tasks.ts";
 import type {
   JSONRPCNotification,
+  JSONRPCRequest,
   MCPTransport,
 } from "../transports/transport.ts";
 import {
@@ -401,12 +402,26 @@ export class Connection {
   #newSession(transport: MCPTransport): Session {
     const session: Session = new Session(transport, this.#name, {
       onNotification: (notification) => this.#onNotification(notification),
-      onRequest: (request) =>
-        handleServerRequest(this.#options.handlers, request),
+      onRequest: (request) => this.#answer(request),
       onClose: (error) => this.#onClose(session, error),
       onError: this.#options.onError,
     });
     return session;
+  }
+
+  /**
+   * Answers a server request with the client's handler; `undefined` means
+   * "method not found". The answering code loads with the first request
+   * that has a handler.
+   */
+  #answer(request: JSONRPCRequest): Promise<Result> | undefined {
+    const handlers = this.#options.handlers;
+    if (handlers === undefined || !answers(handlers, request.method)) {
+      return undefined;
+    }
+    return import("./_answer.ts").then(({ answer }) =>
+      answer(handlers, request)
+    );
   }
 
   /** Starts the transport and runs `initialize`, until `signal` aborts. */

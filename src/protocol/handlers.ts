@@ -7,8 +7,6 @@
  * @module
  */
 
-import type { Result } from "./session.ts";
-import type { JSONRPCRequest } from "../transports/transport.ts";
 import type { JsonSchema } from "../types.ts";
 
 /** The server asks the user for input (`elicitation/create`). */
@@ -96,15 +94,14 @@ const HANDLER_OF = new Map<string, keyof ClientHandlers>([
 ]);
 
 /**
- * Routes a server request to its handler; `undefined` means "method not
- * found". What answers it (`_answer.ts`) is loaded with the first request
- * that has a handler.
+ * Whether `handlers` answers a server request method; without a handler
+ * the server gets "method not found". What answers (`_answer.ts`) is loaded
+ * by the connection with the first request that has a handler.
  */
-export function handleServerRequest(
+export function answers(
   handlers: ClientHandlers | undefined,
-  request: JSONRPCRequest,
-): Promise<Result> | undefined {
-  const kind = HANDLER_OF.get(request.method);
-  if (kind === undefined || !handlers?.[kind]) return undefined;
-  return import("./_answer.ts").then(({ answer }) => answer(handlers, request));
+  method: string,
+): boolean {
+  const kind = HANDLER_OF.get(method);
+  return kind !== undefined && handlers?.[kind] !== undefined;
 }

@@ -13,7 +13,12 @@ import type {
 } from "eventsource-parser";
 import { errorMessage } from "../_util/errors.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
-import { mergeSecrets, redact, secretsOf } from "../_util/redact.ts";
+import {
+  displayUrl,
+  mergeSecrets,
+  redact,
+  secretsOf,
+} from "../_util/redact.ts";
 import type { JSONRPCMessage } from "./transport.ts";
 import {
   type AuthHooks,
@@ -84,11 +89,6 @@ export function fetchFailure(error: unknown): string {
   return detail && !message.includes(detail)
     ? `${message} (${detail})`
     : message;
-}
-
-/** The URL for messages: origin and path, without credentials, query or fragment. */
-export function displayUrl(url: URL): string {
-  return JSON.stringify(url.origin + url.pathname);
 }
 
 /** Parses and checks the configured server URL. */

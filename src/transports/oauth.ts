@@ -10,19 +10,9 @@
  */
 
 import { mergeSecrets, secretsOf } from "../_util/redact.ts";
+import type { OAuthClientProviderLike, OAuthState } from "./_oauth/state.ts";
 
-/**
- * The part of the MCP SDK's `OAuthClientProvider` this library calls
- * directly; pass a full SDK provider (e.g. `ClientCredentialsProvider`, or
- * your own for the authorization-code flow).
- */
-export interface OAuthClientProviderLike {
-  /** The current tokens, if any. */
-  tokens():
-    | { access_token: string; token_type?: string }
-    | undefined
-    | Promise<{ access_token: string; token_type?: string } | undefined>;
-}
+export type { OAuthClientProviderLike };
 
 /** What a transport's HTTP client asks of its authorization. */
 export interface AuthHooks {
@@ -36,27 +26,6 @@ export interface AuthHooks {
   passed?: () => void;
   /** Values to keep out of messages (tokens, codes, secrets), longest first. */
   secrets?: () => readonly string[];
-}
-
-/**
- * What one provider keeps for one MCP server between requests, shared by
- * every transport built with them (a reconnect keeps it): what the last
- * challenge said, the scope asked for, and the authorization in progress.
- */
-export interface OAuthState {
-  provider: OAuthClientProviderLike;
-  serverUrl: string;
-  fetchFn: typeof fetch | undefined;
-  /** `resource_metadata` of the last challenge that had one. */
-  resourceMetadataUrl?: URL | undefined;
-  /** The scope last asked for: the union of every challenge's scope. */
-  scope?: string | undefined;
-  /** Authorizations since a request with credentials last got through. */
-  rounds: number;
-  /** The authorization in progress; concurrent 401s share it. */
-  running?: Promise<boolean> | undefined;
-  /** Tokens, codes, client secrets and verifiers seen, longest first. */
-  secrets: string[];
 }
 
 const states = new WeakMap<object, Map<string, OAuthState>>();

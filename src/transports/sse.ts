@@ -13,7 +13,6 @@ import { asError } from "../_util/errors.ts";
 import { messageTooLarge } from "./_limits.ts";
 import {
   discardBody,
-  displayUrl,
   type EventReader,
   type EventSourceMessage,
   excerpt,
@@ -27,6 +26,7 @@ import {
   readBodyStart,
   serverUrl,
 } from "./_http.ts";
+import { displayUrl } from "../_util/redact.ts";
 
 /** Options of {@linkcode SSEClientTransport}. */
 export interface SSEClientTransportOptions {

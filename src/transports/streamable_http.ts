@@ -13,7 +13,6 @@ import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 import { asError } from "../_util/errors.ts";
 import {
   discardBody,
-  displayUrl,
   excerpt,
   fetchFailure,
   HttpClient,
@@ -21,6 +20,7 @@ import {
   readBodyStart,
   serverUrl,
 } from "./_http.ts";
+import { displayUrl } from "../_util/redact.ts";
 import { RequestStreams } from "./_streamable/requests.ts";
 import {
   EVENT_STREAM,

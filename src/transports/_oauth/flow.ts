@@ -19,13 +19,13 @@ import {
 } from "../../errors.ts";
 import { errorMessage } from "../../_util/errors.ts";
 import {
+  displayUrl,
   mergeSecrets,
   redact,
   redactError,
   secretsOf,
 } from "../../_util/redact.ts";
-import { displayUrl } from "../_http.ts";
-import type { OAuthState } from "../oauth.ts";
+import type { OAuthState } from "./state.ts";
 
 /**
  * Authorizations in a row (401 or 403, until a request with credentials

@@ -11,7 +11,6 @@ import { MCPConnectionError, MCPRequestLostError } from "../../errors.ts";
 import type { JSONRPCMessage, RequestId } from "../transport.ts";
 import {
   discardBody,
-  displayUrl,
   type EventReader,
   excerpt,
   type HttpClient,
@@ -22,6 +21,7 @@ import {
   parseEventData,
   readBodyStart,
 } from "../_http.ts";
+import { displayUrl } from "../../_util/redact.ts";
 import {
   type Backoff,
   backoffDelay,

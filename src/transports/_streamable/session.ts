@@ -17,7 +17,6 @@ import {
 } from "../../errors.ts";
 import {
   discardBody,
-  displayUrl,
   type EventReader,
   type EventSourceMessage,
   excerpt,
@@ -26,6 +25,7 @@ import {
   mediaType,
   readBodyStart,
 } from "../_http.ts";
+import { displayUrl } from "../../_util/redact.ts";
 import { messageTooLarge } from "../_limits.ts";
 import { Timers } from "../../_util/time.ts";
 

@@ -1,0 +1,41 @@
+/**
+ * What the OAuth wiring (`../oauth.ts`) and the flow it loads on the first
+ * 401 (`flow.ts`) share: the provider's shape and the state kept per
+ * provider and server. Internal.
+ *
+ * @module
+ */
+
+/**
+ * The part of the MCP SDK's `OAuthClientProvider` this library calls
+ * directly; pass a full SDK provider (e.g. `ClientCredentialsProvider`, or
+ * your own for the authorization-code flow).
+ */
+export interface OAuthClientProviderLike {
+  /** The current tokens, if any. */
+  tokens():
+    | { access_token: string; token_type?: string }
+    | undefined
+    | Promise<{ access_token: string; token_type?: string } | undefined>;
+}
+
+/**
+ * What one provider keeps for one MCP server between requests, shared by
+ * every transport built with them (a reconnect keeps it): what the last
+ * challenge said, the scope asked for, and the authorization in progress.
+ */
+export interface OAuthState {
+  provider: OAuthClientProviderLike;
+  serverUrl: string;
+  fetchFn: typeof fetch | undefined;
+  /** `resource_metadata` of the last challenge that had one. */
+  resourceMetadataUrl?: URL | undefined;
+  /** The scope last asked for: the union of every challenge's scope. */
+  scope?: string | undefined;
+  /** Authorizations since a request with credentials last got through. */
+  rounds: number;
+  /** The authorization in progress; concurrent 401s share it. */
+  running?: Promise<boolean> | undefined;
+  /** Tokens, codes, client secrets and verifiers seen, longest first. */
+  secrets: string[];
+}
