@@ -234,6 +234,24 @@ export function discardBody(response: Response): void {
   if (body !== null && !body.locked) body.cancel().catch(() => {});
 }
 
+/**
+ * Whether SSE bodies are read into a buffer of our own (a BYOB reader)
+ * rather than in the chunks the runtime allocates. On Deno that made SSE
+ * answers 1.3–1.5× faster (64 concurrent calls, `bench/client_bench.ts`);
+ * on Node 20 it made them ~10% slower, so there, and wherever the runtime
+ * is not known, default reads stay. `navigator.userAgent` is the web
+ * standard way to ask; Deno's is `Deno/<version>`.
+ */
+const OWN_READ_BUFFER = (globalThis as { navigator?: { userAgent?: unknown } })
+  .navigator?.userAgent?.toString().startsWith("Deno/") === true;
+/**
+ * A BYOB reader's first buffer: enough for most answers, cheap to allocate
+ * per body. A read that fills it makes the next buffer 8× larger, up to
+ * {@linkcode READ_BUFFER_MAX_BYTES} (the chunk size of Deno's default reads).
+ */
+const READ_BUFFER_BYTES = 8 * 1024;
+const READ_BUFFER_MAX_BYTES = 64 * 1024;
+
 /** The SSE parser, loaded with the first event stream: JSON-only servers never need it. */
 let sseParser: typeof import("eventsource-parser") | undefined;
 
@@ -245,7 +263,11 @@ let sseParser: typeof import("eventsource-parser") | undefined;
  * {@linkcode isTooLarge}).
  */
 export class EventReader {
-  readonly #body: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #body:
+    | ReadableStreamDefaultReader<Uint8Array>
+    | ReadableStreamBYOBReader;
+  /** The buffer the next read fills, with a BYOB reader. */
+  #buffer: Uint8Array<ArrayBuffer> | undefined;
   readonly #decoder = new TextDecoder();
   readonly #callbacks: ParserConfig;
   /** Made on the first read: `eventsource-parser` loads with the first SSE body. */
@@ -267,7 +289,19 @@ export class EventReader {
     onRetry?: (ms: number) => void,
     onComment?: () => void,
   ) {
-    this.#body = body.getReader();
+    let byob: ReadableStreamBYOBReader | undefined;
+    if (OWN_READ_BUFFER) {
+      try {
+        byob = body.getReader({ mode: "byob" });
+      } catch {
+        byob = undefined; // not a byte stream (a custom fetch)
+      }
+    }
+    if (byob === undefined) this.#body = body.getReader();
+    else {
+      this.#body = byob;
+      this.#buffer = new Uint8Array(READ_BUFFER_BYTES);
+    }
     this.#callbacks = {
       onEvent: (event) => this.#queue.push(event),
       onRetry,
@@ -295,9 +329,22 @@ export class EventReader {
       }
       if (this.#failure !== undefined) throw this.#failure;
       if (this.#ended) return { value: undefined, done: true };
-      const { value, done } = await this.#body.read();
+      const buffer = this.#buffer;
+      const { value, done } = buffer === undefined
+        ? await (this.#body as ReadableStreamDefaultReader<Uint8Array>).read()
+        : await (this.#body as ReadableStreamBYOBReader).read(buffer);
       if (done) this.#ended = true;
-      else parser.feed(this.#decoder.decode(value, { stream: true }));
+      else {
+        parser.feed(this.#decoder.decode(value, { stream: true }));
+        // The read took the buffer over; the next one fills it again, or a
+        // larger one when this one came back full.
+        if (buffer !== undefined) {
+          this.#buffer = value.byteLength === value.buffer.byteLength &&
+              value.byteLength < READ_BUFFER_MAX_BYTES
+            ? new Uint8Array(value.byteLength * 8)
+            : new Uint8Array(value.buffer as ArrayBuffer);
+        }
+      }
     }
   }
 

@@ -310,6 +310,57 @@ describe("streamable HTTP against the SDK server in its other modes", () => {
   });
 });
 
+/**
+ * A `fetch` whose answers carry a plain (not byte) stream body, as a custom
+ * `fetch` may: no reader can bring its own buffer to it.
+ */
+const plainStreamFetch: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  if (response.body === null) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { value, done } = await reader.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, {
+    status: response.status,
+    headers: response.headers,
+  });
+};
+
+describe("streamable HTTP SSE answers, however the body arrives", () => {
+  const big = "x".repeat(300_000);
+
+  for (
+    const [label, fetchFn] of [
+      ["the runtime's fetch", undefined],
+      ["a fetch whose bodies are plain streams", plainStreamFetch],
+    ] as const
+  ) {
+    it(`reads answers larger than one read, with progress, through ${label}`, async () => {
+      const server = await sdkServer();
+      const adapter = adapterFor(
+        server.url,
+        fetchFn === undefined ? {} : { fetch: fetchFn },
+      );
+      await adapter.connect();
+      const echoed = await adapter.invoke("echo", { message: big });
+      assert.equal(text(echoed), big);
+      const seen: MCPProgress[] = [];
+      const result = await adapter.invoke("progress", { steps: 2, gapMs: 5 }, {
+        onProgress: (progress) => seen.push(progress),
+      });
+      assert.equal(text(result), "done 2");
+      assert.deepEqual(seen.map((progress) => progress.progress), [1, 2]);
+      assert.equal(text(await adapter.invoke("echo", { message: "é" })), "é");
+    });
+  }
+});
+
 describe("streamable HTTP against server-everything", () => {
   let everything: EverythingServer;
   before(async () => {
