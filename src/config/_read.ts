@@ -14,11 +14,7 @@ import type {
   LoadedConfig,
   ServerEntry,
 } from "./types.ts";
-import {
-  markChecked,
-  type MCPServerConfig,
-  serverConfigProblems,
-} from "./server.ts";
+import { type MCPServerConfig, serverConfigProblems } from "./server.ts";
 import type { MCPToolFilter } from "../types.ts";
 import { LOADER_SCHEMA } from "./schema.ts";
 import { MCPConfigFileError } from "./errors.ts";
@@ -356,7 +352,6 @@ function entryOf(
     return undefined;
   }
   const config = candidate as unknown as MCPServerConfig;
-  markChecked(config);
   declareSecrets(
     config,
     inputsOf(draft).filter((id) => read.declared.get(id)?.password)

@@ -82,28 +82,22 @@ const FIELDS: ReadonlySet<string> = new Set([
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_HEADER_VALUE = /[\0\r\n]/;
 
-/** Configs that passed the check: the adapter trusts them without a second one. */
-const checked = new WeakSet<object>();
-
 /**
  * The one check of a server config: every problem, each with its path
  * inside the config and what to write instead. Messages never include env
- * or header values. `validateServerConfig()` and the config-file loader
- * both use it; the adapter trusts what passed it.
+ * or header values. `validateServerConfig()` (and through it the adapter)
+ * and the config-file loader both use it.
  *
  * @param config The candidate configuration.
- * @param path Where the config sits in its document (prefixed to every problem's path).
- * @returns The problems; none when the config is valid.
+ * @returns The problems, each with its path inside the config; none when
+ * the config is valid.
  */
 export function serverConfigProblems(
   config: unknown,
-  path: Path = [],
 ): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const report = (at: Path, detail: string, kind?: "unknown") =>
-    problems.push(
-      new ConfigProblem([...path, ...at], detail, kind ? { kind } : {}),
-    );
+    problems.push(new ConfigProblem(at, detail, kind ? { kind } : {}));
   if (!isRecord(config)) {
     report(
       [],
@@ -219,9 +213,6 @@ export function serverConfigProblems(
  * problem; `field` is its path, e.g. `"args[1]"`).
  */
 export function validateServerConfig(config: unknown): MCPServerConfig {
-  if (isRecord(config) && checked.has(config)) {
-    return config as unknown as MCPServerConfig;
-  }
   const [problem] = serverConfigProblems(config);
   if (problem !== undefined) {
     const path = formatPath(problem.path);
@@ -233,17 +224,7 @@ export function validateServerConfig(config: unknown): MCPServerConfig {
       `${name}: ${path === "" ? "" : `${path}: `}${problem.detail}`,
     );
   }
-  checked.add(config as object);
   return config as unknown as MCPServerConfig;
-}
-
-/**
- * Marks a config as checked by {@linkcode serverConfigProblems} (the
- * loader checks with paths of its own), so the adapter does not check it
- * again.
- */
-export function markChecked(config: MCPServerConfig): void {
-  checked.add(config);
 }
 
 function isHttpUrl(url: unknown): boolean {
