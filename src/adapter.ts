@@ -120,7 +120,8 @@ export interface RegisterToolsOptions {
 let outputCheck: typeof import("./protocol/output.ts") | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
-const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
 /**

@@ -11,7 +11,10 @@ import type { ServerEntry } from "../config/load.ts";
 import { type HubServerStatus, MCPToolHub } from "../hub.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 import type { MCPCallResult, MCPToolFailure, MCPToolResult } from "../types.ts";
-import type { MCPToolAdapterOptions } from "../adapter.ts";
+import {
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type MCPToolAdapterOptions,
+} from "../adapter.ts";
 import { didYouMean } from "../_util/closest.ts";
 import { toolArguments } from "./_arguments.ts";
 import { errorMessage } from "../_util/errors.ts";
@@ -34,9 +37,6 @@ import {
   writeResult,
   writeTable,
 } from "./_output.ts";
-
-/** The adapter's default call deadline, named in the timeout hint. */
-const DEFAULT_TIMEOUT_MS = 60_000;
 
 /** One run of a command: where to print, what cancels it, the servers of the config. */
 export interface Context {
@@ -209,11 +209,16 @@ function reportFailedCall(
   timeoutMs: number | undefined,
 ): void {
   if (result.errorKind === "timeout") {
+    // The deadline the call had: --timeout, else the server's configured
+    // requestTimeoutMs, else the adapter's default.
+    const limit = timeoutMs ??
+      ctx.servers.find((entry) =>
+        entry.config.name === tool.sourceMetadata.server
+      )?.requestTimeoutMs ??
+      DEFAULT_REQUEST_TIMEOUT_MS;
     ctx.stderr.write(
-      `mcp-adapter: ${tool.name} timed out after ${
-        timeoutMs ?? DEFAULT_TIMEOUT_MS
-      } ms without an answer or progress; give it longer with --timeout MS (e.g. --timeout ${
-        (timeoutMs ?? DEFAULT_TIMEOUT_MS) * 4
+      `mcp-adapter: ${tool.name} timed out after ${limit} ms without an answer or progress; give it longer with --timeout MS (e.g. --timeout ${
+        limit * 4
       })\n`,
     );
     return;

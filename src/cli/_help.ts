@@ -5,6 +5,9 @@
  * @module
  */
 
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter.ts";
+import { LOGIN_TIMEOUT_MS } from "./_login.ts";
+
 /** Help by command; `""` is the program's own. */
 export const HELP: Record<string, string> = {
   "": `Usage: mcp-adapter [options] <command> [arguments] [-- server command...]
@@ -75,7 +78,7 @@ Options:
   --args JSON    all arguments as a JSON object, taken literally; key=value
                  pairs are applied over it
   --timeout MS   give up after MS milliseconds without an answer or progress
-                 (default 60000)
+                 (default: the server's requestTimeoutMs, else ${DEFAULT_REQUEST_TIMEOUT_MS})
   --json         print the whole result envelope as JSON
   --raw          print the text of the first text block exactly, nothing else
                  (for "> file")
@@ -113,7 +116,7 @@ printed, the tokens never are). "tools", "call" and "check" then use and
 refresh them.
 
 Options:
-  --timeout MS   how long to wait for the browser (default 300000)
+  --timeout MS   how long to wait for the browser (default ${LOGIN_TIMEOUT_MS})
 `;
 HELP.logout = `Usage: mcp-adapter logout <server> [--config FILE]
 

@@ -51,6 +51,30 @@ describe("mcp-adapter (the command line): servers", () => {
     );
   });
 
+  it("without --timeout, names the deadline the config gave the server", {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const config = join(ws.dir, "deadline.json");
+    await writeFile(
+      config,
+      JSON.stringify({
+        servers: [{
+          name: "sdk",
+          transport: "stdio",
+          command: fixture.command,
+          args: fixture.args,
+          requestTimeoutMs: 300,
+        }],
+      }),
+    );
+    const run = await cli(["call", "sdk/sleep", "ms=5000", "--config", config]);
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(
+      run.stderr,
+      /sdk\/sleep timed out after 300 ms .*--timeout MS \(e\.g\. --timeout 1200\)/,
+    );
+  });
+
   it("never prints env or header values, yet shows the rest of each error", {
     timeout: TEST_TIMEOUT_MS,
   }, async () => {
