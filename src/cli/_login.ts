@@ -16,8 +16,9 @@ import type { ServerEntry } from "../config/load.ts";
 import { MCPToolAdapter } from "../adapter.ts";
 import { MCPAuthorizationRequiredError } from "../errors.ts";
 import { errorMessage } from "../_util/errors.ts";
+import { race } from "../_util/time.ts";
 import type { Command, Context } from "./_commands.ts";
-import { CliError, CONNECTION, INTERRUPTED, OK, USAGE } from "./_errors.ts";
+import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
 import { StoredOAuthProvider, TokenStore } from "./_token_store.ts";
 
 /** How long `login` waits for the browser by default: 5 minutes. */
@@ -220,39 +221,22 @@ async function listenForCode(port: number): Promise<Callback> {
   return {
     port: bound,
     expectState: (state) => expected = state,
-    code: (timeoutMs, signal) => waitFor(received, timeoutMs, signal),
-    close: () => closeServer(server),
-  };
-}
-
-function waitFor(
-  received: Promise<string>,
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-): Promise<string> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let onAbort = () => {};
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
+    // An abort rejects with the signal's reason; the command line reports
+    // an aborted run as interrupted.
+    code: (timeoutMs, signal) =>
+      race(received, {
+        signal,
+        timeoutMs,
+        onTimeout: () =>
           new CliError(
             CONNECTION,
             `no login came back within ${
               Math.round(timeoutMs / 1000)
             } s; run "mcp-adapter login" again (--timeout MS waits longer)`,
           ),
-        ),
-      timeoutMs,
-    );
-    onAbort = () => reject(new CliError(INTERRUPTED, "interrupted"));
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-  return Promise.race([received, deadline]).finally(() => {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  });
+      }),
+    close: () => closeServer(server),
+  };
 }
 
 function closeServer(server: Server): Promise<void> {

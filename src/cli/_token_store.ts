@@ -19,6 +19,8 @@ import {
   writeFile,
 } from "node:fs/promises";
 import type { ServerEntry } from "../config/load.ts";
+import { SerialQueue } from "../_util/serial_queue.ts";
+import { isRecord } from "../_util/values.ts";
 import { MCPAuthorizationRequiredError } from "../errors.ts";
 import type { OAuthClientProviderLike } from "../transports/oauth.ts";
 
@@ -59,7 +61,7 @@ export function tokenStorePath(
 export class TokenStore {
   /** The file's path. */
   readonly path: string;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
 
   constructor(path: string) {
     this.path = path;
@@ -76,7 +78,7 @@ export class TokenStore {
     }
     try {
       const value = JSON.parse(text);
-      return value && typeof value === "object" ? value : {};
+      return isRecord(value) ? value as Record<string, StoredLogin> : {};
     } catch {
       throw new Error(
         `the token store ${this.path} is not JSON; delete it and log in again`,
@@ -98,15 +100,13 @@ export class TokenStore {
     url: string,
     change: (entry: StoredLogin) => StoredLogin | undefined,
   ): Promise<void> {
-    const next = this.#queue.then(async () => {
+    return this.#queue.run(async () => {
       const all = await this.read();
       const changed = change(all[url] ?? {});
       if (changed === undefined) delete all[url];
       else all[url] = changed;
       await this.#write(all);
     });
-    this.#queue = next.catch(() => {});
-    return next;
   }
 
   async #write(all: Record<string, StoredLogin>): Promise<void> {
