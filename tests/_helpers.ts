@@ -48,11 +48,11 @@ export function pidAlive(pid: number): boolean {
 
 /** Polls `condition` every 10 ms; resolves `true` once it holds, `false` after `timeoutMs`. */
 export async function waitFor(
-  condition: () => boolean,
+  condition: () => boolean | Promise<boolean>,
   timeoutMs: number,
 ): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -1,4 +1,4 @@
-import { after, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -21,6 +21,7 @@ import {
   createTestServer,
   linkedAdapter,
 } from "../_in_memory.ts";
+import { releaseAfterEach, waitFor } from "../_helpers.ts";
 
 /** A connected adapter whose server records the calls it received. */
 async function connected(options: { requestTimeoutMs?: number } = {}) {
@@ -34,15 +35,12 @@ async function connected(options: { requestTimeoutMs?: number } = {}) {
 }
 
 describe("MCPToolAdapter with an in-process SDK McpServer", () => {
-  const open: MCPToolAdapter[] = [];
+  const cleanups = releaseAfterEach("together");
   const use = async (options: { requestTimeoutMs?: number } = {}) => {
     const result = await connected(options);
-    open.push(result.adapter);
+    cleanups.push(() => result.adapter.disconnect());
     return result;
   };
-  after(async () => {
-    await Promise.all(open.map((adapter) => adapter.disconnect()));
-  });
 
   it("the SDK's InMemoryTransport is an MCPTransport", () => {
     const [client] = InMemoryTransport.createLinkedPair();
@@ -171,7 +169,7 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
       result.durationMs >= 95 && result.durationMs < 2000,
       `durationMs ${result.durationMs}`,
     );
-    await waitFor(() => calls.get("sleep:aborted") === 1);
+    assert.ok(await waitFor(() => calls.get("sleep:aborted") === 1, 2000));
   });
 
   it("invoke() honours an AbortSignal and cancels on the server", async () => {
@@ -180,12 +178,12 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     const pending = adapter.invoke("sleep", { ms: 5000 }, {
       signal: controller.signal,
     });
-    await waitFor(() => calls.get("sleep") === 1);
+    assert.ok(await waitFor(() => calls.get("sleep") === 1, 2000));
     controller.abort(new Error("user pressed stop"));
     const result = await pending;
     assert.equal(result.errorKind, "cancelled");
     assert.match(result.error!, /user pressed stop/);
-    await waitFor(() => calls.get("sleep:aborted") === 1);
+    assert.ok(await waitFor(() => calls.get("sleep:aborted") === 1, 2000));
   });
 
   it("invoke() delivers every progress report, including one right before the result", async () => {
@@ -235,7 +233,7 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
 
   it("concurrent connect() calls share one connection attempt", async () => {
     const { adapter, servers } = linkedAdapter();
-    open.push(adapter);
+    cleanups.push(() => adapter.disconnect());
     await Promise.all([
       adapter.connect(),
       adapter.connect(),
@@ -246,7 +244,7 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
 
   it("invoke() issued while connect() is in progress waits for it", async () => {
     const { adapter } = linkedAdapter();
-    open.push(adapter);
+    cleanups.push(() => adapter.disconnect());
     const connecting = adapter.connect();
     const result = await adapter.invoke("echo", { message: "early" });
     await connecting;
@@ -272,7 +270,7 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
       { length: 10 },
       () => adapter.invoke("sleep", { ms: 10_000 }),
     );
-    await waitFor(() => calls.get("sleep") === 10);
+    assert.ok(await waitFor(() => calls.get("sleep") === 10, 2000));
     await adapter.disconnect();
     const settled = await Promise.allSettled(inFlight);
     for (const outcome of settled) {
@@ -290,7 +288,7 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
   it("a dropped connection rejects in-flight calls promptly and later calls throw", async () => {
     const { adapter, calls, servers } = await use();
     const inFlight = adapter.invoke("sleep", { ms: 10_000 });
-    await waitFor(() => calls.get("sleep") === 1);
+    assert.ok(await waitFor(() => calls.get("sleep") === 1, 2000));
     const started = performance.now();
     await servers[0]!.close();
     await assert.rejects(inFlight, (error: Error) => {
@@ -319,7 +317,7 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
       }
       return server;
     });
-    open.push(adapter);
+    cleanups.push(() => adapter.disconnect());
     await adapter.connect();
     assert.ok(
       !(await adapter.discoverTools()).some((tool) =>
@@ -507,10 +505,12 @@ describe("MCPToolAdapter with a low-level SDK Server", () => {
       await adapter.invoke("a");
       assert.equal(lists(), 1, "the cache serves invoke()");
       await server.sendToolListChanged();
-      await waitFor(async () => {
-        await adapter.invoke("a");
-        return lists() === 2;
-      });
+      assert.ok(
+        await waitFor(async () => {
+          await adapter.invoke("a");
+          return lists() === 2;
+        }, 2000),
+      );
     } finally {
       await adapter.disconnect();
     }
@@ -585,16 +585,3 @@ describe("MCPToolAdapter with a low-level SDK Server", () => {
     }
   });
 });
-
-async function waitFor(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 2000,
-): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!(await check())) {
-    if (performance.now() > deadline) {
-      throw new Error(`condition not met within ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

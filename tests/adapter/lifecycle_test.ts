@@ -51,7 +51,6 @@ function adapterWith(
 }
 
 const never = () => new Promise<MCPTransport>(() => {});
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("lifecycle under concurrent calls", () => {
   it("connect() right after an unawaited disconnect() leaves the adapter connected", async () => {
@@ -98,7 +97,7 @@ describe("lifecycle under concurrent calls", () => {
     });
     await adapter.connect();
     const reconnecting = adapter.reconnect();
-    await waitFor(() => calls === 2, 1000);
+    assert.ok(await waitFor(() => calls === 2, 1000), "reconnect() started");
     await adapter.disconnect();
     await assert.rejects(reconnecting, MCPConnectionError);
     assert.equal(adapter.connected, false);
@@ -108,8 +107,11 @@ describe("lifecycle under concurrent calls", () => {
 
   it("invoke() honours its signal and total deadline while it waits for a reconnect", async () => {
     let calls = 0;
+    // The reconnect's transport arrives only when the test lets it.
+    let arrive!: () => void;
+    const held = new Promise<void>((resolve) => arrive = resolve);
     const adapter = adapterWith(async () => {
-      if (++calls > 1) await sleep(3000);
+      if (++calls > 1) await held;
       return await linkedServer();
     });
     try {
@@ -124,8 +126,10 @@ describe("lifecycle under concurrent calls", () => {
       assert.equal(timedOut.errorKind, "timeout");
       assert.match(timedOut.error!, /total deadline of 100 ms/);
       assert.ok(performance.now() - started < 1500);
+      arrive();
       await reconnecting;
     } finally {
+      arrive();
       await adapter.disconnect();
     }
   });

@@ -104,9 +104,12 @@ describe("protocol details", () => {
     const { adapter, peer } = scripted("2025-11-25");
     await adapter.connect();
     peer.onmessage?.({ jsonrpc: "2.0", id: "ping-1", method: "ping" });
-    await waitFor(
-      () => peer.sent.some((m) => "id" in m && m.id === "ping-1"),
-      1000,
+    assert.ok(
+      await waitFor(
+        () => peer.sent.some((m) => "id" in m && m.id === "ping-1"),
+        1000,
+      ),
+      "the ping was answered",
     );
     const answer = peer.sent.find((m) => "id" in m && m.id === "ping-1");
     assert.deepEqual(answer, { jsonrpc: "2.0", id: "ping-1", result: {} });
@@ -199,7 +202,7 @@ describe("tool list and validation edge cases", () => {
     });
     try {
       const discovering = adapter.discoverTools();
-      await waitFor(() => lists === 1, 1000);
+      assert.ok(await waitFor(() => lists === 1, 1000), "the list started");
       await server.sendToolListChanged();
       release();
       await discovering;

@@ -186,6 +186,9 @@ describe("tasks with a misbehaving server", () => {
     });
     const { result, peer: used } = await run(peer);
     assert.equal(result.success, true, result.error ?? "");
+    // Polled until the third get says completed, then one result.
+    assert.equal(used.requests("tasks/get").length, 3);
+    assert.equal(used.requests("tasks/result").length, 1);
     for (const method of ["tasks/get", "tasks/result"]) {
       for (const request of used.requests(method)) {
         assert.deepEqual(request.params, { taskId: url });

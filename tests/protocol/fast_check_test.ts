@@ -125,7 +125,10 @@ describe("compileFastCheck()", () => {
         try {
           valid = validator.validate(value).valid;
         } catch {
-          valid = true; // e.g. an undefined value: the adapter leaves it to the server
+          // cfworker throws on undefined values (also nested) and on some
+          // exotic objects; the adapter's validator then leaves the call to
+          // the server (`_validator.ts`), so a quick yes changes nothing.
+          valid = true;
         }
         assert.ok(
           valid,
