@@ -76,7 +76,8 @@ export interface MCPToolHubOptions {
   adapterOptions?: Omit<MCPToolAdapterOptions, "transport">;
   /**
    * The OAuth provider of a server's default adapter, e.g. for the servers
-   * with `auth: oauth` (`entry.auth`); `undefined` for none. The command
+   * with `auth: oauth` (`entry.auth`); `undefined` falls back to
+   * `adapterOptions.authProvider`, if any. The command
    * line's token store provides one: `tokenStoreAuth()` of
    * `@cleveragents/mcp-adapter/cli`.
    */
@@ -182,7 +183,9 @@ export class MCPToolHub {
         new MCPToolAdapter(entry.config, {
           ...options.adapterOptions,
           ...(clientInfo ? { clientInfo } : {}),
-          authProvider: authProvider?.(entry),
+          // The per-server callback wins over a provider for every server.
+          authProvider: authProvider?.(entry) ??
+            options.adapterOptions?.authProvider,
           ...(onLog
             ? {
               onLog: (level, logger, data) =>

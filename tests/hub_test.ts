@@ -19,6 +19,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
 import { taskHttpServer } from "./_task_http.ts";
+import { sdkStreamableServer } from "./_remote.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
@@ -490,6 +491,35 @@ describe("MCPToolHub with plain server configs", () => {
       "docs",
     ]);
     assert.equal(hub.registry.size, 0, "nothing is started before start()");
+  });
+
+  it("gives adapterOptions.authProvider to its adapters when no authProvider callback is set", async () => {
+    const authorizations: (string | undefined)[] = [];
+    const server = await sdkStreamableServer({
+      intercept: (req) => {
+        authorizations.push(req.headers.authorization);
+        return false;
+      },
+    });
+    const hub = new MCPToolHub([
+      { name: "docs", transport: "streamable-http", url: server.url },
+    ], {
+      adapterOptions: {
+        authProvider: { tokens: () => ({ access_token: "hub-wide-token" }) },
+      },
+    });
+    try {
+      const [status] = await hub.start();
+      assert.equal(status!.state, "connected", status!.error);
+      assert.ok(authorizations.length > 0);
+      assert.ok(
+        authorizations.every((value) => value === "Bearer hub-wide-token"),
+        JSON.stringify(authorizations),
+      );
+    } finally {
+      await hub.close();
+      await server.close();
+    }
   });
 
   it("refuses an invalid plain config with MCPConfigError naming the field", () => {
