@@ -248,8 +248,8 @@ export class Session {
     sent.then(done, (error) => {
       done();
       for (const id of ids) {
-        const pending = this.#pending.get(id);
-        if (pending && this.#settle(id)) {
+        const pending = this.#take(id);
+        if (pending) {
           pending.reject(
             this.#closed ? this.#closedError(pending.method) : asError(error),
           );
@@ -332,8 +332,8 @@ export class Session {
   }
 
   #cancel(id: RequestId, error: unknown, reason: string): void {
-    const pending = this.#pending.get(id);
-    if (!pending || !this.#settle(id)) return;
+    const pending = this.#take(id);
+    if (!pending) return;
     pending.reject(asError(error));
     if (!this.#closed) {
       this.notify("notifications/cancelled", { requestId: id, reason }).catch((
@@ -344,14 +344,14 @@ export class Session {
 
   /** Fails one pending request without telling the server (its response was lost in transit). */
   #fail(id: RequestId, error: Error): void {
-    const pending = this.#pending.get(id);
-    if (pending && this.#settle(id)) pending.reject(error);
+    this.#take(id)?.reject(error);
   }
 
   /** Removes a pending request and releases its timer and listener. Returns false if already settled. */
-  #settle(id: RequestId): boolean {
+  /** Removes a pending request, to settle it; `undefined` when it is not pending. */
+  #take(id: RequestId): Pending | undefined {
     const pending = this.#pending.get(id);
-    if (!pending) return false;
+    if (!pending) return undefined;
     this.#pending.delete(id);
     if (this.#pending.size === 0 && this.#timer !== undefined) {
       // Nothing left to time out: no timer may keep the process alive.
@@ -362,7 +362,7 @@ export class Session {
     if (pending.onAbort) {
       pending.signal?.removeEventListener("abort", pending.onAbort);
     }
-    return true;
+    return pending;
   }
 
   #receive(message: JSONRPCMessage): void {
@@ -384,9 +384,8 @@ export class Session {
       }
       return;
     }
-    const pending = this.#pending.get(id);
+    const pending = this.#take(id);
     if (!pending) return; // late answer to a request that timed out or was cancelled
-    this.#settle(id);
     const outcome = this.#outcome(message, pending.method);
     if (outcome instanceof Error) pending.reject(outcome);
     else {
@@ -520,7 +519,7 @@ export class Session {
     const why = reason === undefined ? "" : ` (${reason.message})`;
     const options = reason === undefined ? undefined : { cause: reason };
     for (const [id, pending] of this.#pending) {
-      this.#settle(id);
+      this.#take(id);
       pending.reject(this.#closedError(pending.method, lost, why, options));
     }
     this.#handlers.onClose?.(

@@ -569,7 +569,8 @@ export class HttpClient {
   ): Promise<Response> {
     const auth = this.#auth;
     for (let round = 0;; round++) {
-      await this.loadHeaders();
+      // Read per request: a refresh or a step-up shows on the next one.
+      if (auth.getHeaders !== undefined) await this.loadHeaders();
       const sent = this.base.authorization;
       const response = await this.#fetchWithinOrigin(method, url, {
         method,

@@ -190,7 +190,6 @@ export class SSEClientTransport implements MCPTransport {
       this.#http.controller.abort();
     }, this.#endpointTimeoutMs);
     try {
-      await this.#http.loadHeaders();
       const response = await this.#http.request(
         "GET",
         this.#url,
