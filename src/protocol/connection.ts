@@ -364,18 +364,22 @@ export class Connection {
         // the same URL, within the same deadline.
         await session.close().catch(() => {});
         kind = "sse";
-        const { viaLegacySse } = await import("./_fallback.ts");
-        server = await viaLegacySse(
-          config,
-          this.#options.remote,
-          error,
-          (transport) =>
-            this.#handshake(
-              session = this.#newSession(transport),
-              timeoutMs,
-              abort.signal,
+        try {
+          session = this.#newSession(
+            createTransport(
+              { ...config, transport: "sse" },
+              this.#options.remote,
             ),
-        );
+          );
+          server = await this.#handshake(session, timeoutMs, abort.signal);
+        } catch (sseError) {
+          throw new MCPConnectionError(
+            `${error.message} The legacy SSE transport at the same URL failed too: ${
+              errorMessage(sseError)
+            }`,
+            { cause: sseError },
+          );
+        }
       }
       if (session.closed) {
         throw new MCPNotConnectedError(
