@@ -180,3 +180,19 @@ export function redactError<T>(
 export function displayUrl(url: URL): string {
   return JSON.stringify(url.origin + url.pathname);
 }
+
+/** Longest quoted excerpt of foreign text (a body, a line) in an error message. */
+const EXCERPT_CHARS = 200;
+
+/**
+ * `text` with every secret replaced, trimmed, shortened to at most
+ * {@linkcode EXCERPT_CHARS} characters and quoted; `(empty)` when nothing
+ * is left.
+ */
+export function excerpt(text: string, secrets: readonly string[]): string {
+  const clean = redact(text, secrets).trim();
+  if (clean === "") return "(empty)";
+  return JSON.stringify(
+    clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean,
+  );
+}

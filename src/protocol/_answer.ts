@@ -9,6 +9,7 @@
 import type { Result } from "./session.ts";
 import type { JSONRPCRequest } from "../transports/transport.ts";
 import type { JsonSchema } from "../types.ts";
+import { isRecord } from "../_util/values.ts";
 import type {
   ClientHandlers,
   ElicitationRequest,
@@ -62,23 +63,13 @@ function withDefaults(
   schema: JsonSchema | undefined,
 ): ElicitationResult {
   const properties = schema?.properties;
-  if (
-    answer.action !== "accept" || typeof properties !== "object" ||
-    properties === null
-  ) return answer;
+  if (answer.action !== "accept" || !isRecord(properties)) return answer;
   const content = { ...answer.content };
-  for (
-    const [field, property] of Object.entries(
-      properties as Record<string, unknown>,
-    )
-  ) {
+  for (const [field, property] of Object.entries(properties)) {
     if (
-      content[field] !== undefined || typeof property !== "object" ||
-      property === null
-    ) continue;
-    if ("default" in property) {
-      content[field] = (property as { default: unknown }).default;
-    }
+      content[field] === undefined && isRecord(property) &&
+      "default" in property
+    ) content[field] = property.default;
   }
   return { ...answer, content };
 }

@@ -6,12 +6,9 @@
  */
 
 import { MCPAdapterError } from "../errors.ts";
+import { isRecord } from "../_util/values.ts";
 import type { Result } from "./session.ts";
-import type {
-  JsonSchema,
-  MCPToolDescriptor,
-  ToolAnnotations,
-} from "../types.ts";
+import type { MCPToolDescriptor, ToolAnnotations } from "../types.ts";
 
 /** More pages than any real server sends; a bound, so a broken server cannot keep us listing. */
 const MAX_PAGES = 1000;
@@ -57,24 +54,20 @@ export async function listAllTools(
 
 /** A descriptor from one raw `tools/list` entry; `undefined` for an entry without a name. */
 function toDescriptor(raw: unknown): MCPToolDescriptor | undefined {
-  if (!isObject(raw)) return undefined;
+  if (!isRecord(raw)) return undefined;
   if (typeof raw.name !== "string" || raw.name === "") return undefined;
   const descriptor: MCPToolDescriptor = {
     name: raw.name,
     description: typeof raw.description === "string" ? raw.description : "",
-    inputSchema: isObject(raw.inputSchema)
+    inputSchema: isRecord(raw.inputSchema)
       ? raw.inputSchema
       : { type: "object" },
   };
   if (typeof raw.title === "string") descriptor.title = raw.title;
-  if (isObject(raw.outputSchema)) descriptor.outputSchema = raw.outputSchema;
-  if (isObject(raw.annotations)) {
+  if (isRecord(raw.outputSchema)) descriptor.outputSchema = raw.outputSchema;
+  if (isRecord(raw.annotations)) {
     descriptor.annotations = raw.annotations as ToolAnnotations;
   }
-  if (isObject(raw.execution)) descriptor.execution = raw.execution;
+  if (isRecord(raw.execution)) descriptor.execution = raw.execution;
   return descriptor;
-}
-
-function isObject(value: unknown): value is JsonSchema {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

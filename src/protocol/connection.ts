@@ -39,10 +39,11 @@ import { asError, errorMessage } from "../_util/errors.ts";
 import { race } from "../_util/time.ts";
 import { SerialQueue } from "../_util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
+import { LATEST_PROTOCOL_VERSION } from "../version.ts";
 
 /** Protocol versions this client speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
-  "2025-11-25",
+  LATEST_PROTOCOL_VERSION,
   "2025-06-18",
   "2025-03-26",
   "2024-11-05",

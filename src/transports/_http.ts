@@ -15,6 +15,7 @@ import { errorMessage } from "../_util/errors.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
 import {
   displayUrl,
+  excerpt,
   mergeSecrets,
   redact,
   secretsOf,
@@ -54,8 +55,6 @@ export interface HttpOptions {
   maxMessageBytes?: number | undefined;
 }
 
-/** Longest quoted body excerpt in an error message. */
-const EXCERPT_CHARS = 200;
 /** How much of an error body is read for its excerpt. */
 const EXCERPT_READ_BYTES = 4096;
 const MAX_REDIRECTS = 5;
@@ -155,15 +154,6 @@ export function checkHeaders(
     checked[key] = value;
   }
   return checked;
-}
-
-/** `text` shortened to at most 200 characters and quoted, with every secret replaced. */
-export function excerpt(text: string, secrets: readonly string[]): string {
-  const clean = redact(text, secrets).trim();
-  if (clean === "") return "(empty body)";
-  return JSON.stringify(
-    clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean,
-  );
 }
 
 /**

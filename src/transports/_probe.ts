@@ -9,15 +9,16 @@
  */
 
 import { discardBody, type HttpClient, mediaType } from "./_http.ts";
+import { LATEST_PROTOCOL_VERSION, VERSION } from "../version.ts";
 
 const PROBE = JSON.stringify({
   jsonrpc: "2.0",
   id: 0,
   method: "initialize",
   params: {
-    protocolVersion: "2025-11-25",
+    protocolVersion: LATEST_PROTOCOL_VERSION,
     capabilities: {},
-    clientInfo: { name: "@cleveragents/mcp-adapter probe", version: "0.1.0" },
+    clientInfo: { name: "@cleveragents/mcp-adapter probe", version: VERSION },
   },
 });
 /** How long the DELETE of a probe's session may take, in milliseconds. */

@@ -15,7 +15,6 @@ import {
   discardBody,
   type EventReader,
   type EventSourceMessage,
-  excerpt,
   fetchFailure,
   HttpClient,
   isMessageObject,
@@ -26,7 +25,7 @@ import {
   readBodyStart,
   serverUrl,
 } from "./_http.ts";
-import { displayUrl } from "../_util/redact.ts";
+import { displayUrl, excerpt } from "../_util/redact.ts";
 
 /** Options of {@linkcode SSEClientTransport}. */
 export interface SSEClientTransportOptions {

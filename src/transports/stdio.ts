@@ -13,7 +13,7 @@ import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 // #stdio-process): edge and browser bundles get _process/unavailable.ts.
 import { loadBackend } from "./_process/loader.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
-import { redact, secretsOf } from "../_util/redact.ts";
+import { excerpt, redact, secretsOf } from "../_util/redact.ts";
 import { delay, settlesWithin } from "../_util/time.ts";
 import {
   childEnvironment,
@@ -78,15 +78,7 @@ const STDERR_TAIL_LINES = 20;
 const STDERR_TAIL_LINE_CHARS = 1000;
 /** An unterminated stderr line is handed on once it grows this long. */
 const STDERR_MAX_LINE_BYTES = 64 * 1024;
-const EXCERPT_CHARS = 200;
 const GROUP_POLL_MS = 20;
-
-/** A quoted, shortened copy of `text` for error messages; redact first. */
-function excerpt(text: string): string {
-  return JSON.stringify(
-    text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text,
-  );
-}
 
 /**
  * The newline framing of the pipes, loaded with the backend: only a running
@@ -592,7 +584,7 @@ export class StdioTransport implements MCPTransport {
       this.#reportError(
         new Error(
           `MCP server ${this.#name} wrote a line to stdout that is not JSON: ${
-            excerpt(this.#redact(line))
+            excerpt(line, this.#secrets)
           }. Servers must write only JSON-RPC messages to stdout and log to stderr.`,
         ),
       );
@@ -604,7 +596,7 @@ export class StdioTransport implements MCPTransport {
       this.#reportError(
         new Error(
           `MCP server ${this.#name} wrote a line to stdout that is not a JSON-RPC message object: ${
-            excerpt(this.#redact(line))
+            excerpt(line, this.#secrets)
           }.`,
         ),
       );

@@ -13,14 +13,13 @@ import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 import { asError } from "../_util/errors.ts";
 import {
   discardBody,
-  excerpt,
   fetchFailure,
   HttpClient,
   mediaType,
   readBodyStart,
   serverUrl,
 } from "./_http.ts";
-import { displayUrl } from "../_util/redact.ts";
+import { displayUrl, excerpt } from "../_util/redact.ts";
 import { RequestStreams } from "./_streamable/requests.ts";
 import {
   EVENT_STREAM,

@@ -12,7 +12,6 @@ import type { JSONRPCMessage, RequestId } from "../transport.ts";
 import {
   discardBody,
   type EventReader,
-  excerpt,
   type HttpClient,
   isMessageObject,
   isTooLarge,
@@ -21,7 +20,7 @@ import {
   parseEventData,
   readBodyStart,
 } from "../_http.ts";
-import { displayUrl } from "../../_util/redact.ts";
+import { displayUrl, excerpt } from "../../_util/redact.ts";
 import {
   type Backoff,
   backoffDelay,

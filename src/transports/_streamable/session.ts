@@ -19,13 +19,12 @@ import {
   discardBody,
   type EventReader,
   type EventSourceMessage,
-  excerpt,
   type HttpClient,
   isTooLarge,
   mediaType,
   readBodyStart,
 } from "../_http.ts";
-import { displayUrl } from "../../_util/redact.ts";
+import { displayUrl, excerpt } from "../../_util/redact.ts";
 import { messageTooLarge } from "../_limits.ts";
 import { Timers } from "../../_util/time.ts";
 
