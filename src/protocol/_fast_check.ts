@@ -54,21 +54,30 @@ export function compileFastCheck(
     depth > MAX_DEPTH
   ) return undefined;
   const checks: FastCheck[] = [];
-  let properties: Map<string, FastCheck> | undefined;
-  let closed = false;
+  // The object keywords are checked together, with one object test.
+  const object: ObjectRules = { required: [], closed: false, typed: false };
   for (const [keyword, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(keyword)) continue;
-    const check = keyword === "properties"
-      ? (properties = compileProperties(value, depth)) && yes
-      : keyword === "additionalProperties"
-      ? typeof value === "boolean" ? (closed = !value, yes) : undefined
-      : compileKeyword(keyword, value, depth);
+    let check: FastCheck | undefined = yes;
+    if (keyword === "properties") {
+      check = (object.properties = compileProperties(value, depth)) && yes;
+    } else if (keyword === "additionalProperties") {
+      if (typeof value === "boolean") object.closed = !value;
+      else check = undefined;
+    } else if (keyword === "required") {
+      if (Array.isArray(value) && value.every(isSafeName)) {
+        object.required = value;
+      } else check = undefined;
+    } else if (keyword === "type" && value === "object") {
+      object.typed = true;
+    } else check = compileKeyword(keyword, value, depth);
     if (check === undefined) return undefined;
     if (check !== yes) checks.push(check);
   }
-  if (properties !== undefined || closed) {
-    checks.push(objectCheck(properties ?? new Map(), closed));
-  }
+  if (
+    object.properties !== undefined || object.closed ||
+    object.required.length > 0 || object.typed
+  ) checks.push(objectCheck(object));
   if (checks.length === 0) return yes;
   if (checks.length === 1) return checks[0];
   return (value) => {
@@ -85,12 +94,6 @@ function compileKeyword(
   switch (keyword) {
     case "type":
       return typeCheck(value);
-    case "required":
-      if (!Array.isArray(value) || !value.every(isSafeName)) return undefined;
-      return (instance) =>
-        isPlainObject(instance)
-          ? (value as string[]).every((name) => Object.hasOwn(instance, name))
-          : notAnObject(instance);
     case "enum": {
       if (!Array.isArray(value) || !value.every(isPrimitive)) return undefined;
       const allowed = new Set<unknown>(value);
@@ -154,13 +157,28 @@ function compileProperties(
   return properties;
 }
 
-/** `properties` and `additionalProperties: false`, over own keys of plain objects only. */
-function objectCheck(
-  properties: Map<string, FastCheck>,
-  closed: boolean,
-): FastCheck {
+/** The object keywords of one schema. */
+interface ObjectRules {
+  properties?: Map<string, FastCheck> | undefined;
+  required: string[];
+  /** `additionalProperties: false`. */
+  closed: boolean;
+  /** `type: "object"`. */
+  typed: boolean;
+}
+
+/**
+ * `type: "object"`, `required`, `properties` and `additionalProperties:
+ * false` in one pass, over own keys of plain objects only.
+ */
+function objectCheck(rules: ObjectRules): FastCheck {
+  const { required, closed, typed } = rules;
+  const properties = rules.properties ?? new Map<string, FastCheck>();
   return (instance) => {
-    if (!isPlainObject(instance)) return notAnObject(instance);
+    if (!isPlainObject(instance)) return typed ? false : notAnObject(instance);
+    for (let i = 0; i < required.length; i++) {
+      if (!Object.hasOwn(instance, required[i]!)) return false;
+    }
     for (const name in instance) {
       if (!Object.hasOwn(instance, name)) return false;
       const check = properties.get(name);
