@@ -12,6 +12,7 @@ import type {
   ParserConfig,
 } from "eventsource-parser";
 import { errorMessage } from "../_util/errors.ts";
+import { concatBytes } from "../_util/bytes.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
 import {
   displayUrl,
@@ -453,14 +454,7 @@ export class HttpClient {
       }
       parts.push(value);
     }
-    if (parts.length === 1) return decoder.decode(parts[0]);
-    const joined = new Uint8Array(bytes);
-    let offset = 0;
-    for (const part of parts) {
-      joined.set(part, offset);
-      offset += part.byteLength;
-    }
-    return decoder.decode(joined);
+    return decoder.decode(concatBytes(parts, bytes));
   }
 
   /**

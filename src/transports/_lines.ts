@@ -5,6 +5,8 @@
  * @module
  */
 
+import { concatBytes } from "../_util/bytes.ts";
+
 const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
 
@@ -91,28 +93,22 @@ export class LineSplitter {
 
   /** One line: the kept parts, then `chunk[start, end)`. */
   #line(chunk: Uint8Array, start: number, end: number): void {
-    let bytes = chunk.subarray(start, end);
     if (this.#parts.length > 0) {
-      const total = this.#partBytes + bytes.length;
+      const total = this.#partBytes + end - start;
       if (total > this.#max && !this.#split) {
         throw new LineTooLongError(this.#max);
       }
-      const joined = new Uint8Array(total);
-      let offset = 0;
-      for (const part of this.#parts) {
-        joined.set(part, offset);
-        offset += part.length;
-      }
-      joined.set(bytes, offset);
-      bytes = joined;
+      this.#parts.push(chunk.subarray(start, end));
+      chunk = concatBytes(this.#parts, total);
       this.#parts = [];
       this.#partBytes = 0;
-    } else if (bytes.length > this.#max && !this.#split) {
+      start = 0;
+      end = total;
+    } else if (end - start > this.#max && !this.#split) {
       throw new LineTooLongError(this.#max);
     }
-    let length = bytes.length;
-    if (length > 0 && bytes[length - 1] === CARRIAGE_RETURN) length--;
-    if (length === 0) return;
-    this.#onLine(this.#decoder.decode(bytes.subarray(0, length)));
+    if (end > start && chunk[end - 1] === CARRIAGE_RETURN) end--;
+    if (end === start) return;
+    this.#onLine(this.#decoder.decode(chunk.subarray(start, end)));
   }
 }
