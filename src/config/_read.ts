@@ -14,7 +14,12 @@ import type {
   LoadedConfig,
   ServerEntry,
 } from "./types.ts";
-import { type MCPServerConfig, serverConfigProblems } from "./server.ts";
+import {
+  type MCPServerConfig,
+  REMOTE_FIELDS,
+  serverConfigProblems,
+  STDIO_FIELDS,
+} from "./server.ts";
 import type { MCPToolFilter } from "../types.ts";
 import { LOADER_SCHEMA } from "./schema.ts";
 import { MCPConfigFileError } from "./errors.ts";
@@ -43,8 +48,6 @@ import { isRecord, kindOf, setOwn } from "../_util/values.ts";
 
 const EXAMPLE =
   'servers: [{ name: "files", transport: "stdio", command: "mcp-files" }]';
-const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
-const REMOTE_FIELDS = ["url", "headers", "fallback"] as const;
 const INTERPOLATED: readonly string[] = [
   "command",
   "args",

@@ -11,6 +11,7 @@
  */
 
 import type { JsonSchema } from "../types.ts";
+import { REMOTE_FIELDS, STDIO_FIELDS } from "./server.ts";
 
 const NAME_PATTERN = "^[^/]+$";
 const NAME_MESSAGE =
@@ -48,15 +49,7 @@ const OVERRIDE: JsonSchema = {
 };
 
 /** The fields `serverConfigProblems()` checks, after `${VAR}` replacement. */
-const SERVER_CONFIG_FIELDS = [
-  "command",
-  "args",
-  "env",
-  "cwd",
-  "url",
-  "headers",
-  "fallback",
-] as const;
+const SERVER_CONFIG_FIELDS = [...STDIO_FIELDS, ...REMOTE_FIELDS];
 
 /**
  * The fields both server formats share (ours and the `mcpServers` one),

@@ -71,8 +71,10 @@ const TRANSPORTS: readonly MCPTransportKind[] = [
   "sse",
   "streamable-http",
 ];
-const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
-const REMOTE_FIELDS = ["url", "headers", "fallback"] as const;
+/** The fields only a stdio server takes. */
+export const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
+/** The fields only a remote server takes. */
+export const REMOTE_FIELDS = ["url", "headers", "fallback"] as const;
 const FIELDS: ReadonlySet<string> = new Set([
   "name",
   "transport",
