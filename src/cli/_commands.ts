@@ -321,7 +321,7 @@ function reportFailures(ctx: Context, statuses: HubServerStatus[]): boolean {
 async function withTool(
   ctx: Context,
   name: string,
-  run: (tool: RegisteredTool, hub: MCPToolHub) => Promise<number>,
+  run: (tool: RegisteredTool) => Promise<number>,
 ): Promise<number> {
   const { servers } = ctx;
   let needed = servers.filter((entry) => entry.enabled);
@@ -348,7 +348,7 @@ async function withTool(
   }
   return await withHub({ ...ctx, servers: needed }, async (hub, statuses) => {
     const tool = hub.registry.resolve(name);
-    if (tool) return await run(tool, hub);
+    if (tool) return await run(tool);
     const failed = statuses.filter((status) => status.state === "failed");
     if (failed.length > 0) {
       throw new CliError(

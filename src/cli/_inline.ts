@@ -15,6 +15,7 @@ import {
 import { MCPConfigError } from "../errors.ts";
 import type { Options } from "./_args.ts";
 import { UsageError } from "./_errors.ts";
+import { setOwn } from "../_util/values.ts";
 
 /** The inline server of a command line, or `undefined` when it names none. */
 export function inlineServer(
@@ -106,7 +107,8 @@ function pairs(
         `${option} expects NAME${separator}VALUE, got an item without "${separator}"`,
       );
     }
-    record[item.slice(0, at).trim()] = item.slice(at + 1).trim();
+    // Defined, not assigned: `--env __proto__=x` is a variable like any other.
+    setOwn(record, item.slice(0, at).trim(), item.slice(at + 1).trim());
   }
   return record;
 }
