@@ -439,7 +439,6 @@ export class Connection {
       await session.start();
       return await this.#initialize(session, timeoutMs);
     })();
-    handshake.catch(() => {}); // its failure is reported through the race
     return race(handshake, { signal });
   }
 
