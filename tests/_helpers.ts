@@ -26,6 +26,15 @@ export function runtimeCommand(
 }
 
 /**
+ * The SDK test server (`fixtures/sdk_server`) as a command of this runtime:
+ * the tests run as .ts under Deno and as transpiled .js under Node, and
+ * their fixtures follow suit.
+ */
+export const sdkServerCommand = runtimeCommand(
+  fixturePath(`sdk_server${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`),
+);
+
+/**
  * Whether a process with this pid is running. A zombie (dead, not yet reaped)
  * counts as gone: in containers whose init never reaps orphans, a killed
  * grandchild stays a zombie for good.

@@ -17,13 +17,12 @@ import { loadConfig } from "@cleveragents/mcp-adapter/config";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { fixturePath, pidAlive, runtimeCommand, waitFor } from "./_helpers.ts";
+import { pidAlive, sdkServerCommand, waitFor } from "./_helpers.ts";
 import { taskHttpServer } from "./_task_http.ts";
 import { sdkStreamableServer } from "./_remote.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
-const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-const fixture = runtimeCommand(fixturePath(`sdk_server${ext}`));
+const fixture = sdkServerCommand;
 const TEST_TIMEOUT_MS = 60_000;
 /** How long the fixture's "slow" mode waits before it answers `initialize`. */
 const SLOW_SERVER_MS = 1500;

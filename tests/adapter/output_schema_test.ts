@@ -4,22 +4,20 @@
  * structured content (its server-side check is switched off for them).
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
+import { releaseAfterEach } from "../_helpers.ts";
 import type { MCPToolAdapter } from "@cleveragents/mcp-adapter";
 import { linkedAdapter } from "../_in_memory.ts";
 import { createTaskServer } from "../_task_server.ts";
 
 const TEST_MS = 15_000;
-const open: MCPToolAdapter[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((adapter) => adapter.disconnect()));
-});
+const open = releaseAfterEach("together");
 
 async function connected(
   options: { validateOutput?: boolean } = {},
 ): Promise<MCPToolAdapter> {
   const { adapter } = linkedAdapter(() => createTaskServer(), options);
-  open.push(adapter);
+  open.push(() => adapter.disconnect());
   await adapter.connect();
   return adapter;
 }

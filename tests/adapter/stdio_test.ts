@@ -8,24 +8,15 @@ import {
   MCPToolAdapter,
   type MCPToolAdapterOptions,
 } from "@cleveragents/mcp-adapter";
-import {
-  fixturePath,
-  pidAlive,
-  runtimeCommand,
-  text,
-  waitFor,
-} from "../_helpers.ts";
+import { pidAlive, sdkServerCommand, text, waitFor } from "../_helpers.ts";
 import { everythingCommand, everythingStdioAdapter } from "../_everything.ts";
-
-/** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
-const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 
 function sdkServer(
   mode = "normal",
   extra: { env?: Record<string, string> } = {},
   options?: MCPToolAdapterOptions,
 ) {
-  const { command, args } = runtimeCommand(fixturePath(`sdk_server${ext}`));
+  const { command, args } = sdkServerCommand;
   return new MCPToolAdapter({
     name: "sdk",
     transport: "stdio",

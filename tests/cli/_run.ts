@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { fixturePath, runtimeCommand } from "../_helpers.ts";
+import { sdkServerCommand } from "../_helpers.ts";
 
 const RUN_TIMEOUT_MS = 60_000;
 
@@ -74,10 +74,8 @@ export function exec(
   });
 }
 
-/** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
-const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
 /** The SDK test server, as a command of this runtime. */
-export const fixture = runtimeCommand(fixturePath(`sdk_server${ext}`));
+export const fixture = sdkServerCommand;
 
 /** A temporary folder with config files, and the command line run in it. */
 export interface CliWorkspace {

@@ -9,12 +9,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { main } from "@cleveragents/mcp-adapter/cli";
-import { fixturePath, runtimeCommand } from "../_helpers.ts";
+import { sdkServerCommand } from "../_helpers.ts";
 import { sdkStreamableServer } from "../_remote.ts";
 import { cliCommand, exec, type Run } from "./_run.ts";
 
-const ext = import.meta.url.endsWith(".ts") ? ".ts" : ".js";
-const fixture = runtimeCommand(fixturePath(`sdk_server${ext}`));
+const fixture = sdkServerCommand;
 const TEST_TIMEOUT_MS = 90_000;
 
 /** Captures what `main()` writes. */

@@ -4,7 +4,8 @@
  * SSE client at the same URL — so the fallback tests can trust it.
  */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
+import { describe, it } from "node:test";
+import { releaseAfterEach } from "../_helpers.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -14,10 +15,7 @@ import { within } from "../_remote.ts";
 
 const TEST_MS = 15_000;
 
-const open: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((close) => close()));
-});
+const open = releaseAfterEach("together");
 
 describe("SSE-only fixture server", () => {
   for (const refusePost of ["404", "405", "400", "400-json"] as RefusePost[]) {
