@@ -49,9 +49,18 @@ interface Session {
   provider: ConformanceOAuthProvider | undefined;
 }
 
-function open(serverUrl: string, options: MCPToolAdapterOptions): Session {
+function open(
+  serverUrl: string,
+  options: MCPToolAdapterOptions,
+  headers?: Record<string, string>,
+): Session {
   const adapter = new MCPToolAdapter(
-    { name: "conformance", transport: "streamable-http", url: serverUrl },
+    {
+      name: "conformance",
+      transport: "streamable-http",
+      url: serverUrl,
+      ...(headers === undefined ? {} : { headers }),
+    },
     {
       clientInfo: CLIENT_INFO,
       connectTimeoutMs: STEP_TIMEOUT_MS,
@@ -146,13 +155,7 @@ async function exerciseSession(
 const exercise: Exercise = (url, options, tool) => {
   if (options.headers !== undefined) {
     // Cross-app access: the token comes as a header, configured as a user would.
-    const adapter = new MCPToolAdapter({
-      name: "conformance",
-      transport: "streamable-http",
-      url,
-      headers: options.headers,
-    }, { clientInfo: CLIENT_INFO });
-    return exerciseSession({ adapter, provider: undefined }, tool);
+    return exerciseSession(open(url, {}, options.headers), tool);
   }
   return exerciseSession(
     open(url, {
@@ -172,8 +175,8 @@ const exercise: Exercise = (url, options, tool) => {
 
 const SCENARIOS = scenarios("mcp-adapter-conformance", exercise);
 
-/** The scenario names this driver knows, for `scripts/conformance.ts`. */
-export const DRIVER_SCENARIOS: readonly string[] = Object.keys(SCENARIOS);
+/** The scenario names this driver knows, listed in its usage message. */
+const DRIVER_SCENARIOS: readonly string[] = Object.keys(SCENARIOS);
 
 /**
  * Runs one scenario against the suite's server at `url`.
@@ -182,7 +185,7 @@ export const DRIVER_SCENARIOS: readonly string[] = Object.keys(SCENARIOS);
  * @param url The server URL the suite passed.
  * @throws {Error} When the scenario is unknown or the client fails.
  */
-export async function runScenario(
+async function runScenario(
   scenario: string,
   url: string,
 ): Promise<void> {
