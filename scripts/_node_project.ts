@@ -10,7 +10,7 @@
 import { join, relative } from "node:path";
 import { transform } from "esbuild";
 import { ROOT } from "./_deps.ts";
-import { log, logError, run } from "./_run.ts";
+import { log, logError, mustRun } from "./_run.ts";
 
 /**
  * Writes a `package.json` (`type: module`, so Node loads the transpiled
@@ -21,7 +21,7 @@ import { log, logError, run } from "./_run.ts";
  * @param tarball The npm tarball to install.
  * @param specs Further packages, as npm install specs (`name@range`).
  * @param timeoutMs Deadline of `npm install`.
- * @returns npm's exit code (124 when the deadline passed).
+ * @throws {Error} When npm fails or passes the deadline, saying which.
  *
  * @example
  * ```ts ignore
@@ -35,7 +35,7 @@ export async function installPackages(
   tarball: string,
   specs: readonly string[],
   timeoutMs: number,
-): Promise<number> {
+): Promise<void> {
   const manifest = { private: true, type: "module" };
   await Deno.writeTextFile(
     join(dir, "package.json"),
@@ -48,7 +48,7 @@ export async function installPackages(
     "--no-package-lock",
     "--prefer-offline",
   ];
-  return await run("npm", ["install", ...flags, tarball, ...specs], {
+  await mustRun("npm", ["install", ...flags, tarball, ...specs], {
     cwd: dir,
     timeoutMs,
   });
