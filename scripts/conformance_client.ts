@@ -178,22 +178,6 @@ const SCENARIOS = scenarios("mcp-adapter-conformance", exercise);
 /** The scenario names this driver knows, listed in its usage message. */
 const DRIVER_SCENARIOS: readonly string[] = Object.keys(SCENARIOS);
 
-/**
- * Runs one scenario against the suite's server at `url`.
- *
- * @param scenario The scenario's name.
- * @param url The server URL the suite passed.
- * @throws {Error} When the scenario is unknown or the client fails.
- */
-async function runScenario(
-  scenario: string,
-  url: string,
-): Promise<void> {
-  const run = SCENARIOS[scenario];
-  if (run === undefined) throw new Error(`unknown scenario ${scenario}`);
-  await run(url);
-}
-
 if (import.meta.main) {
   await main(
     SCENARIOS,
