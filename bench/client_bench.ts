@@ -10,8 +10,8 @@
  *
  * - `--rounds=N` (default 5), `--slice-ms=N` (default 250): see below.
  * - `--only=ID,…`: scenarios to run (ids: stdio-seq, stdio-64,
- *   http-json-seq, http-json-64, http-sse-seq, http-sse-64, stdio-10mb,
- *   stdio-50mb).
+ *   http-json-seq, http-json-64, http-sse-seq, http-sse-64,
+ *   http-stream-seq, http-stream-64, stdio-10mb, stdio-50mb).
  * - `--clients=raw,SDK,ours`: clients to run.
  * - `--raw-api=node`: on Deno, the raw stdio client uses `node:child_process`
  *   (Deno's implementation) instead of `Deno.Command`.
@@ -20,12 +20,14 @@
  *   warm-up excluded; use with `--only` and `--clients=ours`.
  *
  * **Rows.** stdio, sequential and 64 concurrent callers; streamable HTTP
- * with JSON answers and with SSE answers, each sequential and 64
- * concurrent; and one 10 MB and one 50 MB result over stdio (the SDK
+ * with JSON answers, with SSE answers that carry a Content-Length (as a
+ * server or proxy that buffers its answers sends them) and with SSE answers
+ * streamed without one (as the SDK's server sends them), each sequential
+ * and 64 concurrent; and one 10 MB and one 50 MB result over stdio (the SDK
  * `Client` sits out the 50 MB row: its stdio transport refuses lines over
- * 10 MiB). Every client has its own
- * server process (one stdio server each; one HTTP server each, serving JSON
- * on `/mcp` and SSE on `/sse`).
+ * 10 MiB). Every client has its own server process (one stdio server each;
+ * one HTTP server each, serving JSON on `/mcp`, SSE on `/sse` and streamed
+ * SSE on `/sse-stream`).
  *
  * **Rounds.** After a warm-up, which also sizes the slices so that the
  * fastest client spends about `--slice-ms` on one, the clients take turns for
@@ -84,7 +86,7 @@ const BIG_BYTES = 10_000_000;
 
 const CLIENTS = ["raw", "SDK", "ours"] as const;
 type ClientName = typeof CLIENTS[number];
-type Transport = "stdio" | "http-json" | "http-sse";
+type Transport = "stdio" | "http-json" | "http-sse" | "http-stream";
 
 interface Scenario {
   id: string;
@@ -132,6 +134,18 @@ const SCENARIOS: Scenario[] = [
     id: "http-sse-64",
     label: "HTTP SSE, 64 concurrent",
     transport: "http-sse",
+    concurrency: 64,
+  },
+  {
+    id: "http-stream-seq",
+    label: "HTTP SSE streamed, sequential",
+    transport: "http-stream",
+    concurrency: 1,
+  },
+  {
+    id: "http-stream-64",
+    label: "HTTP SSE streamed, 64 concurrent",
+    transport: "http-stream",
     concurrency: 64,
   },
   {
@@ -361,7 +375,12 @@ async function oursCaller(
 }
 
 function urlOf(transport: Transport, http: HttpEchoServer): string {
-  return `${http.origin}${transport === "http-sse" ? "/sse" : "/mcp"}`;
+  const path = transport === "http-sse"
+    ? "/sse"
+    : transport === "http-stream"
+    ? "/sse-stream"
+    : "/mcp";
+  return http.origin + path;
 }
 
 /** The time, this process's CPU and the server's CPU taken by one slice of calls. */
@@ -595,7 +614,7 @@ async function main(options: Options): Promise<void> {
 
   const transports = new Set(options.scenarios.map((s) => s.transport));
   const http = new Map<ClientName, HttpEchoServer>();
-  if (transports.has("http-json") || transports.has("http-sse")) {
+  if (!transports.has("stdio") || transports.size > 1) {
     for (const client of options.clients) {
       const server = await startHttpServer(STEP_DEADLINE_MS);
       cleanups.push({ what: `${client}'s HTTP server`, run: server.stop });

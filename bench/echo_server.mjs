@@ -10,7 +10,11 @@
 //   node bench/echo_server.mjs http    node:http on 127.0.0.1, a free port; prints
 //                                      "listening <port>" on stdout. POST /mcp answers
 //                                      application/json, POST /sse a text/event-stream
-//                                      body with one event. Mcp-Session-Id on
+//                                      body with one event and a Content-Length (as a
+//                                      server or proxy that buffers answers sends it),
+//                                      POST /sse-stream the same event streamed: chunked,
+//                                      no Content-Length (as the SDK's server sends
+//                                      it). Mcp-Session-Id on
 //                                      initialize, 202 for notifications, 405 for GET.
 //
 // Both modes exit when stdin ends, so a server never outlives its benchmark.
@@ -180,7 +184,8 @@ function serveHttp() {
       response.end();
       return;
     }
-    const sse = request.url === "/sse";
+    const streamed = request.url === "/sse-stream";
+    const sse = streamed || request.url === "/sse";
     let body = "";
     request.setEncoding("utf8");
     request.on("data", (chunk) => body += chunk);
@@ -195,8 +200,10 @@ function serveHttp() {
       const text = sse ? `event: message\ndata: ${reply}\n\n` : reply;
       const headers = {
         "content-type": sse ? "text/event-stream" : "application/json",
-        "content-length": String(Buffer.byteLength(text)),
       };
+      if (!streamed) {
+        headers["content-length"] = String(Buffer.byteLength(text));
+      }
       if (message.method === "initialize") {
         headers["mcp-session-id"] = randomUUID();
       }

@@ -256,7 +256,10 @@ let sseParser: typeof import("eventsource-parser") | undefined;
 export class EventReader {
   readonly #body:
     | ReadableStreamDefaultReader<Uint8Array>
-    | ReadableStreamBYOBReader;
+    | ReadableStreamBYOBReader
+    | undefined;
+  /** A body of known length, read whole on the first `read()`. */
+  #whole: Response | undefined;
   /** The buffer the next read fills, with a BYOB reader. */
   #buffer: Uint8Array<ArrayBuffer> | undefined;
   readonly #decoder = new TextDecoder();
@@ -269,29 +272,43 @@ export class EventReader {
   #ended = false;
 
   /**
-   * @param body The SSE body.
+   * @param source The SSE body, or a response whose body it is. A response
+   * with a `Content-Length` of at most `maxBufferSize` is read whole, in
+   * one native read: its server had the whole body before sending it, so
+   * streaming it would deliver nothing sooner.
    * @param maxBufferSize The longest event, in characters.
    * @param onRetry Receives each `retry:` field.
    * @param onComment Receives each comment line (keep-alives).
    */
   constructor(
-    body: ReadableStream<Uint8Array>,
+    source: ReadableStream<Uint8Array> | Response,
     maxBufferSize: number,
     onRetry?: (ms: number) => void,
     onComment?: () => void,
   ) {
-    let byob: ReadableStreamBYOBReader | undefined;
-    if (OWN_READ_BUFFER) {
-      try {
-        byob = body.getReader({ mode: "byob" });
-      } catch {
-        byob = undefined; // not a byte stream (a custom fetch)
-      }
-    }
-    if (byob === undefined) this.#body = body.getReader();
+    let body: ReadableStream<Uint8Array> | null;
+    if (source instanceof Response) {
+      const length = source.headers.get("content-length");
+      if (length !== null && Number(length) <= maxBufferSize) {
+        this.#whole = source;
+        body = null;
+      } else body = source.body;
+    } else body = source;
+    if (body === null) this.#body = undefined;
     else {
-      this.#body = byob;
-      this.#buffer = new Uint8Array(READ_BUFFER_BYTES);
+      let byob: ReadableStreamBYOBReader | undefined;
+      if (OWN_READ_BUFFER) {
+        try {
+          byob = body.getReader({ mode: "byob" });
+        } catch {
+          byob = undefined; // not a byte stream (a custom fetch)
+        }
+      }
+      if (byob === undefined) this.#body = body.getReader();
+      else {
+        this.#body = byob;
+        this.#buffer = new Uint8Array(READ_BUFFER_BYTES);
+      }
     }
     this.#callbacks = {
       onEvent: (event) => this.#queue.push(event),
@@ -320,6 +337,14 @@ export class EventReader {
       }
       if (this.#failure !== undefined) throw this.#failure;
       if (this.#ended) return { value: undefined, done: true };
+      const whole = this.#whole;
+      if (whole !== undefined) {
+        this.#whole = undefined;
+        const text = await whole.text();
+        this.#ended = true;
+        parser.feed(text);
+        continue;
+      }
       const buffer = this.#buffer;
       const { value, done } = buffer === undefined
         ? await (this.#body as ReadableStreamDefaultReader<Uint8Array>).read()
@@ -344,7 +369,13 @@ export class EventReader {
     this.#ended = true;
     this.#queue = [];
     this.#head = 0;
-    return this.#body.cancel();
+    const whole = this.#whole;
+    this.#whole = undefined;
+    if (this.#body !== undefined) return this.#body.cancel();
+    // A whole read under way ends by itself (the body is of known length),
+    // or with the transport's close signal.
+    if (whole !== undefined) discardBody(whole);
+    return Promise.resolve();
   }
 }
 
@@ -464,7 +495,7 @@ export class HttpClient {
    * (keep-alives).
    */
   events(
-    body: ReadableStream<Uint8Array>,
+    body: ReadableStream<Uint8Array> | Response,
     onRetry?: (ms: number) => void,
     onComment?: () => void,
   ): EventReader {

@@ -366,7 +366,7 @@ export class StreamableHTTPTransport implements MCPTransport {
       if (initialize) stream.session = this.#session.id;
       const type = mediaType(response.headers.get("content-type"));
       if (type === EVENT_STREAM && response.body !== null) {
-        void this.#requests.follow(stream, response.body);
+        void this.#requests.follow(stream, response);
       } else if (type === "application/json") {
         let text: string;
         try {

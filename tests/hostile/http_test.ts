@@ -146,6 +146,50 @@ describe("hostile HTTP servers: size limits", () => {
     assert.equal(result.success, false);
     assert.match(result.error!, /larger than maxMessageBytes/);
   });
+
+  it("reads an SSE answer whose Content-Length is over maxMessageBytes as a stream: its events arrive without the whole body", async () => {
+    const url = await serverWith((_req, res, body) => {
+      const { tool, id } = callOf(body);
+      if (tool !== "add") return false;
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "content-length": String(64 * MiB),
+      });
+      // The answer, then nothing more: the declared length never arrives.
+      res.write(
+        `data: ${
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id,
+            result: {
+              content: [{ type: "text", text: "3" }],
+              structuredContent: { sum: 3 },
+            },
+          })
+        }\n\n`,
+      );
+      return true;
+    }, false);
+    const { result } = await limitedAdd(url, MiB);
+    assert.equal(result.success, true, result.error ?? "");
+    assert.deepEqual(result.data?.structuredContent, { sum: 3 });
+  });
+
+  it("loses a call whose SSE event passes maxMessageBytes in a body with a Content-Length over it", async () => {
+    const url = await serverWith((_req, res, body) => {
+      if (callOf(body).tool !== "add") return false;
+      const event = `id: 1\ndata: ${"q".repeat(2 * MiB)}\n\n`;
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "content-length": String(event.length),
+      });
+      res.end(event);
+      return true;
+    }, false);
+    const { result } = await limitedAdd(url, MiB);
+    assert.equal(result.success, false);
+    assert.match(result.error!, /larger than maxMessageBytes/);
+  });
 });
 
 describe("hostile SSE servers: size limits", () => {

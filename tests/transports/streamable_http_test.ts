@@ -9,6 +9,7 @@ import {
 import type { Extra } from "../_in_memory.ts";
 import {
   type EverythingServer,
+  listen,
   recordingFetch,
   type SeenRequest,
   startEverything,
@@ -16,7 +17,7 @@ import {
 import { text, waitFor } from "../_helpers.ts";
 import { assertClean, SECRET, streamableFixture } from "./_streamable.ts";
 
-const { adapterFor, sdkServer, started } = streamableFixture();
+const { adapterFor, cleanups, sdkServer, started } = streamableFixture();
 
 const WAIT_MS = 10_000;
 
@@ -359,6 +360,66 @@ describe("streamable HTTP SSE answers, however the body arrives", () => {
       assert.equal(text(await adapter.invoke("echo", { message: "é" })), "é");
     });
   }
+});
+
+/**
+ * A proxy that buffers every answer of `target` and sends it on with a
+ * Content-Length, as serverless platforms and buffering proxies do; the GET
+ * stream, which never ends, it refuses with 405 (a server may).
+ */
+async function bufferingProxy(
+  target: string,
+  cleanups: { push(cleanup: () => unknown): void },
+): Promise<{ url: string; lengths: number[] }> {
+  const lengths: number[] = [];
+  const proxy = await listen(async (req, res, body) => {
+    if (req.method === "GET") {
+      res.writeHead(405, { allow: "POST, DELETE" }).end();
+      return;
+    }
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string" && name !== "host") {
+        headers.set(name, value);
+      }
+    }
+    const answer = await fetch(target, {
+      method: req.method,
+      headers,
+      body: req.method === "POST" ? JSON.stringify(body) : undefined,
+    });
+    const bytes = new Uint8Array(await answer.arrayBuffer());
+    const sent: Record<string, string> = {
+      "content-length": String(bytes.byteLength),
+    };
+    for (const name of ["content-type", "mcp-session-id"]) {
+      const value = answer.headers.get(name);
+      if (value !== null) sent[name] = value;
+    }
+    if (sent["content-type"]?.startsWith("text/event-stream")) {
+      lengths.push(bytes.byteLength);
+    }
+    res.writeHead(answer.status, sent).end(bytes);
+  });
+  cleanups.push(() => proxy.close());
+  return { url: `${proxy.origin}/mcp`, lengths };
+}
+
+describe("streamable HTTP SSE answers buffered whole, with a Content-Length", () => {
+  it("delivers progress, then the result, from one buffered body", async () => {
+    const server = await sdkServer();
+    const proxy = await bufferingProxy(server.url, cleanups);
+    const adapter = adapterFor(proxy.url);
+    await adapter.connect();
+    const seen: MCPProgress[] = [];
+    const result = await adapter.invoke("progress", { steps: 3, gapMs: 5 }, {
+      onProgress: (progress) => seen.push(progress),
+    });
+    assert.equal(text(result), "done 3");
+    assert.deepEqual(seen.map((progress) => progress.progress), [1, 2, 3]);
+    assert.equal(text(await adapter.invoke("echo", { message: "é" })), "é");
+    assert.ok(proxy.lengths.length >= 2, "the answers went through the proxy");
+  });
 });
 
 describe("streamable HTTP against server-everything", () => {

@@ -138,11 +138,8 @@ export class RequestStreams {
    *
    * @returns Settles when the stream is done with, resumptions included.
    */
-  follow(
-    stream: RequestStream,
-    body: ReadableStream<Uint8Array>,
-  ): Promise<void> {
-    return this.#read(stream, body, false);
+  follow(stream: RequestStream, response: Response): Promise<void> {
+    return this.#read(stream, response, false);
   }
 
   /**
@@ -176,7 +173,7 @@ export class RequestStreams {
   /** Reads a request's SSE stream; resumes it if it ends before the response. */
   async #read(
     stream: RequestStream,
-    body: ReadableStream<Uint8Array>,
+    body: ReadableStream<Uint8Array> | Response,
     resumed: boolean,
   ): Promise<void> {
     const reader = this.#http.events(body, (ms) => stream.retryMs = ms);
