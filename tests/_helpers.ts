@@ -5,6 +5,7 @@
  * @module
  */
 
+import { spawn } from "node:child_process";
 import process from "node:process";
 import { readFileSync } from "node:fs";
 import { afterEach } from "node:test";
@@ -96,4 +97,53 @@ export function releaseAfterEach(
 export function text(result: MCPToolResult): string {
   return (result.data.content as { text?: string }[] | undefined ?? [])
     .map((item) => item.text ?? "").join("");
+}
+
+/** What a finished command left. */
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a command in its own process group and collects its output; the
+ * whole group is killed, and the promise rejected, if it outlives
+ * `timeoutMs`.
+ */
+export function exec(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+  timeoutMs = 60_000,
+): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.setEncoding("utf8").on("data", (chunk) => stdout += chunk);
+    child.stderr!.setEncoding("utf8").on("data", (chunk) => stderr += chunk);
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+      reject(new Error(`${command} ${args.join(" ")} timed out:\n${stderr}`));
+    }, timeoutMs);
+    child.on("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }

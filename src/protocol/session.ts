@@ -98,6 +98,8 @@ export class Session {
   /** The one deadline timer, and when it fires (`performance.now()` clock). */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerDue = Infinity;
+  /** Whether the timer keeps the process alive (it does not while no request is pending). */
+  #timerHeld = false;
   /** The promise of the last send, and the requests that share it. */
   #lastSend: Promise<void> | undefined;
   #lastSendIds: RequestId[] = [];
@@ -289,19 +291,49 @@ export class Session {
    * not due yet.
    */
   #schedule(due: number): void {
-    if (due >= this.#timerDue) return;
+    if (due >= this.#timerDue) {
+      if (!this.#timerHeld && this.#timer !== undefined) {
+        this.#timerHeld = true;
+        (this.#timer as { ref?: () => unknown }).ref?.();
+      }
+      return;
+    }
     clearTimeout(this.#timer);
     this.#timerDue = due;
+    this.#timerHeld = true;
     this.#timer = setTimeout(
       () => this.#expire(),
       Math.max(0, due - performance.now()),
     );
   }
 
+  /**
+   * No request is pending: the timer may not keep the process alive. Where
+   * timers can be unreferenced (Node, Deno) it stays armed, so that the
+   * next request, usually made at once, needs no new timer; elsewhere it is
+   * cleared.
+   */
+  #release(): void {
+    const timer = this.#timer as { unref?: () => unknown } | undefined;
+    if (timer === undefined || !this.#timerHeld) return;
+    if (typeof timer.unref === "function") {
+      timer.unref();
+      this.#timerHeld = false;
+    } else this.#stopTimer();
+  }
+
+  #stopTimer(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDue = Infinity;
+    this.#timerHeld = false;
+  }
+
   /** Times out every request whose deadline passed; sets the timer for the next one. */
   #expire(): void {
     this.#timer = undefined;
     this.#timerDue = Infinity;
+    this.#timerHeld = false;
     // Timers may fire a little early on Node: allow a millisecond.
     const now = performance.now() + 1;
     let next = Infinity;
@@ -353,12 +385,8 @@ export class Session {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    if (this.#pending.size === 0 && this.#timer !== undefined) {
-      // Nothing left to time out: no timer may keep the process alive.
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-      this.#timerDue = Infinity;
-    }
+    // Nothing left to time out: no timer may keep the process alive.
+    if (this.#pending.size === 0) this.#release();
     if (pending.onAbort) {
       pending.signal?.removeEventListener("abort", pending.onAbort);
     }
@@ -516,6 +544,7 @@ export class Session {
     if (this.#closed) return;
     this.#closed = true;
     this.#kept.clear();
+    this.#stopTimer();
     const why = reason === undefined ? "" : ` (${reason.message})`;
     const options = reason === undefined ? undefined : { cause: reason };
     for (const [id, pending] of this.#pending) {

@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import process from "node:process";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
@@ -15,7 +16,7 @@ import {
   MCPToolAdapter,
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
-import { waitFor } from "../_helpers.ts";
+import { exec, fixturePath, runtimeCommand, waitFor } from "../_helpers.ts";
 
 const SECRET = "sk-live-lifecycle-SECRET-42";
 
@@ -230,5 +231,31 @@ describe("secrets in errors that come from the server", () => {
     } finally {
       await adapter.disconnect();
     }
+  });
+});
+
+describe("the deadline timer and the life of the process", () => {
+  // Runs tests/fixtures/idle_session: an adapter over an in-memory server,
+  // alone in its process, never disconnected.
+  const idle = (mode: string) => {
+    const { command, args } = runtimeCommand(fixturePath(
+      `idle_session${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
+    ));
+    return exec(command, [...args, mode], process.cwd(), {}, 20_000);
+  };
+
+  it("a process whose calls are all answered ends at once, not when their deadline would have passed", async () => {
+    const started = performance.now();
+    const run = await idle("finished");
+    assert.equal(run.stdout, "echo ok\n", run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    // The call's deadline is 60 s; the bound of exec() is 20 s.
+    assert.ok(performance.now() - started < 20_000);
+  });
+
+  it("a call in flight keeps the process alive until its deadline, after an idle spell", async () => {
+    const run = await idle("pending");
+    assert.equal(run.stdout, "echo ok\nhang timeout\n", run.stderr);
+    assert.equal(run.code, 0, run.stderr);
   });
 });

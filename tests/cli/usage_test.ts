@@ -9,9 +9,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { main } from "@cleveragents/mcp-adapter/cli";
-import { sdkServerCommand } from "../_helpers.ts";
 import { sdkStreamableServer } from "../_remote.ts";
-import { cliCommand, exec, type Run } from "./_run.ts";
+import { cliCommand } from "./_run.ts";
+import { exec, type Run, sdkServerCommand } from "../_helpers.ts";
 
 const fixture = sdkServerCommand;
 const TEST_TIMEOUT_MS = 90_000;
