@@ -341,6 +341,7 @@ export class EventReader {
       if (whole !== undefined) {
         this.#whole = undefined;
         const text = await whole.text();
+        if (this.#ended) continue; // cancelled meanwhile
         this.#ended = true;
         parser.feed(text);
         continue;
@@ -399,8 +400,13 @@ function wantsAuthorization(response: Response): boolean {
  * merged base headers, and the authorization retry.
  */
 export class HttpClient {
-  /** Aborted by the transport's `close()`; every fetch carries it. */
+  /**
+   * Aborted by {@linkcode HttpClient.prototype.abort} (the transport's
+   * `close()`); the requests without a signal of their own carry it.
+   */
   readonly controller: AbortController = new AbortController();
+  /** The controllers of the requests in flight that have their own. */
+  readonly #flights = new Set<AbortController>();
   /** Configured headers plus authorization headers, lower-cased. Replaced, never mutated. */
   base: Record<string, string>;
   /** Called after `base` changed, so the transport rebuilds its derived header objects. */
@@ -446,6 +452,36 @@ export class HttpClient {
       options.maxMessageBytes,
       transport,
     );
+  }
+
+  /**
+   * A signal of its own for one request, aborted with everything else by
+   * {@linkcode HttpClient.prototype.abort}; hand it back with `land()` once
+   * the response body is read or discarded. Frequent requests (POSTs) take
+   * one: Node's `fetch` leaves a listener on the signal it is given until
+   * the request is garbage collected, so thousands of calls carrying the one
+   * long-lived signal would pile up listeners on it (and Node would print
+   * MaxListenersExceededWarning).
+   */
+  flight(): AbortController {
+    const flight = new AbortController();
+    const closed = this.controller.signal;
+    if (closed.aborted) flight.abort(closed.reason);
+    else this.#flights.add(flight);
+    return flight;
+  }
+
+  /** The request of a {@linkcode HttpClient.prototype.flight} is over. */
+  land(flight: AbortController): void {
+    this.#flights.delete(flight);
+  }
+
+  /** Aborts every request and stream, in flight and to come: the transport closed. */
+  abort(reason?: unknown): void {
+    this.controller.abort(reason);
+    const aborted = this.controller.signal.reason;
+    for (const flight of this.#flights) flight.abort(aborted);
+    this.#flights.clear();
   }
 
   /**

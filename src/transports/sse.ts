@@ -391,29 +391,36 @@ export class SSEClientTransport implements MCPTransport {
         );
     }
     const body = JSON.stringify(message);
+    const flight = this.#http.flight();
     let response: Response;
+    let text: string;
     try {
-      response = await this.#http.request(
-        "POST",
-        endpoint,
-        () => this.#postHeaders,
-        body,
-      );
-    } catch (error) {
-      if (this.#closed()) throw this.#closedError();
-      if (error instanceof MCPConnectionError) throw error;
-      throw new MCPConnectionError(
-        `Cannot reach MCP server at ${displayUrl(endpoint)}: ${
-          this.#http.redact(fetchFailure(error))
-        }.`,
-        { cause: error },
-      );
+      try {
+        response = await this.#http.request(
+          "POST",
+          endpoint,
+          () => this.#postHeaders,
+          body,
+          flight.signal,
+        );
+      } catch (error) {
+        if (this.#closed()) throw this.#closedError();
+        if (error instanceof MCPConnectionError) throw error;
+        throw new MCPConnectionError(
+          `Cannot reach MCP server at ${displayUrl(endpoint)}: ${
+            this.#http.redact(fetchFailure(error))
+          }.`,
+          { cause: error },
+        );
+      }
+      if (response.ok) {
+        discardBody(response);
+        return;
+      }
+      text = await readBodyStart(response);
+    } finally {
+      this.#http.land(flight);
     }
-    if (response.ok) {
-      discardBody(response);
-      return;
-    }
-    const text = await readBodyStart(response);
     const method = "method" in message
       ? JSON.stringify(message.method)
       : "a response";
@@ -441,7 +448,7 @@ export class SSEClientTransport implements MCPTransport {
   #shutdown(reason?: Error): void {
     const wasOpen = this.#state === "open";
     this.#state = "closed";
-    this.#http.controller.abort(this.#closedError());
+    this.#http.abort(this.#closedError());
     this.#reader?.cancel().catch(() => {});
     this.#reader = undefined;
     if (!wasOpen) return;

@@ -311,7 +311,7 @@ export class StreamableHTTPTransport implements MCPTransport {
     this.#state = "closed";
     this.#requests.close();
     this.#session.close();
-    this.#http.controller.abort(this.#closedError());
+    this.#http.abort(this.#closedError());
     await this.#session.end(this.#closeTimeoutMs);
     if (!started) return;
     try {
@@ -340,10 +340,18 @@ export class StreamableHTTPTransport implements MCPTransport {
     const stream = id === undefined
       ? undefined
       : this.#requests.track(id, { method: method!, session: sentSession });
+    const flight = this.#http.flight();
+    let following = false;
     try {
       let response: Response;
       try {
-        response = await this.#http.request("POST", this.#url, headers, body);
+        response = await this.#http.request(
+          "POST",
+          this.#url,
+          headers,
+          body,
+          flight.signal,
+        );
       } catch (error) {
         throw this.#fetchError(error, `POST ${describe(method)}`);
       }
@@ -366,7 +374,9 @@ export class StreamableHTTPTransport implements MCPTransport {
       if (initialize) stream.session = this.#session.id;
       const type = mediaType(response.headers.get("content-type"));
       if (type === EVENT_STREAM && response.body !== null) {
-        void this.#requests.follow(stream, response);
+        following = true;
+        const land = () => this.#http.land(flight);
+        this.#requests.follow(stream, response).then(land, land);
       } else if (type === "application/json") {
         let text: string;
         try {
@@ -396,6 +406,7 @@ export class StreamableHTTPTransport implements MCPTransport {
     } finally {
       // Only a stream being read stays registered.
       if (stream !== undefined) this.#requests.settle(stream);
+      if (!following) this.#http.land(flight);
     }
   }
 

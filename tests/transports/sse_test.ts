@@ -153,6 +153,36 @@ describe("legacy SSE against the SDK SSEServerTransport", () => {
   });
 });
 
+describe("legacy SSE: request signals", () => {
+  it("gives each POST a signal of its own (none piles up listeners); close() aborts the GET's", async () => {
+    const server = await sdkSseServer();
+    cleanups.push(() => server.close());
+    const seen: { method: string; signal: AbortSignal }[] = [];
+    const fetchFn: typeof fetch = (input, init) => {
+      if (init?.signal) {
+        seen.push({ method: init.method ?? "GET", signal: init.signal });
+      }
+      return fetch(input, init);
+    };
+    const adapter = new MCPToolAdapter(
+      { name: "legacy", transport: "sse", url: server.url },
+      { transport: () => transport(server.url, { fetch: fetchFn }) },
+    );
+    cleanups.push(() => adapter.disconnect());
+    await adapter.connect();
+    for (const message of ["a", "b", "c"]) {
+      assert.equal(text(await adapter.invoke("echo", { message })), message);
+    }
+    const posts = seen.filter((r) => r.method === "POST").map((r) => r.signal);
+    assert.ok(posts.length >= 5, "initialize, initialized and 3 calls");
+    assert.equal(new Set(posts).size, posts.length);
+    const get = seen.find((r) => r.method === "GET")!.signal;
+    assert.ok(!posts.includes(get));
+    await adapter.disconnect();
+    assert.equal(get.aborted, true);
+  });
+});
+
 describe("legacy SSE against server-everything", () => {
   let everything: EverythingServer;
   before(async () => {

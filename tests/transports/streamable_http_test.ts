@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { z } from "zod";
 import {
   MCPConnectionError,
+  MCPNotConnectedError,
   type MCPProgress,
   MCPSessionExpiredError,
 } from "@cleveragents/mcp-adapter";
@@ -256,6 +257,53 @@ describe("streamable HTTP against the SDK server, stateful, SSE answers", () => 
     await assert.rejects(
       rpc.notify("notifications/initialized"),
       (error) => assertClean(error, MCPConnectionError),
+    );
+  });
+
+  it("gives each POST a signal of its own (none piles up listeners), and close() aborts a POST in flight", async () => {
+    const server = await sdkServer({
+      // An echo of "hang" is never answered.
+      intercept: (_req, _res, body) =>
+        (body as { params?: { arguments?: { message?: string } } })?.params
+          ?.arguments?.message === "hang",
+    });
+    const signals: AbortSignal[] = [];
+    const fetchFn: typeof fetch = (input, init) => {
+      if (init?.method === "POST" && init.signal) signals.push(init.signal);
+      return fetch(input, init);
+    };
+    const adapter = adapterFor(server.url, { fetch: fetchFn });
+    await adapter.connect();
+    for (const message of ["a", "b", "c"]) {
+      assert.equal(text(await adapter.invoke("echo", { message })), message);
+    }
+    assert.ok(signals.length >= 5, "initialize, initialized and 3 calls");
+    assert.equal(new Set(signals).size, signals.length);
+    assert.ok(signals.every((signal) => !signal.aborted));
+    const hung = assert.rejects(
+      adapter.invoke("echo", { message: "hang" }),
+      MCPNotConnectedError,
+    );
+    assert.ok(
+      await waitFor(
+        () =>
+          server.requests.some((r) =>
+            r.rpcMethod === "tools/call" && !r.closed
+          ) &&
+          signals.length > 5,
+        WAIT_MS,
+      ),
+    );
+    const inFlight = signals.at(-1)!;
+    await adapter.disconnect();
+    assert.equal(inFlight.aborted, true);
+    await hung;
+    assert.ok(
+      await waitFor(
+        () => server.requests.every((r) => r.closed || r.method === "DELETE"),
+        WAIT_MS,
+      ),
+      "the hung POST's connection is closed",
     );
   });
 });
