@@ -262,7 +262,8 @@ export class EventReader {
   #whole: Response | undefined;
   /** The buffer the next read fills, with a BYOB reader. */
   #buffer: Uint8Array<ArrayBuffer> | undefined;
-  readonly #decoder = new TextDecoder();
+  /** Made on the first streamed read: a body read whole needs none. */
+  #decoder: TextDecoder | undefined;
   readonly #callbacks: ParserConfig;
   /** Made on the first read: `eventsource-parser` loads with the first SSE body. */
   #parser: EventSourceParser | undefined;
@@ -352,7 +353,9 @@ export class EventReader {
         : await (this.#body as ReadableStreamBYOBReader).read(buffer);
       if (done) this.#ended = true;
       else {
-        parser.feed(this.#decoder.decode(value, { stream: true }));
+        parser.feed(
+          (this.#decoder ??= new TextDecoder()).decode(value, { stream: true }),
+        );
         // The read took the buffer over; the next one fills it again, or a
         // larger one when this one came back full.
         if (buffer !== undefined) {
@@ -623,12 +626,18 @@ export class HttpClient {
       // Read per request: a refresh or a step-up shows on the next one.
       if (auth.getHeaders !== undefined) await this.loadHeaders();
       const sent = this.base.authorization;
-      const response = await this.#fetchWithinOrigin(method, url, {
+      const init: RequestInit = {
         method,
         headers: headers(),
         body: body ?? null,
         signal,
-      });
+        redirect: "manual",
+      };
+      let response = await this.#fetch(url, init);
+      if (
+        response.type === "opaqueredirect" ||
+        REDIRECT_STATUSES.has(response.status)
+      ) response = await this.#followWithinOrigin(method, url, init, response);
       if (!auth.authorize || !wantsAuthorization(response)) {
         if (sent) auth.passed?.();
         return response;
@@ -663,16 +672,20 @@ export class HttpClient {
     return this.#authorizing;
   }
 
-  async #fetchWithinOrigin(
+  /**
+   * Follows the redirect `response` within the origin of `url`, fetching
+   * with `init` (manual redirects) again; refuses any other.
+   */
+  async #followWithinOrigin(
     method: string,
     url: URL,
     init: RequestInit,
+    response: Response,
   ): Promise<Response> {
     const fetchFn = this.#fetch;
-    init.redirect = "manual";
     let target = url;
     for (let hop = 0;; hop++) {
-      const response = await fetchFn(target, init);
+      if (hop > 0) response = await fetchFn(target, init);
       if (response.type === "opaqueredirect") {
         throw new MCPConnectionError(
           `MCP server at ${
