@@ -98,8 +98,6 @@ export class Session {
   /** The one deadline timer, and when it fires (`performance.now()` clock). */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerDue = Infinity;
-  /** Whether the timer keeps the process alive (it does not while no request is pending). */
-  #timerHeld = false;
   /** The promise of the last send, and the requests that share it. */
   #lastSend: Promise<void> | undefined;
   #lastSendIds: RequestId[] = [];
@@ -292,15 +290,12 @@ export class Session {
    */
   #schedule(due: number): void {
     if (due >= this.#timerDue) {
-      if (!this.#timerHeld && this.#timer !== undefined) {
-        this.#timerHeld = true;
-        (this.#timer as { ref?: () => unknown }).ref?.();
-      }
+      // Unreferenced while the session was idle (see #release): hold again.
+      (this.#timer as { ref?: () => unknown } | undefined)?.ref?.();
       return;
     }
     clearTimeout(this.#timer);
     this.#timerDue = due;
-    this.#timerHeld = true;
     this.#timer = setTimeout(
       () => this.#expire(),
       Math.max(0, due - performance.now()),
@@ -315,25 +310,20 @@ export class Session {
    */
   #release(): void {
     const timer = this.#timer as { unref?: () => unknown } | undefined;
-    if (timer === undefined || !this.#timerHeld) return;
-    if (typeof timer.unref === "function") {
-      timer.unref();
-      this.#timerHeld = false;
-    } else this.#stopTimer();
+    if (typeof timer?.unref === "function") timer.unref();
+    else this.#stopTimer();
   }
 
   #stopTimer(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerDue = Infinity;
-    this.#timerHeld = false;
   }
 
   /** Times out every request whose deadline passed; sets the timer for the next one. */
   #expire(): void {
     this.#timer = undefined;
     this.#timerDue = Infinity;
-    this.#timerHeld = false;
     // Timers may fire a little early on Node: allow a millisecond.
     const now = performance.now() + 1;
     let next = Infinity;

@@ -407,7 +407,7 @@ export class HttpClient {
    * Aborted by {@linkcode HttpClient.prototype.abort} (the transport's
    * `close()`); the requests without a signal of their own carry it.
    */
-  readonly controller: AbortController = new AbortController();
+  readonly #controller = new AbortController();
   /** The controllers of the requests in flight that have their own. */
   readonly #flights = new Set<AbortController>();
   /** Configured headers plus authorization headers, lower-cased. Replaced, never mutated. */
@@ -468,7 +468,7 @@ export class HttpClient {
    */
   flight(): AbortController {
     const flight = new AbortController();
-    const closed = this.controller.signal;
+    const closed = this.#controller.signal;
     if (closed.aborted) flight.abort(closed.reason);
     else this.#flights.add(flight);
     return flight;
@@ -481,8 +481,8 @@ export class HttpClient {
 
   /** Aborts every request and stream, in flight and to come: the transport closed. */
   abort(reason?: unknown): void {
-    this.controller.abort(reason);
-    const aborted = this.controller.signal.reason;
+    this.#controller.abort(reason);
+    const aborted = this.#controller.signal.reason;
     for (const flight of this.#flights) flight.abort(aborted);
     this.#flights.clear();
   }
@@ -619,7 +619,7 @@ export class HttpClient {
     url: URL,
     headers: () => Record<string, string>,
     body?: string,
-    signal: AbortSignal = this.controller.signal,
+    signal: AbortSignal = this.#controller.signal,
   ): Promise<Response> {
     const auth = this.#auth;
     for (let round = 0;; round++) {

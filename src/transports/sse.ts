@@ -186,7 +186,7 @@ export class SSEClientTransport implements MCPTransport {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      this.#http.controller.abort();
+      this.#http.abort();
     }, this.#endpointTimeoutMs);
     try {
       const response = await this.#http.request(
