@@ -614,7 +614,7 @@ async function main(options: Options): Promise<void> {
 
   const transports = new Set(options.scenarios.map((s) => s.transport));
   const http = new Map<ClientName, HttpEchoServer>();
-  if (!transports.has("stdio") || transports.size > 1) {
+  if ([...transports].some((transport) => transport !== "stdio")) {
     for (const client of options.clients) {
       const server = await startHttpServer(STEP_DEADLINE_MS);
       cleanups.push({ what: `${client}'s HTTP server`, run: server.stop });

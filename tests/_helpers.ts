@@ -6,11 +6,16 @@
  */
 
 import { spawn } from "node:child_process";
+import assert from "node:assert/strict";
 import process from "node:process";
 import { readFileSync } from "node:fs";
 import { afterEach } from "node:test";
 import { fileURLToPath } from "node:url";
-import type { MCPToolResult } from "@cleveragents/mcp-adapter";
+import type {
+  MCPProgress,
+  MCPToolAdapter,
+  MCPToolResult,
+} from "@cleveragents/mcp-adapter";
 
 /** Absolute path of `tests/fixtures/<name>` (fixtures sit next to the tests in both runs). */
 export function fixturePath(name: string): string {
@@ -97,6 +102,26 @@ export function releaseAfterEach(
 export function text(result: MCPToolResult): string {
   return (result.data.content as { text?: string }[] | undefined ?? [])
     .map((item) => item.text ?? "").join("");
+}
+
+/**
+ * Calls the test server's `progress` tool for `steps` steps, 5 ms apart,
+ * and asserts its result and that every progress notification arrived, in
+ * order, before it.
+ */
+export async function assertProgressCall(
+  adapter: MCPToolAdapter,
+  steps: number,
+): Promise<void> {
+  const seen: MCPProgress[] = [];
+  const result = await adapter.invoke("progress", { steps, gapMs: 5 }, {
+    onProgress: (progress) => seen.push(progress),
+  });
+  assert.equal(text(result), `done ${steps}`);
+  assert.deepEqual(
+    seen.map((progress) => progress.progress),
+    Array.from({ length: steps }, (_, i) => i + 1),
+  );
 }
 
 /** What a finished command left. */

@@ -530,19 +530,31 @@ export class Rpc {
   }
 }
 
-/** A fetch that logs each exchange's method, URL and status. */
+/** One request a {@linkcode recordingFetch} sent. */
+export interface RecordedRequest {
+  method: string;
+  url: string;
+  signal: AbortSignal | undefined;
+  /** Set once the response arrived. */
+  status: number | undefined;
+}
+
+/** A fetch that logs each request as it is sent; its status once answered. */
 export function recordingFetch(): {
   fetch: typeof fetch;
-  log: { method: string; url: string; status: number }[];
+  log: RecordedRequest[];
 } {
-  const log: { method: string; url: string; status: number }[] = [];
+  const log: RecordedRequest[] = [];
   const recording = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const response = await fetch(input, init);
-    log.push({
+    const entry: RecordedRequest = {
       method: init?.method ?? "GET",
       url: String(input),
-      status: response.status,
-    });
+      signal: init?.signal ?? undefined,
+      status: undefined,
+    };
+    log.push(entry);
+    const response = await fetch(input, init);
+    entry.status = response.status;
     return response;
   };
   return { fetch: recording as typeof fetch, log };

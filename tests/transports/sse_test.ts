@@ -3,7 +3,6 @@ import type { ServerResponse } from "node:http";
 import { after, before, describe, it } from "node:test";
 import {
   MCPConnectionError,
-  type MCPProgress,
   MCPToolAdapter,
   SSEClientTransport,
   type SSEClientTransportOptions,
@@ -12,6 +11,7 @@ import {
   bearerSources,
   type EverythingServer,
   rawServers,
+  recordingFetch,
   Rpc,
   sdkSseServer,
   sdkStreamableServer,
@@ -20,7 +20,12 @@ import {
   tokenOf,
   withoutToken,
 } from "../_remote.ts";
-import { releaseAfterEach, text, waitFor } from "../_helpers.ts";
+import {
+  assertProgressCall,
+  releaseAfterEach,
+  text,
+  waitFor,
+} from "../_helpers.ts";
 
 const SECRET = "sk-test-sse-0123456789";
 const HEADERS = { Authorization: `Bearer ${SECRET}` };
@@ -124,12 +129,7 @@ describe("legacy SSE against the SDK SSEServerTransport", () => {
       text(await adapter.invoke("echo", { message: "legacy" })),
       "legacy",
     );
-    const seen: MCPProgress[] = [];
-    const result = await adapter.invoke("progress", { steps: 3, gapMs: 5 }, {
-      onProgress: (progress) => seen.push(progress),
-    });
-    assert.equal(text(result), "done 3");
-    assert.deepEqual(seen.map((progress) => progress.progress), [1, 2, 3]);
+    await assertProgressCall(adapter, 3);
     await adapter.disconnect();
 
     const [get, ...posts] = server.requests;
@@ -157,26 +157,21 @@ describe("legacy SSE: request signals", () => {
   it("gives each POST a signal of its own (none piles up listeners); close() aborts the GET's", async () => {
     const server = await sdkSseServer();
     cleanups.push(() => server.close());
-    const seen: { method: string; signal: AbortSignal }[] = [];
-    const fetchFn: typeof fetch = (input, init) => {
-      if (init?.signal) {
-        seen.push({ method: init.method ?? "GET", signal: init.signal });
-      }
-      return fetch(input, init);
-    };
+    const { fetch: recording, log } = recordingFetch();
     const adapter = new MCPToolAdapter(
       { name: "legacy", transport: "sse", url: server.url },
-      { transport: () => transport(server.url, { fetch: fetchFn }) },
+      { transport: () => transport(server.url, { fetch: recording }) },
     );
     cleanups.push(() => adapter.disconnect());
     await adapter.connect();
     for (const message of ["a", "b", "c"]) {
       assert.equal(text(await adapter.invoke("echo", { message })), message);
     }
-    const posts = seen.filter((r) => r.method === "POST").map((r) => r.signal);
+    const posts = log.filter((r) => r.method === "POST").map((r) => r.signal);
     assert.ok(posts.length >= 5, "initialize, initialized and 3 calls");
+    assert.ok(posts.every((signal) => signal !== undefined));
     assert.equal(new Set(posts).size, posts.length);
-    const get = seen.find((r) => r.method === "GET")!.signal;
+    const get = log.find((r) => r.method === "GET")!.signal!;
     assert.ok(!posts.includes(get));
     await adapter.disconnect();
     assert.equal(get.aborted, true);

@@ -15,7 +15,7 @@ import {
   type SeenRequest,
   startEverything,
 } from "../_remote.ts";
-import { text, waitFor } from "../_helpers.ts";
+import { assertProgressCall, text, waitFor } from "../_helpers.ts";
 import { assertClean, SECRET, streamableFixture } from "./_streamable.ts";
 
 const { adapterFor, cleanups, sdkServer, started } = streamableFixture();
@@ -267,17 +267,17 @@ describe("streamable HTTP against the SDK server, stateful, SSE answers", () => 
         (body as { params?: { arguments?: { message?: string } } })?.params
           ?.arguments?.message === "hang",
     });
-    const signals: AbortSignal[] = [];
-    const fetchFn: typeof fetch = (input, init) => {
-      if (init?.method === "POST" && init.signal) signals.push(init.signal);
-      return fetch(input, init);
-    };
-    const adapter = adapterFor(server.url, { fetch: fetchFn });
+    const recorder = recordingFetch();
+    const posts = () =>
+      recorder.log.filter((r) => r.method === "POST").map((r) => r.signal!);
+    const adapter = adapterFor(server.url, { fetch: recorder.fetch });
     await adapter.connect();
     for (const message of ["a", "b", "c"]) {
       assert.equal(text(await adapter.invoke("echo", { message })), message);
     }
+    const signals = posts();
     assert.ok(signals.length >= 5, "initialize, initialized and 3 calls");
+    assert.ok(signals.every((signal) => signal !== undefined));
     assert.equal(new Set(signals).size, signals.length);
     assert.ok(signals.every((signal) => !signal.aborted));
     const hung = assert.rejects(
@@ -290,11 +290,11 @@ describe("streamable HTTP against the SDK server, stateful, SSE answers", () => 
           server.requests.some((r) =>
             r.rpcMethod === "tools/call" && !r.closed
           ) &&
-          signals.length > 5,
+          posts().length > signals.length,
         WAIT_MS,
       ),
     );
-    const inFlight = signals.at(-1)!;
+    const inFlight = posts().at(-1)!;
     await adapter.disconnect();
     assert.equal(inFlight.aborted, true);
     await hung;
@@ -349,12 +349,7 @@ describe("streamable HTTP against the SDK server in its other modes", () => {
     const server = await sdkServer({ stateless: true });
     const adapter = adapterFor(server.url);
     await adapter.connect();
-    const seen: MCPProgress[] = [];
-    const result = await adapter.invoke("progress", { steps: 2, gapMs: 5 }, {
-      onProgress: (progress) => seen.push(progress),
-    });
-    assert.equal(text(result), "done 2");
-    assert.deepEqual(seen.map((progress) => progress.progress), [1, 2]);
+    await assertProgressCall(adapter, 2);
     assert.equal(text(await adapter.invoke("echo", { message: "sse" })), "sse");
   });
 });
@@ -399,12 +394,7 @@ describe("streamable HTTP SSE answers, however the body arrives", () => {
       await adapter.connect();
       const echoed = await adapter.invoke("echo", { message: big });
       assert.equal(text(echoed), big);
-      const seen: MCPProgress[] = [];
-      const result = await adapter.invoke("progress", { steps: 2, gapMs: 5 }, {
-        onProgress: (progress) => seen.push(progress),
-      });
-      assert.equal(text(result), "done 2");
-      assert.deepEqual(seen.map((progress) => progress.progress), [1, 2]);
+      await assertProgressCall(adapter, 2);
       assert.equal(text(await adapter.invoke("echo", { message: "é" })), "é");
     });
   }
@@ -459,12 +449,7 @@ describe("streamable HTTP SSE answers buffered whole, with a Content-Length", ()
     const proxy = await bufferingProxy(server.url, cleanups);
     const adapter = adapterFor(proxy.url);
     await adapter.connect();
-    const seen: MCPProgress[] = [];
-    const result = await adapter.invoke("progress", { steps: 3, gapMs: 5 }, {
-      onProgress: (progress) => seen.push(progress),
-    });
-    assert.equal(text(result), "done 3");
-    assert.deepEqual(seen.map((progress) => progress.progress), [1, 2, 3]);
+    await assertProgressCall(adapter, 3);
     assert.equal(text(await adapter.invoke("echo", { message: "é" })), "é");
     assert.ok(proxy.lengths.length >= 2, "the answers went through the proxy");
   });
