@@ -4,7 +4,8 @@
  * the answer is read whole with `text()` and parsed as JSON, or, when the
  * server answered `text/event-stream`, the data lines of its one event are
  * taken out first. No validation, deadlines, resumption, GET stream or
- * retries. Internal to the benchmarks.
+ * retries, and, unless asked for, no abort signal. Internal to the
+ * benchmarks.
  *
  * @module
  */
@@ -33,10 +34,16 @@ export class RawHttpClient {
     accept: "application/json, text/event-stream",
   };
   #nextId = 1;
+  readonly #signal: boolean;
 
-  /** Nothing is sent until {@linkcode RawHttpClient.prototype.initialize}. */
-  constructor(url: string) {
+  /**
+   * Nothing is sent until {@linkcode RawHttpClient.prototype.initialize}.
+   *
+   * @param signal Give each request an abort signal of its own.
+   */
+  constructor(url: string, signal = false) {
     this.#url = url;
+    this.#signal = signal;
   }
 
   /** Sends a request and resolves with its `result`; rejects on an error response. */
@@ -45,11 +52,13 @@ export class RawHttpClient {
     params: Record<string, unknown>,
   ): Promise<RawResult> {
     const id = this.#nextId++;
-    const response = await fetch(this.#url, {
+    const init: RequestInit = {
       method: "POST",
       headers: this.#headers,
       body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
-    });
+    };
+    if (this.#signal) init.signal = new AbortController().signal;
+    const response = await fetch(this.#url, init);
     const session = response.headers.get("mcp-session-id");
     if (session !== null) {
       this.#headers = { ...this.#headers, "mcp-session-id": session };

@@ -15,6 +15,10 @@
  * - `--clients=raw,SDK,ours`: clients to run.
  * - `--raw-api=node`: on Deno, the raw stdio client uses `node:child_process`
  *   (Deno's implementation) instead of `Deno.Command`.
+ * - `--raw-signal`: the raw HTTP client gives each POST an abort signal, as
+ *   a client must to stop its requests in flight when it closes (ours and
+ *   the SDK's do); the runtime's `fetch` charges for it. The HTTP rows then
+ *   show what a client costs beyond that.
  * - `--cpu-prof=FILE`: write a V8 CPU profile (`.cpuprofile`, readable by
  *   Chrome DevTools and `bench/profile_top.ts`) of the measured rounds,
  *   warm-up excluded; use with `--only` and `--clients=ours`.
@@ -187,6 +191,7 @@ interface Options {
   clients: ClientName[];
   cpuProf: string | undefined;
   rawApi: RawProcessApi;
+  rawSignal: boolean;
 }
 
 // deno-lint-ignore no-console
@@ -200,6 +205,7 @@ function parseOptions(args: string[]): Options {
     clients: [...CLIENTS],
     cpuProf: undefined,
     rawApi: "native",
+    rawSignal: false,
   };
   for (const arg of args) {
     const [flag, value = ""] = arg.split(/=(.*)/s, 2);
@@ -232,6 +238,8 @@ function parseOptions(args: string[]): Options {
       flag === "--raw-api" && (value === "node" || value === "native")
     ) {
       options.rawApi = value;
+    } else if (arg === "--raw-signal") {
+      options.rawSignal = true;
     } else if (flag === "--cpu-prof" && value !== "") {
       options.cpuProf = value;
     } else {
@@ -299,19 +307,19 @@ const STDIO_SERVER = { args: [ECHO_SERVER, "stdio"], env: SERVER_ENV };
 async function rawCaller(
   transport: Transport,
   http: HttpEchoServer | undefined,
-  rawApi: RawProcessApi,
+  options: Options,
 ): Promise<Caller> {
   let request: RawStdioClient["request"];
   if (transport === "stdio") {
     const raw = await RawStdioClient.start({
       command: nodeExecutable(),
       ...STDIO_SERVER,
-    }, rawApi);
+    }, options.rawApi);
     cleanups.push({ what: "raw stdio client", run: () => raw.close() });
     await raw.initialize();
     request = (method, params) => raw.request(method, params);
   } else {
-    const raw = new RawHttpClient(urlOf(transport, http!));
+    const raw = new RawHttpClient(urlOf(transport, http!), options.rawSignal);
     await raw.initialize();
     request = (method, params) => raw.request(method, params);
   }
@@ -563,14 +571,16 @@ function formatUs(value: number): string {
     : Math.round(value).toLocaleString("en-US");
 }
 
-function runtimeLabel(rawApi: RawProcessApi): string {
+function runtimeLabel({ rawApi, rawSignal }: Options): string {
   const deno = (globalThis as { Deno?: { version: Record<string, string> } })
     .Deno;
   return deno === undefined
-    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball`
+    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball${
+      rawSignal ? ", raw HTTP with an abort signal per request" : ""
+    }`
     : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout, raw stdio on ${
       rawApi === "node" ? "node:child_process" : "Deno.Command"
-    }`;
+    }${rawSignal ? ", raw HTTP with an abort signal per request" : ""}`;
 }
 
 /** Starts a V8 CPU profile of this process; the returned function stops it and writes `file`. */
@@ -604,7 +614,7 @@ async function main(options: Options): Promise<void> {
     }), not the SDK's McpServer`,
   );
   say(
-    `${runtimeLabel(options.rawApi)}; ${os.cpus().length} cores; ${
+    `${runtimeLabel(options)}; ${os.cpus().length} cores; ${
       new Date().toISOString().slice(0, 16)
     }Z; load ${load()}`,
   );
@@ -625,7 +635,7 @@ async function main(options: Options): Promise<void> {
     ClientName,
     (t: Transport, h: HttpEchoServer | undefined) => Promise<Caller>
   > = {
-    raw: (t, h) => rawCaller(t, h, options.rawApi),
+    raw: (t, h) => rawCaller(t, h, options),
     SDK: sdkCaller,
     ours: oursCaller,
   };
