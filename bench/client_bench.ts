@@ -681,23 +681,29 @@ async function main(options: Options): Promise<void> {
   const lines: string[][] = [];
   const warnings: string[] = [];
   for (const row of rows) {
-    const ratioTo = (mine: Cost[], client: ClientName) => {
+    /** The per-round ratios of `mine` to `client`'s calls/s; empty without that client. */
+    const ratiosTo = (mine: Cost[], client: ClientName) => {
       const index = row.contenders.findIndex((c) => c.client === client);
-      if (index === -1) return "-";
+      if (index === -1) return [];
       const theirs = row.costs[index]!;
-      const ratios = mine.map((cost, r) => rate(cost) / rate(theirs[r]!));
-      return `${median(ratios).toFixed(2)}x`;
+      return mine.map((cost, r) => rate(cost) / rate(theirs[r]!));
     };
+    const medianRatio = (ratios: number[]) =>
+      ratios.length === 0 ? "-" : `${median(ratios).toFixed(2)}x`;
     row.contenders.forEach(({ client }, index) => {
       const mine = row.costs[index]!;
       const rates = mine.map(rate);
+      const toRaw = client === "raw" ? [] : ratiosTo(mine, "raw");
       lines.push([
         index === 0 ? row.scenario.label : "",
         client,
         formatRate(median(rates)),
         `${formatRate(Math.min(...rates))}-${formatRate(Math.max(...rates))}`,
-        ratioTo(mine, "raw"),
-        ratioTo(mine, "SDK"),
+        medianRatio(ratiosTo(mine, "raw")),
+        toRaw.length === 0
+          ? "-"
+          : `${Math.min(...toRaw).toFixed(2)}-${Math.max(...toRaw).toFixed(2)}`,
+        medianRatio(ratiosTo(mine, "SDK")),
         formatUs(median(mine.map((cost) => cost.cpuUs / cost.calls))),
         formatUs(median(mine.map((cost) => cost.serverCpuUs / cost.calls))),
       ]);
@@ -723,6 +729,7 @@ async function main(options: Options): Promise<void> {
       "calls/s",
       "min-max",
       "x raw",
+      "rounds",
       "x SDK",
       "client CPU µs/call",
       "server CPU µs/call",
@@ -735,7 +742,10 @@ async function main(options: Options): Promise<void> {
     "calls/s: median over rounds; x raw, x SDK: median of the per-round ratios of calls/s (same round,",
   );
   say(
-    "  turns interleaved), the only figures comparable between runs. CPU: user + system time of all",
+    "  turns interleaved), the only figures comparable between runs; rounds: the lowest and highest",
+  );
+  say(
+    "  per-round ratio to raw, the spread one run shows. CPU: user + system time of all",
   );
   say(
     "  threads per call, this process (client) and the echo server (each client has its own server).",
