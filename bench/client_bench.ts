@@ -41,7 +41,8 @@
  * of machine load hits every client alike.
  *
  * **Figures.** calls/s is the median over rounds; ×raw and ×SDK are the
- * medians of the per-round ratios (two runs of the same round compared).
+ * medians of the per-round ratios (two runs of the same round compared);
+ * "rounds" is the lowest and the highest per-round ratio to raw.
  * "client CPU" is this process's CPU time (user + system, all threads) per
  * call; "server CPU" is the echo server's, read from its `cpu` tool around
  * each slice. Where the server's CPU per call is well below the raw
