@@ -389,12 +389,6 @@ export function isTooLarge(error: unknown): boolean {
     "max-buffer-size-exceeded";
 }
 
-/** Whether a response is a redirect to follow (or one the runtime hides). */
-function isRedirect(response: Response): boolean {
-  return response.type === "opaqueredirect" ||
-    REDIRECT_STATUSES.has(response.status);
-}
-
 /** Whether a response asks for (more) authorization. */
 function wantsAuthorization(response: Response): boolean {
   if (response.status === 401) return true;
@@ -500,20 +494,21 @@ export class HttpClient {
    * @param what Names the server and request, for the error message.
    * @throws {MCPConnectionError} When the body is too large.
    */
-  readText(response: Response, what: () => string): Promise<string> {
+  async readText(response: Response, what: () => string): Promise<string> {
+    const limit = this.maxMessageBytes;
+    const tooLarge = () =>
+      messageTooLarge(
+        what(),
+        limit,
+        "the request failed and its answer was discarded",
+      );
     const length = response.headers.get("content-length");
-    // The body is exactly this long: read it natively, or not at all.
-    if (length === null) return this.#readTextStreamed(response, what);
-    if (Number(length) <= this.maxMessageBytes) return response.text();
-    discardBody(response);
-    return Promise.reject(this.#tooLarge(what));
-  }
-
-  /** A JSON body of unknown length, counted as it arrives. */
-  async #readTextStreamed(
-    response: Response,
-    what: () => string,
-  ): Promise<string> {
+    if (length !== null) {
+      // The body is exactly this long: read it natively, or not at all.
+      if (Number(length) <= limit) return await response.text();
+      discardBody(response);
+      throw tooLarge();
+    }
     const body = response.body;
     if (body === null) return "";
     const reader = body.getReader();
@@ -523,21 +518,13 @@ export class HttpClient {
       const { value, done } = await reader.read();
       if (done) break;
       bytes += value.byteLength;
-      if (bytes > this.maxMessageBytes) {
+      if (bytes > limit) {
         reader.cancel().catch(() => {});
-        throw this.#tooLarge(what);
+        throw tooLarge();
       }
       parts.push(value);
     }
     return decoder.decode(concatBytes(parts, bytes));
-  }
-
-  #tooLarge(what: () => string): MCPConnectionError {
-    return messageTooLarge(
-      what(),
-      this.maxMessageBytes,
-      "the request failed and its answer was discarded",
-    );
   }
 
   /**
@@ -627,51 +614,30 @@ export class HttpClient {
    *
    * @param headers Called for each attempt, so a retry sees the new headers.
    */
-  request(
+  async request(
     method: "GET" | "POST" | "DELETE",
     url: URL,
     headers: () => Record<string, string>,
     body?: string,
     signal: AbortSignal = this.#controller.signal,
   ): Promise<Response> {
-    const init: RequestInit = {
-      method,
-      headers: headers(),
-      body: body ?? null,
-      signal,
-      redirect: "manual",
-    };
-    const auth = this.#auth;
-    // Without authorization hooks, one fetch (and its redirects) is all.
-    if (auth.getHeaders === undefined && auth.authorize === undefined) {
-      return this.#fetch(url, init).then((response) =>
-        isRedirect(response)
-          ? this.#followWithinOrigin(method, url, init, response)
-          : response
-      );
-    }
-    return this.#authorized(method, url, headers, init);
-  }
-
-  /** {@linkcode HttpClient.prototype.request} with authorization hooks. */
-  async #authorized(
-    method: string,
-    url: URL,
-    headers: () => Record<string, string>,
-    init: RequestInit,
-  ): Promise<Response> {
     const auth = this.#auth;
     for (let round = 0;; round++) {
       // Read per request: a refresh or a step-up shows on the next one.
-      if (auth.getHeaders !== undefined) {
-        await this.loadHeaders();
-        init.headers = headers();
-      }
+      if (auth.getHeaders !== undefined) await this.loadHeaders();
       const sent = this.base.authorization;
+      const init: RequestInit = {
+        method,
+        headers: headers(),
+        body: body ?? null,
+        signal,
+        redirect: "manual",
+      };
       let response = await this.#fetch(url, init);
-      if (isRedirect(response)) {
-        response = await this.#followWithinOrigin(method, url, init, response);
-      }
+      if (
+        response.type === "opaqueredirect" ||
+        REDIRECT_STATUSES.has(response.status)
+      ) response = await this.#followWithinOrigin(method, url, init, response);
       if (!auth.authorize || !wantsAuthorization(response)) {
         if (sent) auth.passed?.();
         return response;
@@ -685,7 +651,6 @@ export class HttpClient {
         return response;
       }
       discardBody(response);
-      init.headers = headers();
     }
   }
 
