@@ -13,12 +13,15 @@
  * - `MCPToolAdapter.invoke()`: all of it, argument validation against the
  *   tool's cached validator and the result envelope included.
  *
- * One group makes one call per iteration, the other 64 concurrent calls.
- * The end-to-end rows of `client_bench.ts` swing by ±10% from run to run on
- * a shared machine; these entries share one process and no I/O, so they
- * show the layers' own cost with far less noise. They cannot show a
- * transport's cost, nor the runtime's (fetch, pipes), which dominate a real
- * call.
+ * One group makes 1,000 calls one after another per iteration, the other
+ * 16 rounds of 64 concurrent calls: enough work per iteration that timer
+ * resolution and single GC pauses wash out. There is no I/O, but Deno runs
+ * the entries one after another, not interleaved, so a change of machine
+ * load between entries still shows; compare two runs before reading much
+ * into a ratio. They cannot show a transport's cost, nor the runtime's
+ * (fetch, pipes): over HTTP and sequential stdio that is most of a call,
+ * over stdio with many callers in flight it is a few µs, comparable to
+ * these layers.
  *
  * Run it with `deno task bench`, or alone with
  * `deno bench -A bench/protocol_bench.ts`. Deno prints how many times slower
@@ -143,23 +146,29 @@ const clients: [string, () => Promise<unknown>][] = [
   }],
 ];
 
+const SEQUENTIAL_CALLS = 1_000;
+const CONCURRENT_ROUNDS = 16;
+const CONCURRENCY = 64;
+
 for (const [index, [name, call]] of clients.entries()) {
   Deno.bench({
     name,
-    group: "one call",
+    group: `${SEQUENTIAL_CALLS} calls, one at a time`,
     baseline: index === 0,
     fn: async () => {
-      await call();
+      for (let i = 0; i < SEQUENTIAL_CALLS; i++) await call();
     },
   });
   Deno.bench({
     name,
-    group: "64 concurrent calls",
+    group: `${CONCURRENT_ROUNDS} rounds of ${CONCURRENCY} concurrent calls`,
     baseline: index === 0,
     fn: async () => {
-      const calls: Promise<unknown>[] = [];
-      for (let i = 0; i < 64; i++) calls.push(call());
-      await Promise.all(calls);
+      for (let round = 0; round < CONCURRENT_ROUNDS; round++) {
+        const calls: Promise<unknown>[] = [];
+        for (let i = 0; i < CONCURRENCY; i++) calls.push(call());
+        await Promise.all(calls);
+      }
     },
   });
 }
