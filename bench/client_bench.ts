@@ -694,14 +694,14 @@ async function main(options: Options): Promise<void> {
     row.contenders.forEach(({ client }, index) => {
       const mine = row.costs[index]!;
       const rates = mine.map(rate);
-      const toRaw = client === "raw" ? [] : ratiosTo(mine, "raw");
+      const toRaw = ratiosTo(mine, "raw");
       lines.push([
         index === 0 ? row.scenario.label : "",
         client,
         formatRate(median(rates)),
         `${formatRate(Math.min(...rates))}-${formatRate(Math.max(...rates))}`,
-        medianRatio(ratiosTo(mine, "raw")),
-        toRaw.length === 0
+        medianRatio(toRaw),
+        client === "raw" || toRaw.length === 0
           ? "-"
           : `${Math.min(...toRaw).toFixed(2)}-${Math.max(...toRaw).toFixed(2)}`,
         medianRatio(ratiosTo(mine, "SDK")),
