@@ -16,9 +16,10 @@
  * - `--raw-api=node`: on Deno, the raw stdio client uses `node:child_process`
  *   (Deno's implementation) instead of `Deno.Command`.
  * - `--raw-signal`: the raw HTTP client gives each POST an abort signal, as
- *   a client must to stop its requests in flight when it closes (ours and
- *   the SDK's do); the runtime's `fetch` charges for it. The HTTP rows then
- *   show what a client costs beyond that.
+ *   a client must to stop its requests in flight when it closes (ours gives
+ *   each POST its own, the SDK's passes one shared signal to all); the
+ *   runtime's `fetch` charges for it. The HTTP rows then show what a client
+ *   costs beyond that.
  * - `--cpu-prof=FILE`: write a V8 CPU profile (`.cpuprofile`, readable by
  *   Chrome DevTools and `bench/profile_top.ts`) of the measured rounds,
  *   warm-up excluded; use with `--only` and `--clients=ours`.
