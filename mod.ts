@@ -49,11 +49,13 @@ export type {
 } from "./src/protocol/handlers.ts";
 export { validateServerConfig } from "./src/config/server.ts";
 export type {
+  MCPProtocolChoice,
   MCPServerConfig,
   MCPTransportKind,
   RemoteServerConfig,
   StdioServerConfig,
 } from "./src/config/server.ts";
+export type { MCPProtocolEra } from "./src/protocol/era.ts";
 export {
   MCPAdapterError,
   MCPAuthorizationRequiredError,

@@ -19,6 +19,8 @@ export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
 export const TEST_PACKAGES: readonly string[] = [
   "@modelcontextprotocol/sdk",
   "@modelcontextprotocol/server-everything",
+  // The official SDK v2's servers (2026-07-28 and dual-era) as real peers.
+  "@modelcontextprotocol/server",
   "zod",
   // tests/bundle_test.ts bundles the installed package.
   "esbuild",

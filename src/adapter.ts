@@ -20,6 +20,7 @@ import {
   type MCPServerInfo,
   type TransportFactory,
 } from "./protocol/connection.ts";
+import { protocolErrorKind } from "./protocol/era.ts";
 import {
   MCPAdapterError,
   MCPAuthorizationRequiredError,
@@ -623,9 +624,10 @@ export class MCPToolAdapter {
       );
     }
     if (error instanceof MCPProtocolError) {
+      const { kind, hint } = protocolErrorKind(error);
       return fail(
-        "server_error",
-        `Tool "${name}" failed with a server error: ${error.message} (code ${error.rpcCode})`,
+        kind,
+        `Tool "${name}" failed with a server error: ${error.message} (code ${error.rpcCode})${hint}`,
       );
     }
     if (error instanceof MCPAdapterError && error.code === "invalid_response") {
@@ -633,6 +635,9 @@ export class MCPToolAdapter {
         "server_error",
         `Tool "${name}" failed with a server error: ${error.message}`,
       );
+    }
+    if (error instanceof MCPAdapterError && error.code === "input_required") {
+      return fail("server_error", `Tool "${name}" failed: ${error.message}`);
     }
     if (signal?.aborted) {
       return fail(

@@ -50,6 +50,8 @@ export interface HubServerStatus {
   connectMs?: number;
   /** The protocol version the server agreed to. */
   protocolVersion?: string;
+  /** The protocol era of that version: `"modern"` (2026-07-28 and later) or `"legacy"`. */
+  era?: "modern" | "legacy";
   /**
    * The transport of the last connection: the configured one, or `"sse"`
    * when a `streamable-http` server fell back to the legacy transport.
@@ -481,8 +483,11 @@ export class MCPToolHub {
         toolCount: tools.length,
         connectMs,
       };
-      const version = adapter.serverInfo?.protocolVersion;
-      if (version !== undefined) slot.status.protocolVersion = version;
+      const info = adapter.serverInfo;
+      if (info !== undefined) {
+        slot.status.protocolVersion = info.protocolVersion;
+        slot.status.era = info.era;
+      }
       const transport = adapter.transportKind;
       if (transport !== undefined) slot.status.transport = transport;
     } catch (error) {

@@ -1,7 +1,7 @@
 /**
  * This library's version, sent as `clientInfo` and printed by
  * `mcp-adapter --version` (kept equal to `deno.json`'s by a test), and the
- * newest MCP protocol revision it speaks. Internal.
+ * MCP protocol revisions it speaks. Internal.
  *
  * @module
  */
@@ -9,5 +9,19 @@
 /** The package version. */
 export const VERSION = "0.1.0";
 
-/** The newest protocol revision this client speaks, offered in `initialize`. */
+/**
+ * The newest revision of the 2025 era (the `initialize` handshake), offered
+ * in `initialize`.
+ */
 export const LATEST_PROTOCOL_VERSION = "2025-11-25";
+
+/** The revisions of the modern era (per-request `_meta`, no handshake), newest first. */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ["2026-07-28"];
+
+/** The revisions of the 2025 era (the `initialize` handshake), newest first. */
+export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = [
+  LATEST_PROTOCOL_VERSION,
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+];

@@ -131,9 +131,9 @@ export async function checkCommand(ctx: Context): Promise<number> {
         status.name,
         status.state === "connected" ? "ok" : status.state,
         status.state === "connected"
-          ? `protocol ${status.protocolVersion} over ${
-            transportOf(ctx, status)
-          }, ${status.toolCount} tool${
+          ? `protocol ${status.protocolVersion} (${
+            status.era ?? "legacy"
+          } era) over ${transportOf(ctx, status)}, ${status.toolCount} tool${
             status.toolCount === 1 ? "" : "s"
           }, connected in ${status.connectMs} ms`
           : status.error ?? "",

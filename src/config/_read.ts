@@ -15,6 +15,7 @@ import type {
   ServerEntry,
 } from "./types.ts";
 import {
+  COMMON_FIELDS,
   type MCPServerConfig,
   REMOTE_FIELDS,
   serverConfigProblems,
@@ -145,10 +146,10 @@ function fieldsOf(draft: Draft): readonly string[] {
   // is a mistake); the other formats: the transport's fields, the rest is
   // ignored, as their own clients do.
   return draft.ours
-    ? [...STDIO_FIELDS, ...REMOTE_FIELDS]
+    ? [...COMMON_FIELDS, ...STDIO_FIELDS, ...REMOTE_FIELDS]
     : draft.transport === "stdio"
-    ? STDIO_FIELDS
-    : REMOTE_FIELDS;
+    ? [...COMMON_FIELDS, ...STDIO_FIELDS]
+    : [...COMMON_FIELDS, ...REMOTE_FIELDS];
 }
 
 /**

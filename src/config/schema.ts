@@ -11,7 +11,12 @@
  */
 
 import type { JsonSchema } from "../types.ts";
-import { REMOTE_FIELDS, STDIO_FIELDS } from "./server.ts";
+import {
+  COMMON_FIELDS,
+  PROTOCOL_CHOICES,
+  REMOTE_FIELDS,
+  STDIO_FIELDS,
+} from "./server.ts";
 
 const NAME_PATTERN = "^[^/]+$";
 const NAME_MESSAGE =
@@ -49,14 +54,28 @@ const OVERRIDE: JsonSchema = {
 };
 
 /** The fields `serverConfigProblems()` checks, after `${VAR}` replacement. */
-const SERVER_CONFIG_FIELDS = [...STDIO_FIELDS, ...REMOTE_FIELDS];
+const SERVER_CONFIG_FIELDS = [
+  ...COMMON_FIELDS,
+  ...STDIO_FIELDS,
+  ...REMOTE_FIELDS,
+];
 
 /**
  * The fields both server formats share (ours and the `mcpServers` one),
  * each defined once under `definitions`.
  */
 const SHARED_FIELDS = Object.fromEntries(
-  ["command", "args", "env", "envFile", "cwd", "url", "headers", "fallback"]
+  [
+    "command",
+    "args",
+    "env",
+    "envFile",
+    "cwd",
+    "url",
+    "headers",
+    "fallback",
+    "protocol",
+  ]
     .map((field) => [
       field,
       { $ref: `#/definitions/${field}` },
@@ -390,6 +409,14 @@ export const CONFIG_SCHEMA: JsonSchema = {
         "streamable-http only: when the server answers the initialize POST with 400, 404 or 405, try the legacy SSE transport at the same URL. Default: true.",
       default: true,
       examples: [false],
+    },
+    protocol: {
+      type: "string",
+      description:
+        'The protocol revision to speak: "auto" (default) asks with 2026-07-28 and falls back to the 2025 initialize handshake; "modern" or "legacy" pins an era; a revision such as "2025-06-18" pins that one.',
+      enum: [...PROTOCOL_CHOICES],
+      default: "auto",
+      examples: ["legacy"],
     },
     filter: {
       type: "object",

@@ -7,9 +7,42 @@
 import { MCPConfigError } from "../errors.ts";
 import { describeValue, isRecord, kindOf } from "../_util/values.ts";
 import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+} from "../version.ts";
 
 /** The three transports of the specification. */
 export type MCPTransportKind = "stdio" | "sse" | "streamable-http";
+
+/**
+ * Which protocol revision to speak with a server:
+ * - `"auto"` (the default): ask with the modern revision (`server/discover`,
+ *   2026-07-28) and fall back to the 2025 era's `initialize` handshake when
+ *   the server does not speak it;
+ * - `"modern"`: the modern era only, never `initialize`;
+ * - `"legacy"`: the `initialize` handshake only, never a probe (for servers
+ *   that mis-handle an unknown first request);
+ * - a revision such as `"2026-07-28"` or `"2025-06-18"`: exactly that one.
+ */
+export type MCPProtocolChoice =
+  | "auto"
+  | "modern"
+  | "legacy"
+  | "2026-07-28"
+  | "2025-11-25"
+  | "2025-06-18"
+  | "2025-03-26"
+  | "2024-11-05";
+
+/** The values of {@linkcode MCPProtocolChoice}. */
+export const PROTOCOL_CHOICES: readonly string[] = [
+  "auto",
+  "modern",
+  "legacy",
+  ...MODERN_PROTOCOL_VERSIONS,
+  ...LEGACY_PROTOCOL_VERSIONS,
+];
 
 /** A server started as a child process, speaking over its stdin and stdout. */
 export interface StdioServerConfig {
@@ -25,6 +58,8 @@ export interface StdioServerConfig {
   env?: Record<string, string>;
   /** The working directory of the server process. */
   cwd?: string;
+  /** The protocol revision to speak; default `"auto"`. */
+  protocol?: MCPProtocolChoice;
   /** Not used by stdio servers. */
   url?: never;
   /** Not used by stdio servers. */
@@ -49,6 +84,8 @@ export interface RemoteServerConfig {
    * specification's backwards-compatibility procedure). Default `true`.
    */
   fallback?: boolean;
+  /** The protocol revision to speak; default `"auto"`. */
+  protocol?: MCPProtocolChoice;
   /** Not used by remote servers. */
   command?: never;
   /** Not used by remote servers. */
@@ -75,9 +112,12 @@ const TRANSPORTS: readonly MCPTransportKind[] = [
 export const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
 /** The fields only a remote server takes. */
 export const REMOTE_FIELDS = ["url", "headers", "fallback"] as const;
+/** The fields every server takes besides its name and transport. */
+export const COMMON_FIELDS = ["protocol"] as const;
 const FIELDS: ReadonlySet<string> = new Set([
   "name",
   "transport",
+  ...COMMON_FIELDS,
   ...STDIO_FIELDS,
   ...REMOTE_FIELDS,
 ]);
@@ -133,6 +173,19 @@ export function serverConfigProblems(
       }`,
     );
     return problems;
+  }
+  const protocol = config.protocol;
+  if (
+    protocol !== undefined && !PROTOCOL_CHOICES.includes(protocol as string)
+  ) {
+    report(
+      ["protocol"],
+      `expected one of ${
+        PROTOCOL_CHOICES.map((choice) => JSON.stringify(choice)).join(", ")
+      }, got ${
+        describe(protocol)
+      }; "auto" (the default) finds the server's era by itself`,
+    );
   }
   const stdio = transport === "stdio";
   for (const field of stdio ? REMOTE_FIELDS : STDIO_FIELDS) {

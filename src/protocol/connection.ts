@@ -16,6 +16,7 @@ import {
   MCPInitializeStatusError,
   MCPNotConnectedError,
   MCPProtocolError,
+  MCPRequestLostError,
   MCPSessionExpiredError,
 } from "../errors.ts";
 import {
@@ -39,15 +40,43 @@ import { asError, errorMessage } from "../_util/errors.ts";
 import { race } from "../_util/time.ts";
 import { SerialQueue } from "../_util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
-import { LATEST_PROTOCOL_VERSION } from "../version.ts";
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+} from "../version.ts";
+import {
+  envelope,
+  type MCPProtocolEra,
+  modernCapabilities,
+  type ProtocolPlan,
+  protocolPlan,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "./era.ts";
 
 /** Protocol versions this client speaks, newest first. */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
-  LATEST_PROTOCOL_VERSION,
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05",
+  ...MODERN_PROTOCOL_VERSIONS,
+  ...LEGACY_PROTOCOL_VERSIONS,
 ];
+
+/**
+ * How long a stdio server may stay silent on `server/discover` before it is
+ * taken for a 2025-era server (which may ignore a request before
+ * `initialize`). A modern-only server slower than this to start needs
+ * `protocol: "modern"`.
+ */
+const STDIO_PROBE_MS = 3000;
+/** The most input rounds one modern request may take (the SDK's default). */
+const MAX_INPUT_ROUNDS = 10;
+
+/**
+ * Endpoints found to speak only the 2025 era, by URL: the next connection
+ * runs `initialize` at once. Forgotten when that fails.
+ */
+const legacyEndpoints = new Set<string>();
+
+/** Thrown inside a handshake: the stdio server exited on the probe. */
+class RestartForHandshake extends Error {}
 
 /** The log levels of `logging/setLevel` and `notifications/message`, least severe first. */
 export const LOG_LEVELS: readonly MCPLogLevel[] = [
@@ -72,10 +101,15 @@ export interface ConnectOptions {
   signal?: AbortSignal;
 }
 
-/** What a server said about itself in `initialize`. */
+/** What a server said about itself in `initialize` or `server/discover`. */
 export interface MCPServerInfo {
   /** The negotiated protocol version. */
   protocolVersion: string;
+  /**
+   * `"modern"` (2026-07-28 and later: per-request protocol, no session) or
+   * `"legacy"` (the 2025 era's `initialize` handshake).
+   */
+  era: MCPProtocolEra;
   /** The server's name and version. */
   serverInfo: { name: string; version: string };
   /** The server's capabilities. */
@@ -131,6 +165,10 @@ export class Connection {
   #logLevel: MCPLogLevel | undefined;
   /** Counts re-initializations: a task id is not carried into a renewed session. */
   #renewals = 0;
+  /** Which revisions the `protocol` choice allows. */
+  readonly #plan: ProtocolPlan;
+  /** A stdio server of this connection was found to speak the 2025 era. */
+  #legacyProcess = false;
   /**
    * Task calls in progress: told each `notifications/tasks/status`, and
    * `undefined` when their session ends or is renewed.
@@ -141,6 +179,10 @@ export class Connection {
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
+    this.#plan = protocolPlan(
+      options.config.protocol,
+      options.config.transport,
+    );
   }
 
   /** Whether a connection is established and alive. */
@@ -268,13 +310,55 @@ export class Connection {
     } catch (error) {
       return Promise.reject(error);
     }
-    const sent = session.request(method, params, options);
+    let sent = session.request(method, params, options);
+    if (session.envelope !== undefined) {
+      // A modern request whose response was lost in transit is sent again
+      // under a new id, once: modern servers keep no stream to resume.
+      sent = sent.catch((error) => {
+        if (!(error instanceof MCPRequestLostError) || session.closed) {
+          throw error;
+        }
+        return session.request(method, params, options);
+      });
+      return sent.then((result) =>
+        result.resultType === undefined || result.resultType === "complete"
+          ? result
+          : this.#notComplete(session, method, params, options, result)
+      );
+    }
     // Only a transport with a session id can find it expired.
     return session.sessionId === undefined
       ? sent
       : sent.catch((error) =>
         this.#retryExpired(session, error, method, params, options)
       );
+  }
+
+  /**
+   * A modern result that is not final: `input_required` runs the client's
+   * handlers for what the server asks (multi round-trip requests) and sends
+   * the request again; anything else is an invalid answer.
+   */
+  async #notComplete(
+    session: Session,
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+    result: Result,
+  ): Promise<Result> {
+    const { inputRounds } = await import("./_input.ts");
+    return await inputRounds(
+      {
+        session,
+        handlers: this.#options.handlers,
+        label: this.#name,
+        maxRounds: MAX_INPUT_ROUNDS,
+      },
+      method,
+      params ?? {},
+      options,
+      result,
+    );
   }
 
   /** The live session, or the error that says why there is none. */
@@ -354,7 +438,15 @@ export class Connection {
         : config.transport;
       let server: MCPServerInfo;
       try {
-        server = await this.#handshake(session, timeoutMs, abort.signal);
+        try {
+          server = await this.#handshake(session, timeoutMs, abort.signal);
+        } catch (error) {
+          if (!(error instanceof RestartForHandshake)) throw error;
+          // The server exited on the probe: a new one gets `initialize` at once.
+          await session.close().catch(() => {});
+          session = this.#newSession(await this.#createTransport());
+          server = await this.#handshake(session, timeoutMs, abort.signal);
+        }
       } catch (error) {
         if (
           !(error instanceof MCPInitializeStatusError) || kind === "custom" ||
@@ -429,7 +521,7 @@ export class Connection {
     );
   }
 
-  /** Starts the transport and runs `initialize`, until `signal` aborts. */
+  /** Starts the transport and finds the server's era, until `signal` aborts. */
   #handshake(
     session: Session,
     timeoutMs: number,
@@ -437,9 +529,91 @@ export class Connection {
   ): Promise<MCPServerInfo> {
     const handshake = (async () => {
       await session.start();
-      return await this.#initialize(session, timeoutMs);
+      return await this.#negotiate(session, timeoutMs);
     })();
     return race(handshake, { signal });
+  }
+
+  /**
+   * The modern probe (`server/discover`) unless the plan or an earlier
+   * verdict rules it out, then `initialize` when the server speaks the 2025
+   * era.
+   *
+   * @throws {RestartForHandshake} When a stdio server exited on the probe.
+   */
+  async #negotiate(
+    session: Session,
+    timeoutMs: number,
+  ): Promise<MCPServerInfo> {
+    const plan = this.#plan;
+    const stdio = this.#options.config.transport === "stdio";
+    const endpoint = stdio ? undefined : this.#options.config.url;
+    const knownLegacy = plan.legacy.length > 0 &&
+      (stdio ? this.#legacyProcess : legacyEndpoints.has(endpoint!));
+    if (plan.modern.length === 0) {
+      return await this.#initialize(session, timeoutMs);
+    }
+    if (knownLegacy) {
+      try {
+        return await this.#initialize(session, timeoutMs);
+      } catch (error) {
+        // An upgraded server may have left the 2025 era: probe now if it
+        // says so (-32022), else next time.
+        this.#forgetLegacy(endpoint);
+        if (
+          !(error instanceof MCPProtocolError) ||
+          error.rpcCode !== UNSUPPORTED_PROTOCOL_VERSION || session.closed
+        ) throw error;
+      }
+    }
+    const { probe, discoveredInfo } = await import("./_discover.ts");
+    const verdict = await probe(session, {
+      versions: plan.modern,
+      envelope: (version) => this.#envelope(version),
+      timeoutMs: stdio ? Math.min(STDIO_PROBE_MS, timeoutMs) : timeoutMs,
+      stdio,
+      label: this.#name,
+    });
+    if (verdict.era === "modern") {
+      session.setEnvelope(this.#envelope(verdict.version));
+      return discoveredInfo(verdict.version, verdict.result);
+    }
+    if (plan.legacy.length === 0) {
+      throw new MCPConnectionError(
+        `MCP server "${this.#name}" does not speak the modern protocol (${
+          plan.modern.join(", ")
+        }): ${verdict.why}. Remove "protocol": "${this.#options.config.protocol}" (or set "legacy") to use the 2025 era's initialize handshake.`,
+      );
+    }
+    if (stdio) this.#legacyProcess = true;
+    else legacyEndpoints.add(endpoint!);
+    if (verdict.era === "restart") throw new RestartForHandshake(verdict.why);
+    return await this.#initialize(session, timeoutMs);
+  }
+
+  #forgetLegacy(endpoint: string | undefined): void {
+    if (endpoint === undefined) this.#legacyProcess = false;
+    else legacyEndpoints.delete(endpoint);
+  }
+
+  /** The `_meta` of every modern request. */
+  #envelope(version: string): Readonly<Record<string, unknown>> {
+    return envelope(
+      version,
+      modernCapabilities(this.#options.handlers),
+      this.#options.clientInfo,
+      this.#modernLogLevel(),
+    );
+  }
+
+  /**
+   * The log level modern requests ask for: the one set with
+   * `setLogLevel()`; with an `onLog` handler and none set, every message
+   * (as a 2025-era server sends them before `logging/setLevel`); without
+   * `onLog`, none.
+   */
+  #modernLogLevel(): MCPLogLevel | undefined {
+    return this.#logLevel ?? (this.#options.onLog ? "debug" : undefined);
   }
 
   /** The `initialize` exchange; also re-run over a live transport when a remote session expired. */
@@ -447,21 +621,20 @@ export class Connection {
     session: Session,
     timeoutMs: number,
   ): Promise<MCPServerInfo> {
+    const versions = this.#plan.legacy;
+    session.setEnvelope(undefined);
     const result = await session.request("initialize", {
-      protocolVersion: SUPPORTED_PROTOCOL_VERSIONS[0],
+      protocolVersion: versions[0],
       capabilities: clientCapabilities(this.#options.handlers),
       clientInfo: this.#options.clientInfo,
     }, { timeoutMs });
     const version = result.protocolVersion;
-    if (
-      typeof version !== "string" ||
-      !SUPPORTED_PROTOCOL_VERSIONS.includes(version)
-    ) {
+    if (typeof version !== "string" || !versions.includes(version)) {
       throw new MCPConnectionError(
         `MCP server "${this.#name}" answered with protocol version ${
           JSON.stringify(version)
         }, which this client does not speak (supported: ${
-          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+          versions.join(", ")
         }); upgrade the server or this library`,
       );
     }
@@ -469,6 +642,7 @@ export class Connection {
     await session.notify("notifications/initialized");
     const info: MCPServerInfo = {
       protocolVersion: version,
+      era: "legacy",
       serverInfo: (result.serverInfo as MCPServerInfo["serverInfo"]) ??
         { name: "unknown", version: "unknown" },
       capabilities: (result.capabilities as Record<string, unknown>) ?? {},
@@ -673,6 +847,11 @@ export class Connection {
     await this.whenReady("set the log level");
     this.#logLevel = level;
     if (!this.#server?.capabilities.logging) return false;
+    if (this.#server.era === "modern") {
+      // No setLevel request: every later request asks for this level.
+      this.#session?.setEnvelope(this.#envelope(this.#server.protocolVersion));
+      return true;
+    }
     await this.request("logging/setLevel", { level }, { timeoutMs });
     return true;
   }
@@ -680,7 +859,10 @@ export class Connection {
   /** Tells a new session the log level asked for earlier; a failure goes to `onError`. */
   #applyLogLevel(session: Session): void {
     const level = this.#logLevel;
-    if (level === undefined || !this.#server?.capabilities.logging) return;
+    if (
+      level === undefined || !this.#server?.capabilities.logging ||
+      this.#server.era === "modern"
+    ) return;
     session.request("logging/setLevel", { level }, {
       timeoutMs: this.#options.connectTimeoutMs,
     }).catch((error) => this.#options.onError?.(asError(error)));

@@ -47,6 +47,13 @@ export interface RequestOptions {
    * stays valid for the task's whole life.
    */
   keepProgress?: boolean;
+  /**
+   * On timeout or abort, settle without telling the server: for a probe
+   * whose server may not speak the method at all.
+   */
+  quiet?: boolean;
+  /** Extra HTTP headers for this request (streamable HTTP: `Mcp-Param-*`). */
+  headers?: Record<string, string> | undefined;
 }
 
 /** Callbacks from the session to its owner. */
@@ -71,6 +78,8 @@ interface Pending {
   tracked: boolean;
   /** Its progress listener outlives a successful response (`keepProgress`). */
   keep: boolean;
+  /** No `notifications/cancelled` for it (`quiet`). */
+  quiet: boolean;
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
   timeoutMs: number;
@@ -103,6 +112,12 @@ export class Session {
   #lastSendIds: RequestId[] = [];
   /** Progress listeners kept past their request's response, by token. */
   readonly #kept = new Map<RequestId, (progress: MCPProgress) => void>();
+  /**
+   * The modern era's per-request `_meta` (protocol version, client
+   * capabilities and info, log level), put on every request; none in the
+   * 2025 era.
+   */
+  #envelope: Readonly<Record<string, unknown>> | undefined;
 
   /**
    * @param transport The channel; its callbacks are taken over.
@@ -129,6 +144,20 @@ export class Session {
   /** Tells the transport the protocol version negotiated in `initialize`. */
   setProtocolVersion(version: string): void {
     this.#transport.setProtocolVersion?.(version);
+  }
+
+  /**
+   * Puts `envelope` into the `_meta` of every later request (the modern
+   * era's per-request protocol version, capabilities and client info);
+   * `undefined` stops it. Keys the caller's own `_meta` sets win.
+   */
+  setEnvelope(envelope: Readonly<Record<string, unknown>> | undefined): void {
+    this.#envelope = envelope;
+  }
+
+  /** The envelope put on every request, if any. */
+  get envelope(): Readonly<Record<string, unknown>> | undefined {
+    return this.#envelope;
   }
 
   /** The server's last diagnostic lines, when the transport keeps them. */
@@ -186,13 +215,17 @@ export class Session {
     const id = this.#nextId++;
     const tracked = options.onProgress !== undefined ||
       options.trackProgress === true;
-    if (tracked) {
-      // The caller's params are ours to send: the token goes in place.
+    const envelope = this.#envelope;
+    if (tracked || envelope !== undefined) {
+      // The caller's params are ours to send: the token and the envelope
+      // go in place. Without either of them, the envelope is shared as it is.
       params ??= {};
       const meta = params._meta as Record<string, unknown> | undefined;
-      params._meta = meta === undefined
-        ? { progressToken: id }
-        : { ...meta, progressToken: id };
+      params._meta = tracked
+        ? { ...envelope, ...meta, progressToken: id }
+        : meta === undefined
+        ? envelope
+        : { ...envelope, ...meta };
     }
     const message: JSONRPCRequest = params === undefined
       ? { jsonrpc: "2.0", id, method }
@@ -203,6 +236,7 @@ export class Session {
         method,
         tracked,
         keep: options.keepProgress === true,
+        quiet: options.quiet === true,
         resolve,
         reject,
         timeoutMs: options.timeoutMs,
@@ -226,7 +260,12 @@ export class Session {
           );
         signal.addEventListener("abort", pending.onAbort, { once: true });
       }
-      this.#watchSend(this.#transport.send(message), id);
+      this.#watchSend(
+        options.headers === undefined
+          ? this.#transport.send(message)
+          : this.#transport.send(message, { headers: options.headers }),
+        id,
+      );
     });
   }
 
@@ -357,7 +396,7 @@ export class Session {
     const pending = this.#take(id);
     if (!pending) return;
     pending.reject(asError(error));
-    if (!this.#closed) {
+    if (!this.#closed && !pending.quiet) {
       this.notify("notifications/cancelled", { requestId: id, reason }).catch((
         e,
       ) => this.#handlers.onError?.(asError(e)));

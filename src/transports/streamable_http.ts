@@ -9,7 +9,12 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { OAuthClientProviderLike } from "./oauth.ts";
-import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
+import type {
+  JSONRPCMessage,
+  MCPTransport,
+  TransportSendOptions,
+} from "./transport.ts";
+import { headerValue } from "../_util/header_value.ts";
 import { asError } from "../_util/errors.ts";
 import {
   discardBody,
@@ -277,7 +282,10 @@ export class StreamableHTTPTransport implements MCPTransport {
    * @throws {MCPConnectionError} If the server cannot be reached, answers
    * with a non-2xx status, or with a body that is neither JSON nor SSE.
    */
-  send(message: JSONRPCMessage): Promise<void> {
+  send(
+    message: JSONRPCMessage,
+    options?: TransportSendOptions,
+  ): Promise<void> {
     if (this.#state !== "open") {
       return Promise.reject(
         this.#closed() ? this.#closedError() : new MCPConnectionError(
@@ -291,7 +299,7 @@ export class StreamableHTTPTransport implements MCPTransport {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#post(message, body);
+    return this.#post(message, body, options?.headers);
   }
 
   /**
@@ -321,17 +329,26 @@ export class StreamableHTTPTransport implements MCPTransport {
     }
   }
 
-  async #post(message: JSONRPCMessage, body: string): Promise<void> {
+  async #post(
+    message: JSONRPCMessage,
+    body: string,
+    extra: Record<string, string> | undefined,
+  ): Promise<void> {
     const method = "method" in message ? message.method : undefined;
     const initialize = method === "initialize";
+    const modern = !initialize && this.#session.modern;
     if (initialize) this.#session.reset();
     else if (method === "notifications/cancelled") {
       this.#requests.cancel(
         (message as { params?: { requestId?: unknown } }).params?.requestId,
       );
+      // The modern era cancels by closing the response: nothing to POST.
+      if (modern) return;
     }
     const headers = initialize
       ? this.#session.initHeaders
+      : modern && method !== undefined
+      ? this.#modernHeaders(message, method, extra)
       : this.#session.postHeaders;
     const sentSession = headers()["mcp-session-id"];
     // A request is registered before the POST, so a cancellation sent
@@ -341,6 +358,8 @@ export class StreamableHTTPTransport implements MCPTransport {
       ? undefined
       : this.#requests.track(id, { method: method!, session: sentSession });
     const flight = this.#http.flight();
+    // Cancelling a modern request closes its response, JSON or stream.
+    if (modern && stream !== undefined) stream.abort = () => flight.abort();
     let following = false;
     try {
       let response: Response;
@@ -360,10 +379,27 @@ export class StreamableHTTPTransport implements MCPTransport {
         if (session) this.#session.adopt(checkSessionId(session, this.#url));
       }
       if (!response.ok) {
+        const probing = method === "server/discover";
+        if (
+          stream !== undefined && (modern || probing || initialize) &&
+          (response.status === 400 || response.status === 404)
+        ) {
+          // A modern server answers errors such as -32022 (unsupported
+          // version) with a 4xx and a JSON-RPC error: that is the answer.
+          const text = await readBodyStart(response);
+          if (this.#requests.deliverError(stream, text, modern || probing)) {
+            return;
+          }
+          throw this.#session.statusFromText(response, text, {
+            what: `POST ${describe(method)}`,
+            session: sentSession,
+            initialize: initialize || probing,
+          });
+        }
         throw await this.#session.statusError(response, {
           what: `POST ${describe(method)}`,
           session: sentSession,
-          initialize,
+          initialize: initialize || probing,
         });
       }
       if (stream === undefined || response.status === 202 || stream.done) {
@@ -408,6 +444,28 @@ export class StreamableHTTPTransport implements MCPTransport {
       if (stream !== undefined) this.#requests.settle(stream);
       if (!following) this.#http.land(flight);
     }
+  }
+
+  /**
+   * The headers of a modern POST: `Mcp-Method`, `Mcp-Name` where the method
+   * names something, and the request's own (`Mcp-Param-*`).
+   */
+  #modernHeaders(
+    message: JSONRPCMessage,
+    method: string,
+    extra: Record<string, string> | undefined,
+  ): () => Record<string, string> {
+    const params = (message as { params?: Record<string, unknown> }).params;
+    const named = method === "resources/read"
+      ? params?.uri
+      : method === "tools/call" || method === "prompts/get"
+      ? params?.name
+      : method.startsWith("tasks/")
+      ? params?.taskId
+      : undefined;
+    const own: Record<string, string> = { ...extra, "mcp-method": method };
+    if (typeof named === "string") own["mcp-name"] = headerValue(named);
+    return () => ({ ...this.#session.postHeaders(), ...own });
   }
 
   #fetchError(error: unknown, what: string): MCPConnectionError {

@@ -69,6 +69,11 @@ export interface TransportSendOptions {
   resumptionToken?: string;
   /** Called when the transport issues a new resumption token. */
   onresumptiontoken?: (token: string) => void;
+  /**
+   * Extra HTTP headers for this message (the modern era's `Mcp-Param-*`
+   * headers); transports without headers ignore them.
+   */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -95,7 +100,10 @@ export interface MCPTransport {
   onclose?: ((reason?: Error) => void) | undefined;
   /** The session id, for transports that have one. */
   sessionId?: string | undefined;
-  /** Told the negotiated protocol version after `initialize`. */
+  /**
+   * Told the protocol version: the one negotiated in `initialize`, or the
+   * modern revision the client asks with (then before its first request).
+   */
   setProtocolVersion?: ((version: string) => void) | undefined;
   /**
    * The last lines the server wrote to its diagnostics channel (a stdio

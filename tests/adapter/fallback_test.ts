@@ -48,7 +48,12 @@ describe("streamable HTTP → SSE fallback", () => {
       assert.equal(adapter.transportKind, "sse");
       const result = await adapter.invoke("echo", { message: "legacy" });
       assert.equal(result.success, true, result.error ?? "");
-      assert.deepEqual(paths(server).slice(0, 2), ["POST /sse", "GET /sse"]);
+      // The modern probe, then initialize, then the SSE transport.
+      assert.deepEqual(paths(server).slice(0, 3), [
+        "POST /sse",
+        "POST /sse",
+        "GET /sse",
+      ]);
       // reconnect() goes through the same procedure.
       await adapter.reconnect();
       assert.equal(adapter.transportKind, "sse");
@@ -75,7 +80,7 @@ describe("streamable HTTP → SSE fallback", () => {
           return true;
         },
       );
-      assert.deepEqual(paths(server), ["POST /sse"]);
+      assert.deepEqual(paths(server), ["POST /sse", "POST /sse"]);
     },
   );
 
@@ -120,6 +125,7 @@ describe("streamable HTTP → SSE fallback", () => {
     // The last POST is the SSE transport asking whether the URL speaks
     // streamable HTTP, to word its error.
     assert.deepEqual(server.requests.map((r) => r.method), [
+      "POST",
       "POST",
       "GET",
       "POST",

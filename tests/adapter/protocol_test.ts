@@ -21,9 +21,11 @@ import {
 import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
 
 /**
- * A scripted peer: answers `initialize` with the given protocol version and
- * records what the client sends. For protocol details a real server cannot
- * be made to produce on demand.
+ * A scripted 2025-era peer: answers `initialize` with the given protocol
+ * version, any other request before it with "method not found" (as the
+ * SDK's legacy servers answer the modern probe), and records what the
+ * client sends. For protocol details a real server cannot be made to
+ * produce on demand.
  */
 class ScriptedPeer implements MCPTransport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -47,6 +49,17 @@ class ScriptedPeer implements MCPTransport {
             capabilities: { tools: {} },
             serverInfo: { name: "scripted", version: "1" },
           },
+        })
+      );
+    } else if (
+      "method" in message && message.method === "server/discover" &&
+      "id" in message
+    ) {
+      queueMicrotask(() =>
+        this.onmessage?.({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32601, message: "Method not found" },
         })
       );
     }
@@ -73,7 +86,12 @@ describe("protocol details", () => {
     const { adapter, peer } = scripted("2024-11-05");
     await adapter.connect();
     assert.equal(adapter.serverInfo?.protocolVersion, "2024-11-05");
-    const initialize = peer.sent[0] as unknown as {
+    assert.equal(
+      (peer.sent[0] as { method?: string }).method,
+      "server/discover",
+      "the modern probe goes first",
+    );
+    const initialize = peer.sent[1] as unknown as {
       params: { protocolVersion: string };
     };
     assert.equal(

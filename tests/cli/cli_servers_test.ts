@@ -259,7 +259,7 @@ describe("mcp-adapter (the command line): servers", () => {
         assert.equal(check.code, 0, check.stderr);
         assert.match(
           check.stdout,
-          /^old\s+ok\s+protocol \S+ over sse \(fallback from streamable-http\), \d+ tools/m,
+          /^old\s+ok\s+protocol \S+ \(legacy era\) over sse \(fallback from streamable-http\), \d+ tools/m,
         );
       } finally {
         await legacy.close();

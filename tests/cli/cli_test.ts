@@ -195,7 +195,7 @@ describe("mcp-adapter (the command line)", () => {
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(
         ok.stdout,
-        /^sdk\s+ok\s+protocol \d{4}-\d{2}-\d{2} over stdio, \d+ tools, connected in \d+ ms$/m,
+        /^sdk\s+ok\s+protocol \d{4}-\d{2}-\d{2} \(legacy era\) over stdio, \d+ tools, connected in \d+ ms$/m,
       );
       const broken = await cli(["check", "--config", ws.brokenConfig]);
       assert.equal(broken.code, 3);

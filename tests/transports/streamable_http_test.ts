@@ -84,7 +84,9 @@ describe("streamable HTTP against the SDK server, stateful, SSE answers", () => 
     );
     await adapter.disconnect();
 
-    const requests = server.requests;
+    // The modern probe first: a 2025-era server answers it without a session.
+    const [probe, ...requests] = server.requests;
+    assert.equal(probe!.rpcMethod, "server/discover");
     assertHeaderEverywhere(requests);
     const [initialize, ...later] = requests;
     assert.equal(initialize!.rpcMethod, "initialize");

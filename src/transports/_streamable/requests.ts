@@ -59,6 +59,8 @@ export interface RequestStream {
   /** Set when the request was cancelled or the transport closed: stop quietly. */
   done: boolean;
   reader: EventReader | undefined;
+  /** Closes the request's response (the modern era's cancellation), when set. */
+  abort?: (() => void) | undefined;
 }
 
 /**
@@ -130,6 +132,31 @@ export class RequestStreams {
     this.#streams.delete(stream.id);
     stream.done = true;
     stream.reader?.cancel().catch(() => {});
+    stream.abort?.();
+  }
+
+  /**
+   * Delivers the JSON-RPC error a 4xx answer's body holds for a request,
+   * when it holds one for it.
+   *
+   * @param anyCode Any error code counts; otherwise only the modern era's
+   * -32020 to -32022, so a 2025-era answer keeps its own handling.
+   * @returns Whether it was delivered.
+   */
+  deliverError(stream: RequestStream, text: string, anyCode: boolean): boolean {
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    const error = (data as { error?: { code?: unknown } } | null)?.error;
+    const code = error?.code;
+    if (
+      typeof code !== "number" || (data as { id?: unknown }).id !== stream.id ||
+      (!anyCode && (code > -32020 || code < -32022))
+    ) return false;
+    return this.#dispatch(data, stream.id);
   }
 
   /**

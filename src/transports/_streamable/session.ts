@@ -36,6 +36,8 @@ export const RESERVED_HEADERS = [
   "content-type",
   "mcp-session-id",
   "mcp-protocol-version",
+  "mcp-method",
+  "mcp-name",
   "last-event-id",
 ] as const;
 
@@ -144,6 +146,16 @@ export class StreamableSession {
     return this.#protocolVersion;
   }
 
+  /**
+   * Whether requests speak the modern era (2026-07-28 and later): no
+   * session, `Mcp-Method` and `Mcp-Name` headers, cancellation by closing
+   * the response.
+   */
+  get modern(): boolean {
+    return this.#protocolVersion !== undefined &&
+      this.#protocolVersion >= "2026-07-28";
+  }
+
   /** Takes the session id of an `initialize` answer. */
   adopt(id: string): void {
     this.#id = id;
@@ -200,8 +212,16 @@ export class StreamableSession {
     response: Response,
     sent: { what: string; session: string | undefined; initialize: boolean },
   ): Promise<Error> {
+    return this.statusFromText(response, await readBodyStart(response), sent);
+  }
+
+  /** {@linkcode StreamableSession.statusError}, with the start of the body read already. */
+  statusFromText(
+    response: Response,
+    text: string,
+    sent: { what: string; session: string | undefined; initialize: boolean },
+  ): Error {
     const { what, session } = sent;
-    const text = await readBodyStart(response);
     const status = response.status;
     if (
       session !== undefined &&
@@ -231,7 +251,8 @@ export class StreamableSession {
       response.statusText ? ` ${response.statusText}` : ""
     }: ${excerpt(text, this.#http.secrets)}.${hint}`;
     // The statuses after which the specification's backwards-compatibility
-    // procedure tries the legacy SSE transport.
+    // procedure tries the legacy SSE transport (after `initialize`), or
+    // `initialize` (after the modern probe, `server/discover`).
     return sent.initialize &&
         (status === 400 || status === 404 || status === 405)
       ? new MCPInitializeStatusError(message, status)

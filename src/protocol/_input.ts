@@ -1,0 +1,170 @@
+/**
+ * Multi round-trip requests (MCP 2026-07-28): a modern server that needs
+ * input answers `resultType: "input_required"` with `inputRequests`
+ * (elicitation, sampling, roots) and an opaque `requestState`. The client's
+ * own handlers answer them, the same ones that answer a 2025-era server's
+ * requests, and the request is sent again, under a new id, with
+ * `inputResponses` and the `requestState` as it came. Loaded with the first
+ * such answer. Internal.
+ *
+ * @module
+ */
+
+import { MCPAdapterError, MCPTimeoutError } from "../errors.ts";
+import { isRecord, kindOf } from "../_util/values.ts";
+import { race } from "../_util/time.ts";
+import type { ClientHandlers } from "./handlers.ts";
+import { answers } from "./handlers.ts";
+import { answer } from "./_answer.ts";
+import type { RequestOptions, Result, Session } from "./session.ts";
+
+/** Which handler answers each kind of input request, for messages. */
+const HANDLER_NAMES: Readonly<Record<string, string>> = {
+  "elicitation/create": "handlers.elicitation",
+  "sampling/createMessage": "handlers.sampling",
+  "roots/list": "handlers.roots",
+};
+/** The most input requests one answer may hold. */
+const MAX_INPUT_REQUESTS = 64;
+
+/** What the rounds need from the connection. */
+export interface InputContext {
+  /** The session the request went out on; every round uses it. */
+  session: Session;
+  /** The client's handlers. */
+  handlers: ClientHandlers | undefined;
+  /** Names the server in messages. */
+  label: string;
+  /** Rounds before giving up. */
+  maxRounds: number;
+}
+
+/**
+ * Answers `result`'s input requests and sends the request again until the
+ * server's answer is complete.
+ *
+ * @param params The request's original params; each round sends a copy
+ * with that round's `inputResponses` and `requestState`.
+ * @throws {MCPAdapterError} `invalid_response` for an unknown result type or
+ * a malformed input request; `input_required` when no handler answers what
+ * the server asks, or the rounds run out.
+ */
+export async function inputRounds(
+  context: InputContext,
+  method: string,
+  params: Record<string, unknown>,
+  options: RequestOptions,
+  result: Result,
+): Promise<Result> {
+  const { label } = context;
+  for (let round = 1;; round++) {
+    const type = result.resultType;
+    if (type === undefined || type === "complete") return result;
+    if (type !== "input_required") {
+      throw new MCPAdapterError(
+        "invalid_response",
+        `MCP server "${label}" answered "${method}" with resultType ${
+          JSON.stringify(String(type).slice(0, 40))
+        }, which this client did not ask for; report this to the server's maintainers`,
+      );
+    }
+    if (round > context.maxRounds) {
+      throw new MCPAdapterError(
+        "input_required",
+        `MCP server "${label}" still asked for input after ${context.maxRounds} rounds of "${method}"; giving up`,
+      );
+    }
+    // The user may take a while to answer; the call's total deadline holds.
+    const total = options.totalTimeoutMs;
+    const inputResponses = await race(
+      answerAll(context, method, result.inputRequests),
+      {
+        signal: options.signal,
+        timeoutMs: total === undefined ? undefined : Math.max(
+          0,
+          (options.startedAt ?? performance.now()) + total -
+            performance.now(),
+        ),
+        onTimeout: () =>
+          new MCPTimeoutError(
+            `"${method}" on MCP server "${label}" ran past its total deadline of ${total} ms while its input was being answered`,
+            total!,
+          ),
+      },
+    );
+    const retry: Record<string, unknown> = { ...params, inputResponses };
+    // Echoed exactly as it came, and only when it came.
+    if (typeof result.requestState === "string") {
+      retry.requestState = result.requestState;
+    } else delete retry.requestState;
+    result = await context.session.request(method, retry, options);
+  }
+}
+
+/** The answers to one round's input requests, by the server's keys. */
+async function answerAll(
+  context: InputContext,
+  method: string,
+  requests: unknown,
+): Promise<Record<string, unknown>> {
+  const responses: Record<string, unknown> = {};
+  if (requests === undefined) return responses;
+  const { handlers, label } = context;
+  if (!isRecord(requests)) {
+    throw malformed(label, method, `inputRequests is ${kindOf(requests)}`);
+  }
+  const entries = Object.entries(requests);
+  if (entries.length > MAX_INPUT_REQUESTS) {
+    throw malformed(
+      label,
+      method,
+      `${entries.length} input requests (at most ${MAX_INPUT_REQUESTS} are answered)`,
+    );
+  }
+  const answered = await Promise.all(entries.map(async ([key, request]) => {
+    if (!isRecord(request) || typeof request.method !== "string") {
+      throw malformed(
+        label,
+        method,
+        `input request ${JSON.stringify(key)} has no method`,
+      );
+    }
+    const kind = request.method;
+    if (!answers(handlers, kind)) {
+      const handler = HANDLER_NAMES[kind];
+      throw new MCPAdapterError(
+        "input_required",
+        handler === undefined
+          ? `MCP server "${label}" needs input of a kind this client does not know (${
+            JSON.stringify(kind.slice(0, 60))
+          }) to complete "${method}"`
+          : `MCP server "${label}" needs input (${kind}) to complete "${method}": give the adapter ${handler} to answer it`,
+      );
+    }
+    const params = isRecord(request.params) ? request.params : {};
+    return [
+      key,
+      await answer(handlers!, { jsonrpc: "2.0", id: 0, method: kind, params }),
+    ] as const;
+  }));
+  for (const [key, response] of answered) {
+    Object.defineProperty(responses, key, {
+      value: response,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return responses;
+}
+
+function malformed(
+  label: string,
+  method: string,
+  what: string,
+): MCPAdapterError {
+  return new MCPAdapterError(
+    "invalid_response",
+    `MCP server "${label}" asked for input to "${method}" with ${what}; report this to the server's maintainers`,
+  );
+}

