@@ -233,12 +233,19 @@ export function tarballSize(log: string): string | undefined {
  * ```
  */
 export function conformanceScore(log: string): string | undefined {
+  const text = plain(log);
   const scores = [
-    ...plain(log).matchAll(
-      /^(ours|sdk) ?: (\d+\/\d+) scenarios pass$/gm,
-    ),
+    ...text.matchAll(/^(ours|sdk) ?: (\d+\/\d+) scenarios pass$/gm),
   ].map(([, client, score]) => `${client} ${score}`);
-  return scores.length === 0 ? undefined : scores.join(", ");
+  const sets = [
+    ...text.matchAll(
+      /^ours at (\S+): (\d+\/\d+) scored scenarios pass \((\d+) expected failures\)/gm,
+    ),
+  ].map(([, revision, score, expected]) =>
+    `ours at ${revision} ${score} (${expected} expected failures)`
+  );
+  const all = [...scores, ...sets];
+  return all.length === 0 ? undefined : all.join(", ");
 }
 
 /**

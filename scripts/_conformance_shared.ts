@@ -32,6 +32,17 @@ export interface ScenarioOptions {
   headers?: Record<string, string>;
   /** Accept every elicitation with nothing filled in, leaving the schema defaults to the client. */
   elicitation?: boolean;
+  /**
+   * Answer every kind of input the server may ask for (elicitation,
+   * sampling, roots), declaring each capability.
+   */
+  allHandlers?: boolean;
+}
+
+/** A listed tool, as a driver sees it. */
+export interface ListedTool {
+  name: string;
+  inputSchema?: Record<string, unknown>;
 }
 
 /** The tool a scenario calls, with its arguments. */
@@ -40,17 +51,95 @@ export interface ScenarioTool {
   args: Record<string, unknown>;
 }
 
-/** Connects to `url` as `options` say, lists the tools, calls `tool` when given, and disconnects. */
+/**
+ * Connects to `url` as `options` say, lists the tools, calls `tool` when
+ * given (`"every"`: each listed tool at once, with arguments from
+ * {@linkcode exampleArguments}), and disconnects.
+ */
 export type Exercise = (
   url: string,
   options: ScenarioOptions,
-  tool?: ScenarioTool,
+  tool?: ScenarioTool | "every",
 ) => Promise<void>;
+
+/**
+ * Values that exercise the header encoding of MCP 2026-07-28: plain ASCII,
+ * numbers, booleans, and strings that must be Base64-encoded.
+ */
+const TRICKY_VALUES: Readonly<Record<string, unknown>> = {
+  region: "us-west1",
+  priority: 42,
+  verbose: true,
+  debug: false,
+  empty_val: "",
+  method_val: "tools/call",
+  float_val: 1.5,
+  non_ascii_val: "Grüße, 世界",
+  whitespace_val: " padded ",
+  leading_space_val: " leading",
+  trailing_space_val: "trailing ",
+  internal_space_val: "inside spaces",
+  control_char_val: "bell\u0007",
+  crlf_val: "line1\r\nline2",
+  tab_val: "\ttabbed",
+  query: "weather",
+};
+
+/**
+ * Arguments for a tool from its input schema: a known tricky value for a
+ * property of that name, else an example of the property's type; every
+ * required property, and the optional ones that have a tricky value.
+ */
+export function exampleArguments(
+  tool: ListedTool,
+): Record<string, unknown> {
+  const schema = tool.inputSchema ?? {};
+  const properties = (schema.properties ?? {}) as Record<
+    string,
+    { type?: unknown }
+  >;
+  const required = new Set(
+    Array.isArray(schema.required) ? schema.required as string[] : [],
+  );
+  const args: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (name in TRICKY_VALUES) {
+      // The null tool checks that an omitted argument sends no header.
+      if (tool.name.endsWith("_null") && name === "verbose") continue;
+      args[name] = TRICKY_VALUES[name];
+    } else if (required.has(name)) {
+      args[name] = property.type === "integer" || property.type === "number"
+        ? 1
+        : property.type === "boolean"
+        ? true
+        : property.type === "object"
+        ? {}
+        : property.type === "array"
+        ? []
+        : "example";
+    }
+  }
+  return args;
+}
 
 /** Runs one scenario against the suite's server at a URL. */
 export type Scenario = (url: string) => Promise<void>;
 
 const TEST_TOOL = { name: "test-tool", args: {} };
+
+/**
+ * The 2026-07-28 scenarios of conformance 0.2: list the tools and call each
+ * one (the suite judges what went over the wire), answering any input.
+ */
+const MODERN_SCENARIOS = [
+  "request-metadata",
+  "sep-2322-client-request-state",
+  "http-standard-headers",
+  "http-custom-headers",
+  "http-invalid-tool-headers",
+  "json-schema-ref-no-deref",
+  "json-schema-2020-12-preservation",
+];
 
 /** The authorization-code scenarios: log in, list tools, call the test tool. */
 const AUTH_CODE_SCENARIOS = [
@@ -137,6 +226,9 @@ export function scenarios(
       }, TEST_TOOL);
     },
   };
+  for (const name of MODERN_SCENARIOS) {
+    table[name] = (url) => exercise(url, { allHandlers: true }, "every");
+  }
   for (const name of AUTH_CODE_SCENARIOS) {
     table[name] = (url) =>
       exercise(url, {

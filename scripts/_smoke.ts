@@ -150,6 +150,8 @@ export interface BackgroundOptions {
   cwd?: string;
   /** Variables added to the inherited environment. */
   env?: Record<string, string>;
+  /** How many of its last lines {@linkcode Background.tail} keeps; default 40. */
+  tailLines?: number;
 }
 
 /** A process running in its own process group until {@linkcode Background.stop}. */
@@ -201,13 +203,14 @@ export function startBackground(
     detached: POSIX,
   }).spawn();
   const lines: string[] = [];
+  const keep = options.tailLines ?? TAIL_LINES;
   const collect = async (stream: ReadableStream<Uint8Array>) => {
     let partial = "";
     for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
       const parts = (partial + chunk).split("\n");
       partial = parts.pop()!;
       lines.push(...parts);
-      lines.splice(0, Math.max(0, lines.length - TAIL_LINES));
+      lines.splice(0, Math.max(0, lines.length - keep));
     }
     if (partial !== "") lines.push(partial);
   };

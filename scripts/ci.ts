@@ -83,7 +83,7 @@ export function ciSteps(entries: readonly string[]): Step[] {
     denoStep("publish-dry-run", ["publish", "--dry-run", "--allow-dirty"], 5),
     // The official MCP conformance suite's client scenarios, through the
     // public API; fails only on a scenario not in its EXPECTED_FAILURES.
-    denoStep("conformance", ["run", "-A", "scripts/conformance.ts"], 12),
+    denoStep("conformance", ["run", "-A", "scripts/conformance.ts"], 25),
     denoStep("build-npm", ["run", "-A", "scripts/build_npm.ts"], 10),
     // The npm build on Bun and the root entry on workerd (both need the tarball).
     denoStep("smoke-bun", ["run", "-A", "scripts/smoke_bun.ts"], 10),

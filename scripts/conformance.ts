@@ -14,10 +14,17 @@
  * so (its exit code: no failed or warning check, and the client exited 0
  * unless the scenario expects an error).
  *
+ * Then, unless scenarios are named, the frozen requirement sets of
+ * {@linkcode REQUIREMENTS_VERSION} run, `--requirements 2025-11-25` and
+ * `--requirements 2026-07-28`, one suite process each (the suite runs a
+ * set's scenarios itself and prints a summary, which is read here).
+ *
  * Exits non-zero only when a scenario our client is expected to pass fails
- * ({@linkcode EXPECTED_FAILURES} lists the others, each with its reason), or
- * the suite could not be run. Usage:
- * `deno run -A scripts/conformance.ts [--sdk] [scenario…]`.
+ * ({@linkcode EXPECTED_FAILURES} and
+ * {@linkcode EXPECTED_REQUIREMENT_FAILURES} list the others, each with its
+ * reason), or the suite could not be run. Usage:
+ * `deno run -A scripts/conformance.ts [--sdk] [scenario…]`, or
+ * `deno run -A scripts/conformance.ts --requirements=2026-07-28`.
  *
  * @module
  */
@@ -29,6 +36,51 @@ import { type Background, startBackground } from "./_smoke.ts";
 
 /** The suite's version: its scenario names and checks change between releases. */
 export const CONFORMANCE_VERSION = "0.1.16";
+/**
+ * The suite whose frozen requirement sets (`--requirements 2025-11-25`,
+ * `--requirements 2026-07-28`) are run beside the 0.1.16 scenarios.
+ */
+export const REQUIREMENTS_VERSION = "0.2.0-alpha.12";
+/** The requirement sets run, one suite process each. */
+export const REQUIREMENT_SETS = ["2025-11-25", "2026-07-28"] as const;
+
+/**
+ * Scored scenarios of a requirement set our client is known to fail, with
+ * the reason; the rule is that of {@linkcode EXPECTED_FAILURES}.
+ */
+export const EXPECTED_REQUIREMENT_FAILURES: Readonly<
+  Record<string, Readonly<Record<string, string>>>
+> = {
+  "2025-11-25": {},
+  "2026-07-28": Object.fromEntries(
+    [
+      "auth/metadata-default",
+      "auth/metadata-var1",
+      "auth/metadata-var2",
+      "auth/metadata-var3",
+      "auth/scope-from-www-authenticate",
+      "auth/scope-from-scopes-supported",
+      "auth/scope-omitted-when-undefined",
+      "auth/scope-step-up",
+      "auth/scope-retry-limit",
+      "auth/token-endpoint-auth-basic",
+      "auth/token-endpoint-auth-post",
+      "auth/token-endpoint-auth-none",
+      "auth/offline-access-not-supported",
+      "auth/authorization-server-migration",
+      "auth/iss-supported",
+      "auth/iss-not-advertised",
+      "auth/iss-supported-missing",
+      "auth/iss-wrong-issuer",
+      "auth/iss-unexpected",
+      "auth/iss-normalized",
+      "auth/metadata-issuer-mismatch",
+    ].map((name) => [
+      name,
+      "the 2026-07-28 authorization rules (issuer checks, RFC 9207 iss, AS migration) are the next issue's work",
+    ]),
+  ),
+};
 /** The Node the suite runs on (npm package `node`, which ships the binary). */
 export const NODE_VERSION = "22.23.3";
 
@@ -87,11 +139,13 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** Installs the pinned suite and Node into the cache folder, unless they are there. */
-async function installSuite(): Promise<Suite> {
+async function installSuite(
+  version: string = CONFORMANCE_VERSION,
+): Promise<Suite> {
   const dir = join(
     cacheRoot(),
     "mcp-adapter",
-    `conformance-${CONFORMANCE_VERSION}-node-${NODE_VERSION}`,
+    `conformance-${version}-node-${NODE_VERSION}`,
   );
   const suite = {
     node: join(dir, "node_modules", "node", "bin", "node"),
@@ -118,7 +172,7 @@ async function installSuite(): Promise<Suite> {
       JSON.stringify({ private: true }) + "\n",
     );
     const specs = [
-      `@modelcontextprotocol/conformance@${CONFORMANCE_VERSION}`,
+      `@modelcontextprotocol/conformance@${version}`,
       `node@${NODE_VERSION}`,
     ];
     log(`conformance: npm install ${specs.join(" ")}`);
@@ -377,7 +431,142 @@ export async function conformance(
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
   }
-  return report(scenarios, clients, results, performance.now() - started);
+  const code = report(scenarios, clients, results, performance.now() - started);
+  if (options.only.length > 0) return code;
+  let failed = code;
+  for (const revision of REQUIREMENT_SETS) {
+    if (await requirements(revision) !== 0) failed = 1;
+  }
+  return failed;
+}
+
+/** The deadline of one requirement-set run (every scenario of the set). */
+const REQUIREMENTS_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * Runs a frozen requirement set of {@linkcode REQUIREMENTS_VERSION}
+ * (`conformance client --requirements <revision>`) against our client and
+ * prints one line per scored scenario.
+ *
+ * @returns 1 when a scored scenario fails that is not in
+ * {@linkcode EXPECTED_REQUIREMENT_FAILURES}, or the suite could not run.
+ */
+export async function requirements(revision: string): Promise<number> {
+  const started = performance.now();
+  const suite = await installSuite(REQUIREMENTS_VERSION);
+  const outDir = await Deno.makeTempDir({ prefix: "mcp-conformance-req-" });
+  log(
+    `\nconformance ${REQUIREMENTS_VERSION} --requirements ${revision} on Node ${NODE_VERSION}`,
+  );
+  const process = startBackground(
+    `conformance --requirements ${revision}`,
+    suite.node,
+    [
+      suite.cli,
+      "client",
+      "--requirements",
+      revision,
+      "--command",
+      driverCommand("adapter"),
+      "--timeout",
+      "30000",
+      "-o",
+      outDir,
+    ],
+    // The summary comes last: a line per scenario, and the unscored ones.
+    { cwd: outDir, env: { NO_COLOR: "1" }, tailLines: 400 },
+  );
+  let output: string[];
+  try {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const code = await Promise.race([
+      process.exited,
+      new Promise<"timeout">((resolve) =>
+        timer = setTimeout(() => resolve("timeout"), REQUIREMENTS_TIMEOUT_MS)
+      ),
+    ]);
+    clearTimeout(timer);
+    output = process.tail();
+    if (code === "timeout") {
+      logError(
+        `conformance --requirements ${revision}: no result within ${REQUIREMENTS_TIMEOUT_MS} ms`,
+      );
+      return 1;
+    }
+  } finally {
+    await process.stop();
+    await Deno.remove(outDir, { recursive: true }).catch(() => {});
+  }
+  const scored = scoredScenarios(output);
+  if (scored.size === 0) {
+    logError(
+      `conformance --requirements ${revision}: the suite printed no summary: ${
+        output.slice(-5).join(" | ")
+      }`,
+    );
+    return 1;
+  }
+  const expected = EXPECTED_REQUIREMENT_FAILURES[revision] ?? {};
+  const width = Math.max(...[...scored.keys()].map((s) => s.length)) + 2;
+  const unexpected: string[] = [];
+  const stale: string[] = [];
+  for (const [scenario, passed] of scored) {
+    const reason = expected[scenario];
+    let note = "";
+    if (!passed && reason === undefined) {
+      unexpected.push(scenario);
+      note = "UNEXPECTED FAILURE";
+    } else if (passed && reason !== undefined) {
+      stale.push(scenario);
+      note = "passes now: remove it from EXPECTED_REQUIREMENT_FAILURES";
+    } else if (reason !== undefined) note = "expected (authorization)";
+    log(pad(scenario, width) + pad(passed ? "pass" : "FAIL", 7) + note);
+  }
+  const passing = [...scored.values()].filter(Boolean).length;
+  log(
+    `ours at ${revision}: ${passing}/${scored.size} scored scenarios pass (${
+      Object.keys(expected).length
+    } expected failures); took ${
+      ((performance.now() - started) / 1000).toFixed(1)
+    } s`,
+  );
+  if (stale.length > 0) {
+    log(`stale EXPECTED_REQUIREMENT_FAILURES entries: ${stale.join(", ")}`);
+  }
+  if (unexpected.length > 0) {
+    logError(
+      `conformance --requirements ${revision}: ${unexpected.length} scenario(s) expected to pass failed: ${
+        unexpected.join(", ")
+      }`,
+    );
+    return 1;
+  }
+  return 0;
+}
+
+/**
+ * The scored scenarios of a requirement-set run and whether each passed,
+ * from the suite's summary: the `✓ name: …` / `✗ name: …` lines before
+ * "Total:", less those it lists as not scored.
+ */
+export function scoredScenarios(
+  lines: readonly string[],
+): Map<string, boolean> {
+  const scored = new Map<string, boolean>();
+  const start = lines.findIndex((line) => line.includes("SUITE SUMMARY"));
+  if (start === -1) return scored;
+  let section: "summary" | "unscored" | "done" = "summary";
+  const unscored = new Set<string>();
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("Total:")) section = "done";
+    else if (line.startsWith("Not scored")) section = "unscored";
+    const match = /^\s*([✓✗]) (\S+?):? /.exec(line + " ");
+    if (match === null) continue;
+    if (section === "summary") scored.set(match[2]!, match[1] === "✓");
+    else if (section === "unscored") unscored.add(match[2]!);
+  }
+  for (const name of unscored) scored.delete(name);
+  return scored;
 }
 
 function report(
@@ -449,6 +638,16 @@ function report(
 
 if (import.meta.main) {
   const sdk = Deno.args.includes("--sdk");
-  const only = Deno.args.filter((arg) => arg !== "--sdk");
-  await exitWith("conformance", () => conformance({ sdk, only }));
+  const revision = Deno.args.find((arg) => arg.startsWith("--requirements="))
+    ?.slice("--requirements=".length);
+  const only = Deno.args.filter((arg) =>
+    arg !== "--sdk" && !arg.startsWith("--requirements=")
+  );
+  await exitWith(
+    "conformance",
+    () =>
+      revision === undefined
+        ? conformance({ sdk, only })
+        : requirements(revision),
+  );
 }

@@ -23,7 +23,9 @@ import {
   ConformanceOAuthProvider,
 } from "./_conformance_auth.ts";
 import {
+  exampleArguments,
   type Exercise,
+  type ListedTool,
   main,
   type ScenarioOptions,
   scenarios,
@@ -107,21 +109,30 @@ async function authorized<T>(
 const exercise: Exercise = async (url, options, tool) => {
   const connected = await connect(url, options);
   try {
-    const { tools } = await authorized<{ tools: { name: string }[] }>(
+    const { tools } = await authorized<{ tools: ListedTool[] }>(
       connected,
       options.authProvider,
       () => connected.client.listTools(),
     );
     logError(`tools: ${tools.map((t) => t.name).join(", ")}`);
-    if (tool !== undefined) {
+    const calls = tool === "every"
+      ? tools.map((t) => ({ name: t.name, args: exampleArguments(t) }))
+      : tool === undefined
+      ? []
+      : [tool];
+    const outcomes = await Promise.allSettled(calls.map(async (call) => {
       const result = await authorized(
         connected,
         options.authProvider,
         () =>
-          connected.client.callTool({ name: tool.name, arguments: tool.args }),
+          connected.client.callTool({ name: call.name, arguments: call.args }),
       );
-      logError(`${tool.name}: ${JSON.stringify(result)}`);
-    }
+      logError(`${call.name}: ${JSON.stringify(result)}`);
+    }));
+    const failed = outcomes.filter((o) => o.status === "rejected");
+    // Calling every tool, the suite judges the wire: a failure is logged.
+    for (const outcome of failed) logError(String(outcome.reason?.message));
+    if (tool !== "every" && failed.length > 0) throw failed[0]!.reason;
   } finally {
     await connected.client.close();
   }

@@ -21,6 +21,7 @@ import {
   type TransportFactory,
 } from "./protocol/connection.ts";
 import { protocolErrorKind } from "./protocol/era.ts";
+import { paramHeadersOf, paramHeaderValues } from "./protocol/param_headers.ts";
 import {
   MCPAdapterError,
   MCPAuthorizationRequiredError,
@@ -476,6 +477,9 @@ export class MCPToolAdapter {
     }
     let result: Result;
     const params = { name, arguments: args };
+    const mirrored = this.#connection.mirrorsParams
+      ? paramHeadersOf(tool.inputSchema)
+      : undefined;
     const requestOptions = {
       timeoutMs,
       totalTimeoutMs,
@@ -484,6 +488,9 @@ export class MCPToolAdapter {
       onProgress: options.onProgress,
       trackProgress: true,
       onTaskStatus: options.onTaskStatus,
+      headers: mirrored === undefined || !Array.isArray(mirrored)
+        ? undefined
+        : paramHeaderValues(mirrored, args),
     };
     const taskSupport = tool.execution?.taskSupport;
     try {
@@ -712,8 +719,35 @@ export class MCPToolAdapter {
         ),
       this.config.name,
     );
+    if (this.#connection.mirrorsParams) this.#dropInvalidHeaders(tools);
     if (this.#toolsGeneration === generation) this.#tools = tools;
     return tools;
+  }
+
+  /**
+   * Leaves out the tools whose `x-mcp-header` annotations break the rules
+   * of MCP 2026-07-28 (a client on HTTP must not call them), each with a
+   * note to `onError`.
+   */
+  #dropInvalidHeaders(tools: Map<string, MCPToolDescriptor>): void {
+    for (const [name, tool] of tools) {
+      const headers = paramHeadersOf(tool.inputSchema);
+      if (Array.isArray(headers)) continue;
+      tools.delete(name);
+      this.#onError?.(
+        new MCPAdapterError(
+          "invalid_tool",
+          redact(
+            `MCP server "${this.config.name}": tool ${
+              JSON.stringify(name.slice(0, 80))
+            } is left out of the tool list: its input schema's ${
+              (headers as { problem: string }).problem
+            }. Report this to the server's maintainers.`,
+            this.#secrets,
+          ),
+        ),
+      );
+    }
   }
 
   /** Finds an exposed tool, refreshing a stale or missing list once. */

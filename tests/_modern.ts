@@ -39,6 +39,11 @@ function registerAdded(server: McpServer, name: string): void {
   }));
 }
 
+/** A schema with `x-mcp-header` keys, which the SDK's schema type does not name. */
+function annotated(schema: Record<string, unknown>): { type: "object" } {
+  return schema as { type: "object" };
+}
+
 /** The tools every modern test server offers. */
 export function buildModernServer(): McpServer {
   const server = new McpServer(
@@ -59,6 +64,30 @@ export function buildModernServer(): McpServer {
   }, (args) => ({
     content: [{ type: "text", text: (args as { text: string }).text }],
   }));
+  server.registerTool("weather", {
+    description: "Mirrors region into Mcp-Param-Region (x-mcp-header)",
+    inputSchema: fromJsonSchema(annotated({
+      type: "object",
+      properties: {
+        region: { type: "string", "x-mcp-header": "Region" },
+        days: { type: "integer", "x-mcp-header": "Days" },
+        note: { type: "string" },
+      },
+      required: ["region"],
+    })),
+  }, (args) => ({
+    content: [{
+      type: "text",
+      text: `weather for ${(args as { region: string }).region}`,
+    }],
+  }));
+  server.registerTool("bad_header", {
+    description: "x-mcp-header on a number: invalid, left out on HTTP",
+    inputSchema: fromJsonSchema(annotated({
+      type: "object",
+      properties: { score: { type: "number", "x-mcp-header": "Score" } },
+    })),
+  }, () => ({ content: [{ type: "text", text: "called" }] }));
   server.registerTool("log_message", {
     description: "Logs at info and warning, then answers",
     inputSchema: z.object({ message: z.string() }),

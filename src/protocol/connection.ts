@@ -195,6 +195,14 @@ export class Connection {
     return this.#server;
   }
 
+  /**
+   * Whether requests go over modern streamable HTTP, where tools' `x-mcp-header`
+   * parameters are mirrored into `Mcp-Param-*` headers.
+   */
+  get mirrorsParams(): boolean {
+    return this.#server?.era === "modern" && this.#kind === "streamable-http";
+  }
+
   /** The transport of the last connection: the configured one, `"sse"` after a fallback, or `"custom"`. */
   get transportKind(): MCPTransportKind | "custom" | undefined {
     return this.#kind;

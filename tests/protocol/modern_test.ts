@@ -9,21 +9,14 @@ import {
   MCPConnectionError,
   type MCPServerConfig,
   MCPToolAdapter,
-  type MCPToolAdapterOptions,
 } from "@cleveragents/mcp-adapter";
-import { text, waitFor } from "../_helpers.ts";
+import { text } from "../_helpers.ts";
 import {
   type LegacyMode,
   type ModernHttpServer,
   modernStdioCommand,
   startModernHttp,
 } from "../_modern.ts";
-
-const ENVELOPE_KEYS = [
-  "io.modelcontextprotocol/protocolVersion",
-  "io.modelcontextprotocol/clientInfo",
-  "io.modelcontextprotocol/clientCapabilities",
-];
 
 function stdioConfig(legacy: LegacyMode): MCPServerConfig {
   const { command, args } = modernStdioCommand(legacy);
@@ -45,6 +38,8 @@ for (const legacy of ["reject", "serve"] as const) {
         assert.equal(adapter.serverInfo?.instructions, "SDK v2 test fixture");
         const names = (await adapter.discoverTools()).map((tool) => tool.name);
         assert.ok(names.includes("get_sum") && names.includes("echo"));
+        // Headers are HTTP's: over stdio the annotation is ignored.
+        assert.ok(names.includes("bad_header"));
         const sum = await adapter.invoke("get_sum", { a: 40, b: 2 });
         assert.equal(sum.success, true, sum.error ?? "");
         assert.equal(text(sum), "42");
@@ -158,6 +153,55 @@ describe("modern era over streamable HTTP (createMcpHandler)", () => {
     });
   }
 
+  it("mirrors x-mcp-header parameters into Mcp-Param-* headers, and leaves out a tool whose annotation is invalid", async () => {
+    const server = servers.serve!;
+    const notes: Error[] = [];
+    const adapter = new MCPToolAdapter({
+      name: "v2",
+      transport: "streamable-http",
+      url: server.url,
+    }, { onError: (error) => notes.push(error) });
+    try {
+      await adapter.connect();
+      const names = (await adapter.discoverTools()).map((tool) => tool.name);
+      assert.ok(names.includes("weather"));
+      assert.ok(!names.includes("bad_header"), "an invalid tool is left out");
+      assert.match(
+        notes.map((n) => n.message).join("\n"),
+        /"bad_header".*number/,
+      );
+      server.seen.length = 0;
+      const result = await adapter.invoke("weather", {
+        region: "Zürich ",
+        note: "not mirrored",
+      });
+      assert.equal(text(result), "weather for Zürich ", result.error ?? "");
+      const call = server.seen.find((r) => r.method === "tools/call")!;
+      assert.equal(call.headers["mcp-name"], "weather");
+      assert.equal(
+        call.headers["mcp-param-region"],
+        `=?base64?${
+          btoa(String.fromCharCode(...new TextEncoder().encode("Zürich ")))
+        }?=`,
+      );
+      assert.equal(
+        call.headers["mcp-param-days"],
+        undefined,
+        "absent: no header",
+      );
+      const seven = await adapter.invoke("weather", {
+        region: "Oslo",
+        days: 7,
+      });
+      assert.equal(seven.success, true, seven.error ?? "");
+      const second = server.seen.filter((r) => r.method === "tools/call")[1]!;
+      assert.equal(second.headers["mcp-param-region"], "Oslo");
+      assert.equal(second.headers["mcp-param-days"], "7");
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+
   it("answers input_required over HTTP, and re-lists after add_tool", async () => {
     const adapter = new MCPToolAdapter({
       name: "v2",
@@ -195,8 +239,3 @@ describe("modern era over streamable HTTP (createMcpHandler)", () => {
     }
   });
 });
-
-// Keep the helper used: waits for events, never for time.
-void waitFor;
-void ({} as MCPToolAdapterOptions);
-void ENVELOPE_KEYS;

@@ -1,0 +1,131 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { headerValue } from "../../src/_util/header_value.ts";
+import {
+  paramHeadersOf,
+  paramHeaderValues,
+} from "../../src/protocol/param_headers.ts";
+
+describe("MCP header values (2026-07-28)", () => {
+  it("keeps safe text plain and Base64-encodes the rest, as the specification's examples", () => {
+    assert.equal(headerValue("us-west1"), "us-west1");
+    assert.equal(headerValue("inside spaces"), "inside spaces");
+    assert.equal(headerValue(""), "");
+    assert.equal(headerValue("Hello, 世界"), "=?base64?SGVsbG8sIOS4lueVjA==?=");
+    assert.equal(headerValue(" padded "), "=?base64?IHBhZGRlZCA=?=");
+    assert.equal(headerValue("line1\nline2"), "=?base64?bGluZTEKbGluZTI=?=");
+    assert.equal(
+      headerValue("=?base64?literal?="),
+      "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=",
+    );
+    assert.equal(headerValue("\ttab"), "=?base64?CXRhYg==?=");
+  });
+});
+
+describe("x-mcp-header annotations", () => {
+  const object = (properties: Record<string, unknown>) => ({
+    type: "object",
+    properties,
+  });
+
+  it("finds statically reachable annotations, nested ones included, and mirrors their values", () => {
+    const headers = paramHeadersOf(object({
+      region: { type: "string", "x-mcp-header": "Region" },
+      n: { type: "integer", "x-mcp-header": "N" },
+      flag: { type: "boolean", "x-mcp-header": "Flag" },
+      nested: object({ id: { type: "string", "x-mcp-header": "Id" } }),
+    }));
+    assert.ok(Array.isArray(headers));
+    assert.deepEqual(
+      paramHeaderValues(headers, {
+        region: "Hello, 世界",
+        n: 42,
+        flag: false,
+        nested: { id: "x1" },
+      }),
+      {
+        "mcp-param-region": "=?base64?SGVsbG8sIOS4lueVjA==?=",
+        "mcp-param-n": "42",
+        "mcp-param-flag": "false",
+        "mcp-param-id": "x1",
+      },
+    );
+    assert.deepEqual(
+      paramHeaderValues(headers, { region: null, nested: "not an object" }),
+      undefined,
+      "null or absent values send no header",
+    );
+  });
+
+  it("gives the same answer for the same schema object without recomputing", () => {
+    const schema = object({ a: { type: "string", "x-mcp-header": "A" } });
+    assert.equal(paramHeadersOf(schema), paramHeadersOf(schema));
+    assert.deepEqual(paramHeadersOf(object({ a: { type: "string" } })), []);
+  });
+
+  const invalid: [string, Record<string, unknown>, RegExp][] = [
+    [
+      "empty",
+      object({ v: { type: "string", "x-mcp-header": "" } }),
+      /non-empty/,
+    ],
+    [
+      "a space",
+      object({ v: { type: "string", "x-mcp-header": "My Region" } }),
+      /header name/,
+    ],
+    [
+      "a colon",
+      object({ v: { type: "string", "x-mcp-header": "A:B" } }),
+      /header name/,
+    ],
+    [
+      "non-ASCII",
+      object({ v: { type: "string", "x-mcp-header": "Région" } }),
+      /header name/,
+    ],
+    [
+      "a control character",
+      object({ v: { type: "string", "x-mcp-header": "A\tB" } }),
+      /header name/,
+    ],
+    [
+      "a number type",
+      object({ v: { type: "number", "x-mcp-header": "V" } }),
+      /string, integer and boolean/,
+    ],
+    [
+      "an object type",
+      object({ v: { type: "object", "x-mcp-header": "V" } }),
+      /string, integer and boolean/,
+    ],
+    [
+      "a duplicate in another case",
+      object({
+        a: { type: "string", "x-mcp-header": "MyField" },
+        b: { type: "string", "x-mcp-header": "myfield" },
+      }),
+      /used twice/,
+    ],
+    [
+      "a place no property chain reaches",
+      {
+        type: "object",
+        properties: {
+          list: {
+            type: "array",
+            items: { type: "string", "x-mcp-header": "Item" },
+          },
+        },
+      },
+      /statically/,
+    ],
+  ];
+  for (const [what, schema, problem] of invalid) {
+    it(`refuses ${what}`, () => {
+      const headers = paramHeadersOf(schema);
+      assert.ok(!Array.isArray(headers));
+      assert.match((headers as { problem: string }).problem, problem);
+    });
+  }
+});
