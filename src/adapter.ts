@@ -37,6 +37,7 @@ import { compileToolFilter } from "./tools/filter.ts";
 import type { MCPTransport } from "./transports/transport.ts";
 import type {
   InvokeOptions,
+  JsonSchema,
   MCPErrorKind,
   MCPLogHandler,
   MCPLogLevel,
@@ -120,6 +121,8 @@ export interface RegisterToolsOptions {
 }
 
 let outputCheck: typeof import("./protocol/output.ts") | undefined;
+/** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
+let paramHeaders: typeof import("./protocol/param_headers.ts") | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 /** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
@@ -477,8 +480,9 @@ export class MCPToolAdapter {
     }
     let result: Result;
     const params = { name, arguments: args };
-    const mirrored = this.#connection.mirrorsParams
-      ? paramHeadersOf(tool.inputSchema)
+    // Loaded by the tool listing of a modern HTTP connection.
+    const mirrored = paramHeaders && this.#connection.mirrorsParams
+      ? paramHeaders.paramHeadersOf(tool.inputSchema)
       : undefined;
     const requestOptions = {
       timeoutMs,
@@ -488,9 +492,10 @@ export class MCPToolAdapter {
       onProgress: options.onProgress,
       trackProgress: true,
       onTaskStatus: options.onTaskStatus,
-      headers: mirrored === undefined || !Array.isArray(mirrored)
+      headers: mirrored === undefined || !Array.isArray(mirrored) ||
+          mirrored.length === 0
         ? undefined
-        : paramHeaderValues(mirrored, args),
+        : paramHeaders!.paramHeaderValues(mirrored, args),
     };
     const taskSupport = tool.execution?.taskSupport;
     try {
@@ -719,7 +724,10 @@ export class MCPToolAdapter {
         ),
       this.config.name,
     );
-    if (this.#connection.mirrorsParams) this.#dropInvalidHeaders(tools);
+    if (this.#connection.mirrorsParams) {
+      paramHeaders ??= await import("./protocol/param_headers.ts");
+      this.#dropInvalidHeaders(tools, paramHeaders.paramHeadersOf);
+    }
     if (this.#toolsGeneration === generation) this.#tools = tools;
     return tools;
   }
@@ -729,7 +737,10 @@ export class MCPToolAdapter {
    * of MCP 2026-07-28 (a client on HTTP must not call them), each with a
    * note to `onError`.
    */
-  #dropInvalidHeaders(tools: Map<string, MCPToolDescriptor>): void {
+  #dropInvalidHeaders(
+    tools: Map<string, MCPToolDescriptor>,
+    paramHeadersOf: (schema: JsonSchema) => unknown,
+  ): void {
     for (const [name, tool] of tools) {
       const headers = paramHeadersOf(tool.inputSchema);
       if (Array.isArray(headers)) continue;
