@@ -21,7 +21,6 @@ import {
   type TransportFactory,
 } from "./protocol/connection.ts";
 import { protocolErrorKind } from "./protocol/era.ts";
-import { paramHeadersOf, paramHeaderValues } from "./protocol/param_headers.ts";
 import {
   MCPAdapterError,
   MCPAuthorizationRequiredError,
