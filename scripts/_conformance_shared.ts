@@ -63,6 +63,30 @@ export type Exercise = (
 ) => Promise<void>;
 
 /**
+ * Calls what a scenario asks for among the listed `tools`: `tool`, or each
+ * of them at once (`"every"`, with {@linkcode exampleArguments}). With
+ * `"every"` the suite judges the wire, so a call that fails (its server may
+ * not implement it) is logged, not fatal; otherwise it fails the scenario.
+ *
+ * @param call Calls one tool through the driver's client, logging its result.
+ */
+export async function callTools(
+  tools: readonly ListedTool[],
+  tool: ScenarioTool | "every" | undefined,
+  call: (tool: ScenarioTool) => Promise<void>,
+): Promise<void> {
+  const calls = tool === "every"
+    ? tools.map((t) => ({ name: t.name, args: exampleArguments(t) }))
+    : tool === undefined
+    ? []
+    : [tool];
+  const outcomes = await Promise.allSettled(calls.map(call));
+  const failed = outcomes.filter((o) => o.status === "rejected");
+  for (const outcome of failed) logError(String(outcome.reason?.message));
+  if (tool !== "every" && failed.length > 0) throw failed[0]!.reason;
+}
+
+/**
  * Values that exercise the header encoding of MCP 2026-07-28: plain ASCII,
  * numbers, booleans, and strings that must be Base64-encoded.
  */

@@ -271,6 +271,22 @@ async function readResults(
   return { checks, stderr };
 }
 
+/** The exit code of `process`, or `"timeout"` when it runs past `timeoutMs`. */
+async function exitedWithin(
+  process: Background,
+  timeoutMs: number,
+): Promise<number | "timeout"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const code = await Promise.race([
+    process.exited,
+    new Promise<"timeout">((resolve) =>
+      timer = setTimeout(() => resolve("timeout"), timeoutMs)
+    ),
+  ]);
+  clearTimeout(timer);
+  return code;
+}
+
 /** Runs one scenario for one client; never throws. */
 async function runScenario(
   suite: Suite,
@@ -301,14 +317,7 @@ async function runScenario(
   );
   running.add(process);
   try {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const code = await Promise.race([
-      process.exited,
-      new Promise<"timeout">((resolve) =>
-        timer = setTimeout(() => resolve("timeout"), SCENARIO_TIMEOUT_MS)
-      ),
-    ]);
-    clearTimeout(timer);
+    const code = await exitedWithin(process, SCENARIO_TIMEOUT_MS);
     const { checks, stderr } = await readResults(outDir);
     for (const check of checks) {
       if (check.status === "FAILURE" || check.status === "WARNING") {
@@ -478,14 +487,7 @@ export async function requirements(revision: string): Promise<number> {
   );
   let output: string[];
   try {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const code = await Promise.race([
-      process.exited,
-      new Promise<"timeout">((resolve) =>
-        timer = setTimeout(() => resolve("timeout"), REQUIREMENTS_TIMEOUT_MS)
-      ),
-    ]);
-    clearTimeout(timer);
+    const code = await exitedWithin(process, REQUIREMENTS_TIMEOUT_MS);
     output = process.tail();
     if (code === "timeout") {
       logError(

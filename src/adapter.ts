@@ -20,7 +20,9 @@ import {
   type MCPServerInfo,
   type TransportFactory,
 } from "./protocol/connection.ts";
-import { protocolErrorKind } from "./protocol/era.ts";
+import { type MCPProtocolEra, protocolErrorKind } from "./protocol/era.ts";
+
+export type { MCPProtocolEra };
 import {
   MCPAdapterError,
   MCPAuthorizationRequiredError,
@@ -479,10 +481,6 @@ export class MCPToolAdapter {
     }
     let result: Result;
     const params = { name, arguments: args };
-    // Loaded by the tool listing of a modern HTTP connection.
-    const mirrored = paramHeaders && this.#connection.mirrorsParams
-      ? paramHeaders.paramHeadersOf(tool.inputSchema)
-      : undefined;
     const requestOptions = {
       timeoutMs,
       totalTimeoutMs,
@@ -491,10 +489,10 @@ export class MCPToolAdapter {
       onProgress: options.onProgress,
       trackProgress: true,
       onTaskStatus: options.onTaskStatus,
-      headers: mirrored === undefined || !Array.isArray(mirrored) ||
-          mirrored.length === 0
-        ? undefined
-        : paramHeaders!.paramHeaderValues(mirrored, args),
+      // Loaded by the tool listing of a modern HTTP connection.
+      headers: paramHeaders && this.#connection.mirrorsParams
+        ? paramHeaders.paramHeaderValues(tool.inputSchema, args)
+        : undefined,
     };
     const taskSupport = tool.execution?.taskSupport;
     try {
@@ -725,7 +723,7 @@ export class MCPToolAdapter {
     );
     if (this.#connection.mirrorsParams) {
       paramHeaders ??= await import("./protocol/param_headers.ts");
-      this.#dropInvalidHeaders(tools, paramHeaders.paramHeadersOf);
+      this.#dropInvalidHeaders(tools, paramHeaders.headerProblem);
     }
     if (this.#toolsGeneration === generation) this.#tools = tools;
     return tools;
@@ -738,11 +736,11 @@ export class MCPToolAdapter {
    */
   #dropInvalidHeaders(
     tools: Map<string, MCPToolDescriptor>,
-    paramHeadersOf: (schema: JsonSchema) => unknown,
+    headerProblem: (schema: JsonSchema) => string | undefined,
   ): void {
     for (const [name, tool] of tools) {
-      const headers = paramHeadersOf(tool.inputSchema);
-      if (Array.isArray(headers)) continue;
+      const problem = headerProblem(tool.inputSchema);
+      if (problem === undefined) continue;
       tools.delete(name);
       this.#onError?.(
         new MCPAdapterError(
@@ -750,9 +748,7 @@ export class MCPToolAdapter {
           redact(
             `MCP server "${this.config.name}": tool ${
               JSON.stringify(name.slice(0, 80))
-            } is left out of the tool list: its input schema's ${
-              (headers as { problem: string }).problem
-            }. Report this to the server's maintainers.`,
+            } is left out of the tool list: its input schema's ${problem}. Report this to the server's maintainers.`,
             this.#secrets,
           ),
         ),

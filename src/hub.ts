@@ -6,7 +6,11 @@
  * @module
  */
 
-import { MCPToolAdapter, type MCPToolAdapterOptions } from "./adapter.ts";
+import {
+  type MCPProtocolEra,
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+} from "./adapter.ts";
 import { configSecrets, redact } from "./_util/redact.ts";
 import { SerialQueue } from "./_util/serial_queue.ts";
 import type { ServerEntry } from "./config/load.ts";
@@ -51,7 +55,7 @@ export interface HubServerStatus {
   /** The protocol version the server agreed to. */
   protocolVersion?: string;
   /** The protocol era of that version: `"modern"` (2026-07-28 and later) or `"legacy"`. */
-  era?: "modern" | "legacy";
+  era?: MCPProtocolEra;
   /**
    * The transport of the last connection: the configured one, or `"sse"`
    * when a `streamable-http` server fell back to the legacy transport.

@@ -25,3 +25,8 @@ export const LEGACY_PROTOCOL_VERSIONS: readonly string[] = [
   "2025-03-26",
   "2024-11-05",
 ];
+
+/** Whether `version` is a revision of the modern era (2026-07-28 or later). */
+export function isModernVersion(version: string): boolean {
+  return version >= "2026-07-28";
+}

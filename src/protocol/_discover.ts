@@ -19,12 +19,8 @@ import {
 } from "../errors.ts";
 import { isRecord } from "../_util/values.ts";
 import { excerpt } from "../_util/redact.ts";
-import { LEGACY_PROTOCOL_VERSIONS } from "../version.ts";
-import {
-  isModernVersion,
-  META_SERVER_INFO,
-  UNSUPPORTED_PROTOCOL_VERSION,
-} from "./era.ts";
+import { isModernVersion, LEGACY_PROTOCOL_VERSIONS } from "../version.ts";
+import { META_SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION } from "./era.ts";
 import type { Result, Session } from "./session.ts";
 import type { MCPServerInfo } from "./connection.ts";
 

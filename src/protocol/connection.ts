@@ -41,10 +41,6 @@ import { race } from "../_util/time.ts";
 import { SerialQueue } from "../_util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
 import {
-  LEGACY_PROTOCOL_VERSIONS,
-  MODERN_PROTOCOL_VERSIONS,
-} from "../version.ts";
-import {
   envelope,
   type MCPProtocolEra,
   modernCapabilities,
@@ -52,12 +48,6 @@ import {
   protocolPlan,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from "./era.ts";
-
-/** Protocol versions this client speaks, newest first. */
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [
-  ...MODERN_PROTOCOL_VERSIONS,
-  ...LEGACY_PROTOCOL_VERSIONS,
-];
 
 /**
  * How long a stdio server may stay silent on `server/discover` before it is
@@ -318,21 +308,20 @@ export class Connection {
     } catch (error) {
       return Promise.reject(error);
     }
-    let sent = session.request(method, params, options);
+    const sent = session.request(method, params, options);
     if (session.envelope !== undefined) {
-      // A modern request whose response was lost in transit is sent again
-      // under a new id, once: modern servers keep no stream to resume.
-      sent = sent.catch((error) => {
+      const final = (result: Result) =>
+        result.resultType === undefined || result.resultType === "complete"
+          ? result
+          : this.#notComplete(session, method, params, options, result);
+      return sent.then(final, (error) => {
+        // A modern request whose response was lost in transit is sent again
+        // under a new id, once: modern servers keep no stream to resume.
         if (!(error instanceof MCPRequestLostError) || session.closed) {
           throw error;
         }
-        return session.request(method, params, options);
+        return session.request(method, params, options).then(final);
       });
-      return sent.then((result) =>
-        result.resultType === undefined || result.resultType === "complete"
-          ? result
-          : this.#notComplete(session, method, params, options, result)
-      );
     }
     // Only a transport with a session id can find it expired.
     return session.sessionId === undefined
@@ -554,14 +543,15 @@ export class Connection {
     timeoutMs: number,
   ): Promise<MCPServerInfo> {
     const plan = this.#plan;
-    const stdio = this.#options.config.transport === "stdio";
-    const endpoint = stdio ? undefined : this.#options.config.url;
-    const knownLegacy = plan.legacy.length > 0 &&
-      (stdio ? this.#legacyProcess : legacyEndpoints.has(endpoint!));
     if (plan.modern.length === 0) {
       return await this.#initialize(session, timeoutMs);
     }
-    if (knownLegacy) {
+    const stdio = this.#options.config.transport === "stdio";
+    const endpoint = stdio ? undefined : this.#options.config.url;
+    if (
+      plan.legacy.length > 0 &&
+      (stdio ? this.#legacyProcess : legacyEndpoints.has(endpoint!))
+    ) {
       try {
         return await this.#initialize(session, timeoutMs);
       } catch (error) {

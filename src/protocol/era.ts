@@ -11,6 +11,7 @@
 import type { MCPProtocolChoice } from "../config/server.ts";
 import type { MCPLogLevel } from "../types.ts";
 import {
+  isModernVersion,
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSIONS,
 } from "../version.ts";
@@ -40,11 +41,6 @@ export const MISSING_CLIENT_CAPABILITY = -32021;
 /** `-32022`: the server does not speak the request's protocol version. */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
-/** Whether `version` is a revision of the modern era (2026-07-28 or later). */
-export function isModernVersion(version: string): boolean {
-  return version >= "2026-07-28";
-}
-
 /** What a connection may offer, from the server's `protocol` choice. */
 export interface ProtocolPlan {
   /** Modern revisions to ask with, preferred first; empty: no probe. */
@@ -62,10 +58,8 @@ export function protocolPlan(
   choice: MCPProtocolChoice | undefined,
   transport: string,
 ): ProtocolPlan {
-  if (transport === "sse" && (choice ?? "auto") === "auto") {
-    return { modern: [], legacy: LEGACY_PROTOCOL_VERSIONS };
-  }
-  switch (choice ?? "auto") {
+  const chosen = choice ?? "auto";
+  switch (chosen === "auto" && transport === "sse" ? "legacy" : chosen) {
     case "auto":
       return {
         modern: MODERN_PROTOCOL_VERSIONS,
@@ -76,9 +70,9 @@ export function protocolPlan(
     case "legacy":
       return { modern: [], legacy: LEGACY_PROTOCOL_VERSIONS };
     default:
-      return isModernVersion(choice!)
-        ? { modern: [choice!], legacy: [] }
-        : { modern: [], legacy: [choice!] };
+      return isModernVersion(chosen)
+        ? { modern: [chosen], legacy: [] }
+        : { modern: [], legacy: [chosen] };
   }
 }
 

@@ -123,16 +123,27 @@ function countAnnotations(node: unknown, depth: number): number {
   return count;
 }
 
+/** Why `schema`'s `x-mcp-header` annotations are invalid, or `undefined` when they are not. */
+export function headerProblem(schema: JsonSchema): string | undefined {
+  const headers = paramHeadersOf(schema);
+  return Array.isArray(headers)
+    ? undefined
+    : (headers as { problem: string }).problem;
+}
+
 /**
- * The `Mcp-Param-*` headers of one call; `undefined` when none applies. An
- * argument that is absent or `null` sends no header.
+ * The `Mcp-Param-*` headers of one call of a tool with input schema
+ * `schema`; `undefined` when none applies. An argument that is absent or
+ * `null` sends no header.
  */
 export function paramHeaderValues(
-  headers: readonly ParamHeader[],
+  schema: JsonSchema,
   args: Record<string, unknown>,
 ): Record<string, string> | undefined {
+  const headers = paramHeadersOf(schema);
+  if (!Array.isArray(headers)) return undefined;
   let values: Record<string, string> | undefined;
-  for (const { path, header } of headers) {
+  for (const { path, header } of headers as readonly ParamHeader[]) {
     let value: unknown = args;
     for (const name of path) {
       value = isRecord(value) && Object.hasOwn(value, name)

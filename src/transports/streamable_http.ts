@@ -350,7 +350,8 @@ export class StreamableHTTPTransport implements MCPTransport {
       : modern && method !== undefined
       ? this.#modernHeaders(message, method, extra)
       : this.#session.postHeaders;
-    const sentSession = headers()["mcp-session-id"];
+    // A modern request has no session.
+    const sentSession = modern ? undefined : headers()["mcp-session-id"];
     // A request is registered before the POST, so a cancellation sent
     // meanwhile finds it.
     const id = method !== undefined && "id" in message ? message.id : undefined;
@@ -380,23 +381,15 @@ export class StreamableHTTPTransport implements MCPTransport {
       }
       if (!response.ok) {
         const probing = method === "server/discover";
+        const text = await readBodyStart(response);
+        // A modern server answers errors such as -32022 (unsupported
+        // version) with a 4xx and a JSON-RPC error: that is the answer.
         if (
           stream !== undefined && (modern || probing || initialize) &&
-          (response.status === 400 || response.status === 404)
-        ) {
-          // A modern server answers errors such as -32022 (unsupported
-          // version) with a 4xx and a JSON-RPC error: that is the answer.
-          const text = await readBodyStart(response);
-          if (this.#requests.deliverError(stream, text, modern || probing)) {
-            return;
-          }
-          throw this.#session.statusFromText(response, text, {
-            what: `POST ${describe(method)}`,
-            session: sentSession,
-            initialize: initialize || probing,
-          });
-        }
-        throw await this.#session.statusError(response, {
+          (response.status === 400 || response.status === 404) &&
+          this.#requests.deliverError(stream, text, modern || probing)
+        ) return;
+        throw this.#session.statusError(response, text, {
           what: `POST ${describe(method)}`,
           session: sentSession,
           initialize: initialize || probing,

@@ -202,7 +202,7 @@ describe("modern era over streamable HTTP (createMcpHandler)", () => {
     }
   });
 
-  it("answers input_required over HTTP, and re-lists after add_tool", async () => {
+  it("answers input_required over HTTP with the elicitation handler", async () => {
     const adapter = new MCPToolAdapter({
       name: "v2",
       transport: "streamable-http",

@@ -27,6 +27,7 @@ import {
 import { displayUrl, excerpt } from "../../_util/redact.ts";
 import { messageTooLarge } from "../_limits.ts";
 import { Timers } from "../../_util/time.ts";
+import { isModernVersion } from "../../version.ts";
 
 /** The media type of an SSE stream. */
 export const EVENT_STREAM = "text/event-stream";
@@ -153,7 +154,7 @@ export class StreamableSession {
    */
   get modern(): boolean {
     return this.#protocolVersion !== undefined &&
-      this.#protocolVersion >= "2026-07-28";
+      isModernVersion(this.#protocolVersion);
   }
 
   /** Takes the session id of an `initialize` answer. */
@@ -196,27 +197,20 @@ export class StreamableSession {
   }
 
   /**
-   * The error for a non-2xx answer; reads the start of its body. A 404 to a
+   * The error for a non-2xx answer, from the start of its body. A 404 to a
    * request that carried a session id, or a 400 whose body says the session
    * is unknown, means the server forgot the session: if it is still the
    * current one, it is cleared and its GET stream retired.
    *
    * @param response The non-2xx answer.
+   * @param text The start of its body (`readBodyStart`).
    * @param sent What was sent (`what`, e.g. `POST "tools/call"`) and the
    * session id it carried (`session`), if any.
    * @returns An {@linkcode MCPSessionExpiredError}, an
    * {@linkcode MCPInitializeStatusError} (400, 404 or 405 to `initialize`)
    * or an {@linkcode MCPConnectionError}; never throws.
    */
-  async statusError(
-    response: Response,
-    sent: { what: string; session: string | undefined; initialize: boolean },
-  ): Promise<Error> {
-    return this.statusFromText(response, await readBodyStart(response), sent);
-  }
-
-  /** {@linkcode StreamableSession.statusError}, with the start of the body read already. */
-  statusFromText(
+  statusError(
     response: Response,
     text: string,
     sent: { what: string; session: string | undefined; initialize: boolean },
