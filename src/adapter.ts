@@ -129,6 +129,8 @@ const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 /** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** The longest a modern server's `ttlMs` keeps a tool list fresh: a day, as the SDK. */
+const MAX_TTL_MS = 86_400_000;
 
 /**
  * Connects to one MCP server and exposes its tools: discovery, validated
@@ -176,6 +178,13 @@ export class MCPToolAdapter {
 
   /** The server's whole tool list, by name; `undefined` when stale. */
   #tools: Map<string, MCPToolDescriptor> | undefined;
+  /**
+   * Until when (`performance.now()`) a modern server said the list stays
+   * fresh (`ttlMs`); a 2025-era list is fresh until a change is announced.
+   */
+  #toolsFreshUntil = Infinity;
+  /** The list is the user's own (`cacheScope: "private"`): not kept across logins. */
+  #toolsPrivate = false;
   #refreshing: Promise<Map<string, MCPToolDescriptor>> | undefined;
   /** Moves on every invalidation, so a fetch that started before one is not cached. */
   #toolsGeneration = 0;
@@ -335,6 +344,8 @@ export class MCPToolAdapter {
     await this.#connection.finishAuth(authorizationCode).catch((error) => {
       throw redactError(error, this.#secrets);
     });
+    // A new login is a new authorization context: a private list is not its.
+    if (this.#toolsPrivate) this.#invalidateTools();
   }
 
   /**
@@ -393,7 +404,12 @@ export class MCPToolAdapter {
 
   /**
    * Lists the server's tools, following pagination to the end, and caches
-   * them. The list is refreshed when the server announces a change.
+   * them. The cached list serves `registerTools()` and `invoke()` until the
+   * server announces a change or, on a modern server, its `ttlMs` runs out;
+   * then `registerTools()` lists again (`invoke()` keeps validating with
+   * the last list, and lists again for a tool it does not know). A list a
+   * modern server marks `cacheScope: "private"` is not kept across a new
+   * login (`finishAuth()`).
    *
    * @param filter Which tools to expose (exact names or `*` globs; exclude wins). It also governs `invoke()` and `registerTools()`.
    * @returns The exposed tools.
@@ -689,7 +705,9 @@ export class MCPToolAdapter {
   /** The server's whole tool list, fetched when stale (or always, with `refresh`). */
   async #toolMap(refresh: boolean): Promise<Map<string, MCPToolDescriptor>> {
     await this.#connection.whenReady("list tools");
-    if (!refresh && this.#tools) return this.#tools;
+    if (
+      !refresh && this.#tools && performance.now() < this.#toolsFreshUntil
+    ) return this.#tools;
     if (!this.#refreshing) {
       const refreshing = this.#fetchTools().finally(() => {
         if (this.#refreshing === refreshing) this.#refreshing = undefined;
@@ -702,15 +720,21 @@ export class MCPToolAdapter {
   /**
    * Lists every page. A list fetched across a change (reconnect, renewed
    * session, list_changed) is returned but not cached: the generation moved.
+   * A modern server's pages say how long they stay fresh (the shortest
+   * `ttlMs` counts, at most a day) and whether they are the user's own
+   * (any page not `cacheScope: "public"`).
    */
   async #fetchTools(): Promise<Map<string, MCPToolDescriptor>> {
     const generation = this.#toolsGeneration;
     // Every page has the request deadline, and so has the whole listing: a
     // server paging slowly forever cannot keep discoverTools() waiting.
     const startedAt = performance.now();
+    const modern = this.#connection.serverInfo?.era === "modern";
+    let ttlMs = modern ? MAX_TTL_MS : Infinity;
+    let personal = false;
     const tools = await listAllTools(
-      (cursor) =>
-        this.#connection.request(
+      async (cursor) => {
+        const page = await this.#connection.request(
           "tools/list",
           cursor === undefined ? undefined : { cursor },
           {
@@ -718,14 +742,26 @@ export class MCPToolAdapter {
             totalTimeoutMs: this.#requestTimeoutMs,
             startedAt,
           },
-        ),
+        );
+        if (modern) {
+          // Absent or negative means 0: stale at once.
+          const ttl = page.ttlMs;
+          ttlMs = Math.min(ttlMs, typeof ttl === "number" && ttl > 0 ? ttl : 0);
+          personal ||= page.cacheScope !== "public";
+        }
+        return page;
+      },
       this.config.name,
     );
     if (this.#connection.mirrorsParams) {
       paramHeaders ??= await import("./protocol/param_headers.ts");
       this.#dropInvalidHeaders(tools, paramHeaders.headerProblem);
     }
-    if (this.#toolsGeneration === generation) this.#tools = tools;
+    if (this.#toolsGeneration === generation) {
+      this.#tools = tools;
+      this.#toolsFreshUntil = startedAt + ttlMs;
+      this.#toolsPrivate = personal;
+    }
     return tools;
   }
 

@@ -30,9 +30,6 @@ export type LegacyMode = "serve" | "reject";
 /** Tools added with `add_tool`, kept across the per-request servers of HTTP. */
 const added = new Set<string>();
 
-/** Called after `add_tool` changed the list (HTTP: tell the listeners). */
-export const toolHooks = { changed: () => {} };
-
 function registerAdded(server: McpServer, name: string): void {
   server.registerTool(name, { description: `added tool ${name}` }, () => ({
     content: [{ type: "text", text: `hello from ${name}` }],
@@ -44,8 +41,13 @@ function annotated(schema: Record<string, unknown>): { type: "object" } {
   return schema as { type: "object" };
 }
 
-/** The tools every modern test server offers. */
-export function buildModernServer(): McpServer {
+/**
+ * The tools every modern test server offers.
+ *
+ * @param changed Called after `add_tool` changed the list; over HTTP it
+ * tells the listeners (the server instance lives for one request).
+ */
+export function buildModernServer(changed: () => void = () => {}): McpServer {
   const server = new McpServer(
     { name: "modern-fixture", version: "2.0.0" },
     { capabilities: { logging: {} }, instructions: "SDK v2 test fixture" },
@@ -143,6 +145,23 @@ export function buildModernServer(): McpServer {
     }
     return { content: [{ type: "text", text: `hello ${got.name}` }] };
   });
+  server.registerTool("open_page", {
+    description: "Asks the user to open a page (URL-mode elicitation)",
+    inputSchema: z.object({ url: z.string() }),
+  }, ({ url }, context) => {
+    const view = inputResponse(context.mcpReq.inputResponses, "page");
+    if (view.kind === "elicit") {
+      return { content: [{ type: "text", text: `page ${view.action}` }] };
+    }
+    return inputRequired({
+      inputRequests: {
+        page: {
+          method: "elicitation/create",
+          params: { mode: "url", message: "Sign in, please", url },
+        },
+      },
+    } as never);
+  });
   server.registerTool("add_tool", {
     description: "Adds a tool; the server announces the change",
     inputSchema: z.object({ name: z.string() }),
@@ -150,7 +169,7 @@ export function buildModernServer(): McpServer {
     if (!added.has(name)) {
       added.add(name);
       registerAdded(server, name);
-      toolHooks.changed();
+      changed();
     }
     return { content: [{ type: "text", text: `added ${name}` }] };
   });
@@ -169,18 +188,22 @@ export interface ModernHttpServer {
 }
 
 /**
- * Serves {@linkcode buildModernServer} with `createMcpHandler` on a
- * `node:http` server: the handler is web-standard, so a small bridge turns
- * each request into a `Request` and streams the `Response` back.
+ * Serves {@linkcode buildModernServer} (or `build`'s servers) with
+ * `createMcpHandler` on a `node:http` server: the handler is web-standard,
+ * so a small bridge turns each request into a `Request` and streams the
+ * `Response` back.
+ *
+ * @param build Makes the server of one request; told how to announce a
+ * tool-list change.
  */
 export async function startModernHttp(
   legacy: LegacyMode = "serve",
+  build: (changed: () => void) => McpServer = buildModernServer,
 ): Promise<ModernHttpServer> {
   const handler = createMcpHandler(
-    buildModernServer,
+    () => build(() => handler.notify.toolsChanged()),
     legacy === "reject" ? { legacy: "reject" } : {},
   );
-  toolHooks.changed = () => handler.notify.toolsChanged();
   const seen: ModernHttpServer["seen"] = [];
   const open = new Set<AbortController>();
   const server = createServer(async (req, res) => {

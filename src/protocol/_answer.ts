@@ -10,6 +10,7 @@ import type { Result } from "./session.ts";
 import type { JSONRPCRequest } from "../transports/transport.ts";
 import type { JsonSchema } from "../types.ts";
 import { isRecord } from "../_util/values.ts";
+import { MCPAdapterError } from "../errors.ts";
 import type {
   ClientHandlers,
   ElicitationRequest,
@@ -45,6 +46,14 @@ async function route(
   switch (method) {
     case "elicitation/create": {
       const request = params as ElicitationRequest;
+      if (request.mode === "url") {
+        const answer = await handlers.elicitation!({
+          ...request,
+          url: checkedUrl(handlers, request.url),
+        });
+        // Consent only: what the user did on the page, the server learns itself.
+        return { action: answer.action };
+      }
       const answer = await handlers.elicitation!(request);
       return withDefaults(answer, request.requestedSchema) as unknown as Result;
     }
@@ -55,6 +64,54 @@ async function route(
     default:
       throw new Error(`no handler answers ${method}`);
   }
+}
+
+/** The longest URL a URL-mode elicitation may bring. */
+const MAX_URL_CHARS = 4096;
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * The URL of a URL-mode elicitation, checked: the client declared URL mode,
+ * and the URL is `https:` (`http:` only on a loopback host), bounded, and
+ * carries no credentials (`https://bank.example@evil.example` hides where
+ * it leads). It is never fetched here.
+ *
+ * @throws {MCPAdapterError} `invalid_response`, naming what is wrong.
+ */
+function checkedUrl(handlers: ClientHandlers, url: unknown): string {
+  const refuse = (why: string) =>
+    new MCPAdapterError(
+      "invalid_response",
+      `The server asked the user to open a URL that ${why}; refused. Report this to the server's maintainers.`,
+    );
+  if (handlers.urlElicitation !== true) {
+    throw refuse(
+      "this client did not accept (URL-mode elicitation was not declared; set handlers.urlElicitation to take them)",
+    );
+  }
+  if (typeof url !== "string" || url.length > MAX_URL_CHARS) {
+    throw refuse(`is not a string of at most ${MAX_URL_CHARS} characters`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw refuse("is not a valid absolute URL");
+  }
+  if (
+    parsed.protocol !== "https:" &&
+    !(parsed.protocol === "http:" && LOOPBACK.has(parsed.hostname))
+  ) {
+    throw refuse(
+      `uses ${
+        JSON.stringify(parsed.protocol.slice(0, 20))
+      } (only https:, or http: on this machine, are opened)`,
+    );
+  }
+  if (parsed.username !== "" || parsed.password !== "") {
+    throw refuse("carries credentials before its host");
+  }
+  return parsed.href;
 }
 
 /** Fills the fields the user left out of an accepted answer from the schema's `default`s. */

@@ -16,6 +16,7 @@ import { race } from "../_util/time.ts";
 import { answers, type ClientHandlers } from "./handlers.ts";
 import { answer } from "./_answer.ts";
 import type { RequestOptions, Result, Session } from "./session.ts";
+import type { ModernTaskContext, ModernTaskOptions } from "./_task_ext.ts";
 
 /** Which handler answers each kind of input request, for messages. */
 const HANDLER_NAMES: Readonly<Record<string, string>> = {
@@ -36,17 +37,54 @@ export interface InputContext {
   label: string;
   /** Rounds before giving up. */
   maxRounds: number;
+  /** Sends a request over the connection (a task's polls). */
+  request: ModernTaskContext["request"];
+}
+
+/**
+ * What a modern result that is not `complete` becomes: `input_required`
+ * runs the client's handlers for what the server asks (multi round-trip
+ * requests) and sends the request again; a `tools/call` may become a task
+ * (the tasks extension, `_task_ext.ts`), followed to its end; anything
+ * else is an invalid answer.
+ *
+ * @throws {MCPAdapterError} `invalid_response` for a result type this client did not ask for.
+ */
+export async function settle(
+  context: InputContext,
+  method: string,
+  params: Record<string, unknown>,
+  options: ModernTaskOptions,
+  result: Result,
+): Promise<Result> {
+  result = await inputRounds(context, method, params, options, result);
+  const type = result.resultType;
+  if (type === "task" && method === "tools/call") {
+    const { followTask } = await import("./_task_ext.ts");
+    return await followTask(context, String(params.name), result, options);
+  }
+  // A task's own requests may say "task" too (the extension's examples do).
+  if (
+    type === undefined || type === "complete" ||
+    (type === "task" && method.startsWith("tasks/"))
+  ) return result;
+  throw new MCPAdapterError(
+    "invalid_response",
+    `MCP server "${context.label}" answered "${method}" with resultType ${
+      JSON.stringify(String(type).slice(0, 40))
+    }, which this client did not ask for; report this to the server's maintainers`,
+  );
 }
 
 /**
  * Answers `result`'s input requests and sends the request again until the
- * server's answer is complete.
+ * server's answer is no longer `input_required`.
  *
  * @param params The request's original params; each round sends a copy
  * with that round's `inputResponses` and `requestState`.
- * @throws {MCPAdapterError} `invalid_response` for an unknown result type or
- * a malformed input request; `input_required` when no handler answers what
- * the server asks, or the rounds run out.
+ * @throws {MCPAdapterError} `invalid_response` for a malformed input
+ * request; `input_required` when no handler answers what the server asks,
+ * or the rounds run out.
  */
 export async function inputRounds(
   context: InputContext,
@@ -57,16 +95,8 @@ export async function inputRounds(
 ): Promise<Result> {
   const { label } = context;
   for (let round = 1;; round++) {
-    const type = result.resultType;
-    if (type === undefined || type === "complete") return result;
-    if (type !== "input_required") {
-      throw new MCPAdapterError(
-        "invalid_response",
-        `MCP server "${label}" answered "${method}" with resultType ${
-          JSON.stringify(String(type).slice(0, 40))
-        }, which this client did not ask for; report this to the server's maintainers`,
-      );
-    }
+    // Anything else is for the caller to judge (a task, say).
+    if (result.resultType !== "input_required") return result;
     if (round > context.maxRounds) {
       throw new MCPAdapterError(
         "input_required",
@@ -100,9 +130,15 @@ export async function inputRounds(
   }
 }
 
-/** The answers to one round's input requests, by the server's keys. */
-async function answerAll(
-  context: InputContext,
+/**
+ * The answers to input requests (one round's, or a task's), by the
+ * server's keys.
+ *
+ * @throws {MCPAdapterError} `input_required` when no handler answers a
+ * request; `invalid_response` for malformed requests, or too many.
+ */
+export async function answerAll(
+  context: Pick<InputContext, "handlers" | "label">,
   method: string,
   requests: unknown,
 ): Promise<Record<string, unknown>> {

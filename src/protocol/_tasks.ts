@@ -51,7 +51,8 @@ export interface TaskConnection {
   cancellable: boolean;
 }
 
-const STATES: readonly MCPTaskState[] = [
+/** Every task status. */
+export const STATES: readonly MCPTaskState[] = [
   "working",
   "input_required",
   "completed",
@@ -61,15 +62,39 @@ const STATES: readonly MCPTaskState[] = [
 /** Task ids longer than this are refused: they are sent back on every poll. */
 const MAX_TASK_ID_CHARS = 256;
 /** The poll interval when the server suggests none (the SDK's default). */
-const DEFAULT_POLL_MS = 1000;
+export const DEFAULT_POLL_MS = 1000;
 /** Bounds on the server's `pollInterval`: 0 would spin, 1e9 would stall. */
 const MIN_POLL_MS = 10;
 const MAX_POLL_MS = 5000;
 /** How long a `tasks/cancel` sent on a timeout or abort may take. */
-const CANCEL_TIMEOUT_MS = 5000;
+export const CANCEL_TIMEOUT_MS = 5000;
 
-const isTerminal = (state: MCPTaskState) =>
+/** Whether a task in `state` has ended. */
+export const isTerminal = (state: MCPTaskState): boolean =>
   state === "completed" || state === "failed" || state === "cancelled";
+
+/** The server's suggested poll interval, bounded; `current` when it suggests none. */
+export function pollMsOf(interval: unknown, current: number): number {
+  return typeof interval === "number" && interval === interval
+    ? Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, interval))
+    : current;
+}
+
+/**
+ * A task id, checked: it is sent back on every poll.
+ *
+ * @throws {MCPAdapterError} `invalid_response` when it is not a string of 1 to 256 characters.
+ */
+export function checkTaskId(taskId: unknown, label: string): string {
+  if (
+    typeof taskId === "string" && taskId !== "" &&
+    taskId.length <= MAX_TASK_ID_CHARS
+  ) return taskId;
+  throw malformedTask(
+    label,
+    `a task id that is not a string of 1 to ${MAX_TASK_ID_CHARS} characters`,
+  );
+}
 
 /**
  * Runs `tools/call` as a task and returns the call's result, as a plain
@@ -133,16 +158,12 @@ export async function runToolTask(
     session.releaseProgress(token);
     return created; // the server ran it inline
   }
-  const taskId = task.taskId;
-  if (
-    typeof taskId !== "string" || taskId === "" ||
-    taskId.length > MAX_TASK_ID_CHARS
-  ) {
+  let taskId: string;
+  try {
+    taskId = checkTaskId(task.taskId, connection.label);
+  } catch (error) {
     session.releaseProgress(token);
-    throw malformed(
-      connection.label,
-      `a task id that is not a string of 1 to ${MAX_TASK_ID_CHARS} characters`,
-    );
+    throw error;
   }
 
   let state = "working" as MCPTaskState;
@@ -157,7 +178,7 @@ export async function runToolTask(
     const status = report.status as MCPTaskState;
     if (!STATES.includes(status)) {
       if (truth) {
-        throw malformed(
+        throw malformedTask(
           connection.label,
           `task status ${JSON.stringify(status)}`,
         );
@@ -170,10 +191,7 @@ export async function runToolTask(
     if (truth) {
       state = status;
       message = text;
-      const interval = report.pollInterval;
-      if (typeof interval === "number" && interval === interval) {
-        pollMs = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, interval));
-      }
+      pollMs = pollMsOf(report.pollInterval, pollMs);
     }
     const key = `${status}\n${text}\n${report.lastUpdatedAt}`;
     if (key === seen) return false;
@@ -335,7 +353,8 @@ export async function runToolTask(
   }
 }
 
-function malformed(label: string, what: string): MCPAdapterError {
+/** The error of a task request answered with `what`. */
+export function malformedTask(label: string, what: string): MCPAdapterError {
   return new MCPAdapterError(
     "invalid_response",
     `MCP server "${label}" answered a task request with ${what}. This is a bug in the server; report it to its maintainers.`,

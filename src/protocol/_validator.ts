@@ -45,6 +45,17 @@ export function buildValidator(
     try {
       outcome = validator.validate(args);
     } catch (error) {
+      const ref = unresolvedRef(error);
+      if (ref !== undefined) {
+        // Never fetched (MCP 2026-07-28), and never taken as "anything goes".
+        return [
+          `/: the ${
+            subject === "arguments" ? "tool's input" : "output"
+          } schema's $ref ${ref} points outside the schema, and this client never fetches a $ref, so these ${
+            subject === "arguments" ? "arguments" : "results"
+          } cannot be checked and are refused; ask the server's maintainers to put the referenced schema in $defs`,
+        ];
+      }
       if (error instanceof RangeError && depthOf(args) > MAX_CHECKED_DEPTH) {
         return [
           subject === "arguments"
@@ -88,6 +99,17 @@ export function buildValidator(
     }
     return problems;
   };
+}
+
+/**
+ * The `$ref` (quoted, bounded) outside the schema that an "Unresolved
+ * $ref" error of cfworker names, if it is one; a broken `#…` ref is the
+ * schema's own bug, left to the server.
+ */
+function unresolvedRef(error: unknown): string | undefined {
+  const message = error instanceof Error ? error.message : "";
+  const match = /^Unresolved \$ref "([^"#][^"]{0,199})/.exec(message);
+  return match === null ? undefined : JSON.stringify(match[1]);
 }
 
 /** The last segment of `child` when it is one level below `parent` (JSON pointers with `#`). */

@@ -10,7 +10,6 @@
 
 import type { MCPServerConfig, MCPTransportKind } from "../config/server.ts";
 import {
-  MCPAuthorizationRequiredError,
   MCPConfigError,
   MCPConnectionError,
   MCPInitializeStatusError,
@@ -26,6 +25,7 @@ import {
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { TaskCallOptions } from "./_tasks.ts";
+import type { ToolsSubscription } from "./_listen.ts";
 import type {
   JSONRPCNotification,
   JSONRPCRequest,
@@ -159,6 +159,8 @@ export class Connection {
   readonly #plan: ProtocolPlan;
   /** A stdio server of this connection was found to speak the 2025 era. */
   #legacyProcess = false;
+  /** The modern session's `subscriptions/listen` for tool-list changes. */
+  #subscription: ToolsSubscription | undefined;
   /**
    * Task calls in progress: told each `notifications/tasks/status`, and
    * `undefined` when their session ends or is renewed.
@@ -295,7 +297,7 @@ export class Connection {
   request(
     method: string,
     params: Record<string, unknown> | undefined,
-    options: RequestOptions,
+    options: TaskCallOptions,
   ): Promise<Result> {
     if (this.#transitions.pending > 0) {
       return this.whenReady(method).then(() =>
@@ -332,24 +334,25 @@ export class Connection {
   }
 
   /**
-   * A modern result that is not final: `input_required` runs the client's
-   * handlers for what the server asks (multi round-trip requests) and sends
-   * the request again; anything else is an invalid answer.
+   * A modern result that is not final (`_input.ts` says what it becomes):
+   * input the server asks for, or a task.
    */
   async #notComplete(
     session: Session,
     method: string,
     params: Record<string, unknown> | undefined,
-    options: RequestOptions,
+    options: TaskCallOptions,
     result: Result,
   ): Promise<Result> {
-    const { inputRounds } = await import("./_input.ts");
-    return await inputRounds(
+    const { settle } = await import("./_input.ts");
+    return await settle(
       {
         session,
         handlers: this.#options.handlers,
         label: this.#name,
         maxRounds: MAX_INPUT_ROUNDS,
+        request: (method, params, options) =>
+          this.request(method, params, options),
       },
       method,
       params ?? {},
@@ -482,9 +485,20 @@ export class Connection {
       this.#lostError = undefined;
       this.#options.onToolsChanged("connected");
       this.#applyLogLevel(session);
+      if (
+        server.era === "modern" &&
+        (server.capabilities.tools as { listChanged?: unknown })?.listChanged
+      ) await this.#subscribe(session, abort.signal);
     } catch (error) {
       await session?.close().catch(() => {});
-      throw this.#connectionError(error, session);
+      // The failure path: its wording loads now.
+      const { connectionError } = await import("./_connect_error.ts");
+      throw connectionError(
+        error,
+        session?.stderrTail,
+        this.#name,
+        this.#options.secrets,
+      );
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
@@ -658,45 +672,6 @@ export class Connection {
     return createTransport(this.#options.config, this.#options.remote);
   }
 
-  /** The one error `connect()` throws: what failed, the server's last stderr lines, no secrets. */
-  #connectionError(
-    error: unknown,
-    session: Session | undefined,
-  ): MCPConnectionError {
-    const name = this.#name;
-    const secrets = this.#options.secrets;
-    // Kept as it is: the caller needs its class and authorization URL.
-    if (error instanceof MCPAuthorizationRequiredError) {
-      return redactError(error, secrets);
-    }
-    let message: string;
-    if (error instanceof MCPConnectionError) {
-      message = error.message;
-    } else if (error instanceof MCPNotConnectedError) {
-      const reason = error.cause instanceof Error
-        ? `: ${error.cause.message}`
-        : "";
-      message =
-        `MCP server "${name}" closed the connection before completing the handshake${reason}`;
-    } else if (error instanceof MCPProtocolError) {
-      message = `MCP server "${name}" rejected "initialize": ${error.message}`;
-    } else {
-      message = `Cannot connect to MCP server "${name}": ${
-        errorMessage(error)
-      }`;
-    }
-    const tail = session?.stderrTail;
-    if (tail && tail.length > 0) {
-      message += `\nLast lines of the server's stderr:\n  ${tail.join("\n  ")}`;
-    }
-    const cause = error instanceof MCPConnectionError
-      ? error.cause ?? error
-      : error;
-    return new MCPConnectionError(redact(message, secrets), {
-      cause: redactError(cause, secrets),
-    });
-  }
-
   /**
    * Re-runs `initialize` over the live transport after the server dropped our
    * session (it processed nothing). Concurrent callers share one attempt. The
@@ -719,7 +694,29 @@ export class Connection {
     return this.#renewing;
   }
 
+  /**
+   * Follows tool-list changes of a modern session (`_listen.ts`, loaded
+   * now). Connecting waits for the server's acknowledgement, so a change
+   * made after `connect()` is never missed; a server slow to acknowledge
+   * holds it up for at most the stdio probe's time, and one that refuses
+   * fails nothing.
+   */
+  async #subscribe(session: Session, signal: AbortSignal): Promise<void> {
+    const { ToolsSubscription } = await import("./_listen.ts");
+    const subscription = new ToolsSubscription({
+      session,
+      label: this.#name,
+      onToolsChanged: () => this.#options.onToolsChanged("list_changed"),
+      onError: this.#options.onError,
+    });
+    this.#subscription = subscription;
+    await race(subscription.ready, { signal, timeoutMs: STDIO_PROBE_MS })
+      .catch(() => {});
+  }
+
   async #close(): Promise<void> {
+    this.#subscription?.close();
+    this.#subscription = undefined;
     const session = this.#session;
     this.#session = undefined;
     this.#lostError = undefined;
@@ -734,7 +731,10 @@ export class Connection {
    */
   #onClose(session: Session, error: Error | undefined): void {
     this.#wakeTasks(undefined);
-    if (this.#session !== session || !error) return;
+    if (this.#session !== session) return;
+    this.#subscription?.close();
+    this.#subscription = undefined;
+    if (!error) return;
     this.#lostError = new MCPNotConnectedError(
       redact(`${error.message}; call reconnect()`, this.#options.secrets),
       { cause: redactError(error, this.#options.secrets) },
@@ -742,6 +742,7 @@ export class Connection {
   }
 
   #onNotification(notification: JSONRPCNotification): void {
+    if (this.#subscription?.handle(notification)) return;
     const method = notification.method;
     if (method === "notifications/tools/list_changed") {
       this.#options.onToolsChanged("list_changed");

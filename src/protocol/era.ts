@@ -15,7 +15,7 @@ import {
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSIONS,
 } from "../version.ts";
-import type { ClientHandlers } from "./handlers.ts";
+import { type ClientHandlers, elicitationCapability } from "./handlers.ts";
 
 /** Which era a connection speaks. */
 export type MCPProtocolEra = "modern" | "legacy";
@@ -33,6 +33,8 @@ export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 /** The `_meta` key naming the `subscriptions/listen` a notification belongs to. */
 export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+/** The tasks extension's id (in `capabilities.extensions`). */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** `-32020`: the request's headers and body disagree (streamable HTTP). */
 export const HEADER_MISMATCH = -32020;
@@ -80,8 +82,13 @@ export function protocolPlan(
 export function modernCapabilities(
   handlers: ClientHandlers | undefined,
 ): Record<string, unknown> {
-  const capabilities: Record<string, unknown> = {};
-  if (handlers?.elicitation) capabilities.elicitation = { form: {} };
+  // Tasks are accepted on every request: a tool call the server runs as a
+  // task is followed to its end (`_task_ext.ts`).
+  const capabilities: Record<string, unknown> = {
+    extensions: { [TASKS_EXTENSION]: {} },
+  };
+  const elicitation = elicitationCapability(handlers);
+  if (elicitation) capabilities.elicitation = elicitation;
   if (handlers?.sampling) capabilities.sampling = {};
   if (handlers?.roots) capabilities.roots = {};
   return capabilities;

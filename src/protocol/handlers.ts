@@ -11,11 +11,22 @@ import type { JsonSchema } from "../types.ts";
 
 /** The server asks the user for input (`elicitation/create`). */
 export interface ElicitationRequest {
+  /**
+   * `"form"` (the default): fill in `requestedSchema`'s fields. `"url"`:
+   * open `url` in the user's browser (only with `urlElicitation: true`).
+   */
+  mode?: "form" | "url";
   /** What to ask the user. */
   message: string;
-  /** A flat JSON Schema object describing the fields to collect. */
+  /** A flat JSON Schema object describing the fields to collect (form mode). */
   requestedSchema?: JsonSchema;
-  /** Other fields of newer protocol revisions (e.g. `mode`, `url`). */
+  /**
+   * The page to open (URL mode): checked to be `https:` (or `http:` on a
+   * loopback host) without credentials. Show it in full, ask the user's
+   * consent, and never fetch it yourself.
+   */
+  url?: string;
+  /** Other fields of newer protocol revisions (e.g. `elicitationId`). */
   [key: string]: unknown;
 }
 
@@ -71,6 +82,21 @@ export interface ClientHandlers {
   ) => SamplingResult | Promise<SamplingResult>;
   /** Answers `roots/list`. */
   roots?: () => Root[] | Promise<Root[]>;
+  /**
+   * `elicitation` also takes URL-mode requests (`mode: "url"`): the
+   * client declares them. Default `false`: forms only.
+   */
+  urlElicitation?: boolean;
+}
+
+/** The `elicitation` capability these handlers declare; `undefined` for none. */
+export function elicitationCapability(
+  handlers: ClientHandlers | undefined,
+): Record<string, unknown> | undefined {
+  if (!handlers?.elicitation) return undefined;
+  return handlers.urlElicitation === true
+    ? { form: {}, url: {} }
+    : { form: {} };
 }
 
 /** The client capabilities to declare in `initialize` for these handlers. */
@@ -80,7 +106,8 @@ export function clientCapabilities(
   // Task-augmented tool calls are sent as the server's tools declare; the
   // client receives no tasks, so no tasks.* member is declared.
   const capabilities: Record<string, unknown> = { tasks: {} };
-  if (handlers?.elicitation) capabilities.elicitation = { form: {} };
+  const elicitation = elicitationCapability(handlers);
+  if (elicitation) capabilities.elicitation = elicitation;
   if (handlers?.sampling) capabilities.sampling = {};
   if (handlers?.roots) capabilities.roots = { listChanged: false };
   return capabilities;

@@ -54,6 +54,13 @@ export interface RequestOptions {
   quiet?: boolean;
   /** Extra HTTP headers for this request (streamable HTTP: `Mcp-Param-*`). */
   headers?: Record<string, string> | undefined;
+  /**
+   * A request that stays open for the session's life (`subscriptions/listen`):
+   * no deadline (`timeoutMs` is ignored), and it keeps no timer alive.
+   */
+  background?: boolean;
+  /** Told the request's JSON-RPC id before it is sent. */
+  onId?: (id: RequestId) => void;
 }
 
 /** Callbacks from the session to its owner. */
@@ -80,6 +87,8 @@ interface Pending {
   keep: boolean;
   /** No `notifications/cancelled` for it (`quiet`). */
   quiet: boolean;
+  /** Open for the session's life, with no deadline (`background`). */
+  background: boolean;
   resolve: (result: Result) => void;
   reject: (error: Error) => void;
   timeoutMs: number;
@@ -102,6 +111,8 @@ export class Session {
   readonly #handlers: SessionHandlers;
   readonly #label: string;
   readonly #pending = new Map<RequestId, Pending>();
+  /** How many of `#pending` are background requests, which hold no timer. */
+  #background = 0;
   #nextId = 1;
   #closed = false;
   /** The one deadline timer, and when it fires (`performance.now()` clock). */
@@ -213,6 +224,7 @@ export class Session {
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
+    options.onId?.(id);
     const tracked = options.onProgress !== undefined ||
       options.trackProgress === true;
     const envelope = this.#envelope;
@@ -232,16 +244,18 @@ export class Session {
       : { jsonrpc: "2.0", id, method, params };
     return new Promise<Result>((resolve, reject) => {
       const now = performance.now();
+      const background = options.background === true;
       const pending: Pending = {
         method,
         tracked,
         keep: options.keepProgress === true,
         quiet: options.quiet === true,
+        background,
         resolve,
         reject,
         timeoutMs: options.timeoutMs,
         totalTimeoutMs: options.totalTimeoutMs,
-        deadline: now + options.timeoutMs,
+        deadline: background ? Infinity : now + options.timeoutMs,
         hardDeadline: options.totalTimeoutMs === undefined
           ? Infinity
           : (options.startedAt ?? now) + options.totalTimeoutMs,
@@ -250,7 +264,8 @@ export class Session {
         onAbort: undefined,
       };
       this.#pending.set(id, pending);
-      this.#schedule(Math.min(pending.deadline, pending.hardDeadline));
+      if (background) this.#background++;
+      else this.#schedule(Math.min(pending.deadline, pending.hardDeadline));
       if (signal) {
         pending.onAbort = () =>
           this.#cancel(
@@ -408,14 +423,14 @@ export class Session {
     this.#take(id)?.reject(error);
   }
 
-  /** Removes a pending request and releases its timer and listener. Returns false if already settled. */
   /** Removes a pending request, to settle it; `undefined` when it is not pending. */
   #take(id: RequestId): Pending | undefined {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
+    if (pending.background) this.#background--;
     // Nothing left to time out: no timer may keep the process alive.
-    if (this.#pending.size === 0) this.#release();
+    else if (this.#pending.size === this.#background) this.#release();
     if (pending.onAbort) {
       pending.signal?.removeEventListener("abort", pending.onAbort);
     }

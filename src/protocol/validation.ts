@@ -70,10 +70,12 @@ function draftOf(schema: JsonSchema): Draft {
  * everything: the server then validates on its own. Patterns that cannot be proven free of
  * catastrophic backtracking are left out of the local check.
  *
- * The validator never throws and never turns itself off. Arguments whose
- * check overflows the stack are rejected as too deep when they are deeply
- * nested; otherwise (the schema is at fault, e.g. an unresolvable `$ref`)
- * that one call is left to the server.
+ * The validator never throws and never turns itself off. A `$ref` is
+ * never fetched: arguments that reach one the schema cannot resolve itself
+ * (a network `$ref`) are refused with a message that says so, as MCP
+ * 2026-07-28 asks. Arguments whose check overflows the stack are rejected
+ * as too deep when they are deeply nested; otherwise (the schema is at
+ * fault) that one call is left to the server.
  *
  * @param schema The tool's `inputSchema` or `outputSchema`.
  * @param subject What is checked: the messages speak of the tool's

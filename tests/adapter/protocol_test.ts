@@ -173,7 +173,7 @@ describe("tool list and validation edge cases", () => {
     }
   });
 
-  it("a schema with an unresolvable $ref leaves validation to the server instead of throwing", async () => {
+  it("a broken local $ref leaves validation to the server; a network $ref is never fetched and refuses what reaches it", async () => {
     let calls = 0;
     const { adapter } = await lowLevel((server) => {
       server.setRequestHandler(ListToolsRequestSchema, () => ({
@@ -199,7 +199,11 @@ describe("tool list and validation edge cases", () => {
     try {
       assert.equal((await adapter.invoke("t", { x: 1 })).success, true);
       assert.equal((await adapter.invoke("t", { x: 2 })).success, true);
-      assert.equal((await adapter.invoke("remote", { x: 3 })).success, true);
+      const remote = await adapter.invoke("remote", { x: 3 });
+      assert.equal(remote.errorKind, "validation");
+      assert.match(remote.error ?? "", /https:\/\/example\.com\/schema\.json/);
+      assert.match(remote.error ?? "", /never fetches a \$ref/);
+      assert.equal((await adapter.invoke("remote", {})).success, true);
       assert.equal(calls, 3);
     } finally {
       await adapter.disconnect();

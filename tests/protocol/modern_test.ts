@@ -9,8 +9,9 @@ import {
   MCPConnectionError,
   type MCPServerConfig,
   MCPToolAdapter,
+  MCPToolHub,
 } from "@cleveragents/mcp-adapter";
-import { text } from "../_helpers.ts";
+import { text, waitFor } from "../_helpers.ts";
 import {
   type LegacyMode,
   type ModernHttpServer,
@@ -21,6 +22,59 @@ import {
 function stdioConfig(legacy: LegacyMode): MCPServerConfig {
   const { command, args } = modernStdioCommand(legacy);
   return { name: "v2", transport: "stdio", command, args };
+}
+
+/** Tools added in this run get names of their own: the HTTP fixture keeps them. */
+let added = 0;
+
+/**
+ * A modern server's tool-list change reaches `onToolsChanged` (through
+ * `subscriptions/listen`, opened by `connect()`), invalidates the cache,
+ * and a hub registers the new tool by itself.
+ */
+async function assertFollowsChanges(config: MCPServerConfig): Promise<void> {
+  const adapter = new MCPToolAdapter(config);
+  const hub = new MCPToolHub([{
+    config: { ...config, name: `${config.name}-hub` },
+    namespace: "live",
+    enabled: true,
+  }]);
+  try {
+    await adapter.connect();
+    const before = (await adapter.discoverTools()).map((tool) => tool.name);
+    const name = `added_${++added}_${before.length}`;
+    assert.equal(before.includes(name), false);
+    let heard = 0;
+    const changed = new Promise<void>((resolve) =>
+      adapter.onToolsChanged(() => {
+        heard++;
+        resolve();
+      })
+    );
+    const [status] = await hub.start();
+    assert.equal(status?.state, "connected", status?.error);
+    const add = await adapter.invoke("add_tool", { name });
+    assert.equal(add.success, true, add.error ?? "");
+    await changed;
+    assert.equal(heard, 1);
+    const after = (await adapter.discoverTools()).map((tool) => tool.name);
+    assert.ok(after.includes(name), `${name} in ${after.join(", ")}`);
+    assert.equal(text(await adapter.invoke(name, {})), `hello from ${name}`);
+    // A hub follows the changes of its own connection: it registers a
+    // tool added through it without retry().
+    const grown = `${name}_hub`;
+    const hubAdd = await hub.registry.get("live/add_tool")!.invoke({
+      name: grown,
+    });
+    assert.equal(hubAdd.success, true, hubAdd.error ?? "");
+    assert.ok(
+      await waitFor(() => hub.registry.has(`live/${grown}`), 10_000),
+      "the hub registered the added tool",
+    );
+  } finally {
+    await adapter.disconnect();
+    await hub.close();
+  }
 }
 
 for (const legacy of ["reject", "serve"] as const) {
@@ -103,6 +157,54 @@ for (const legacy of ["reject", "serve"] as const) {
         await bare.disconnect();
       }
     });
+
+    it("URL-mode elicitation: declared on request, the URL checked before the handler sees it", async () => {
+      const opened: unknown[] = [];
+      const adapter = new MCPToolAdapter(stdioConfig(legacy), {
+        handlers: {
+          urlElicitation: true,
+          elicitation: (request) => {
+            opened.push([request.mode, request.url, request.message]);
+            return { action: "accept" };
+          },
+        },
+      });
+      const formsOnly = new MCPToolAdapter(stdioConfig(legacy), {
+        handlers: { elicitation: () => ({ action: "decline" }) },
+      });
+      try {
+        await adapter.connect();
+        const url = "https://auth.example.com/login?state=1";
+        const done = await adapter.invoke("open_page", { url });
+        assert.equal(text(done), "page accept", done.error ?? "");
+        assert.deepEqual(opened, [["url", url, "Sign in, please"]]);
+        for (
+          const [hostile, said] of [
+            ["javascript:alert(1)", /uses "javascript:"/],
+            ["http://evil.example/", /uses "http:"/],
+            ["https://bank.example@evil.example/", /credentials/],
+            ["not a url", /not a valid absolute URL/],
+          ] as const
+        ) {
+          const refused = await adapter.invoke("open_page", { url: hostile });
+          assert.equal(refused.success, false, hostile);
+          assert.match(refused.error ?? "", said);
+        }
+        assert.equal(opened.length, 1);
+        // A client that declared forms only is never asked to open a page.
+        await formsOnly.connect();
+        const undeclared = await formsOnly.invoke("open_page", { url });
+        assert.equal(undeclared.success, false);
+        assert.match(undeclared.error ?? "", /-32021/);
+      } finally {
+        await adapter.disconnect();
+        await formsOnly.disconnect();
+      }
+    });
+
+    it("follows tool-list changes through subscriptions/listen (adapter and hub)", async () => {
+      await assertFollowsChanges(stdioConfig(legacy));
+    });
   });
 }
 
@@ -138,6 +240,7 @@ describe("modern era over streamable HTTP (createMcpHandler)", () => {
         const methods = server.seen.map((request) => request.method);
         assert.deepEqual(methods, [
           "server/discover",
+          "subscriptions/listen",
           "tools/list",
           "tools/call",
         ]);
@@ -146,10 +249,18 @@ describe("modern era over streamable HTTP (createMcpHandler)", () => {
           assert.equal(request.headers["mcp-method"], request.method);
           assert.equal(request.headers["mcp-session-id"], undefined);
         }
-        assert.equal(server.seen[2]!.headers["mcp-name"], "get_sum");
+        assert.equal(server.seen[3]!.headers["mcp-name"], "get_sum");
       } finally {
         await adapter.disconnect();
       }
+    });
+
+    it(`legacy: ${legacy}: follows tool-list changes through subscriptions/listen (adapter and hub)`, async () => {
+      await assertFollowsChanges({
+        name: "v2",
+        transport: "streamable-http",
+        url: servers[legacy]!.url,
+      });
     });
   }
 

@@ -1,0 +1,268 @@
+/**
+ * Tool calls that a modern server (MCP 2026-07-28) runs as tasks, through
+ * the `io.modelcontextprotocol/tasks` extension: the client accepts tasks
+ * in its capabilities, and a `tools/call` may be answered with
+ * `resultType: "task"` instead of its result. The task is polled with
+ * `tasks/get` at the server's `pollIntervalMs` until it ends; while it is
+ * `input_required`, its `inputRequests` reach the client's handlers (each
+ * key once) and the answers go back with `tasks/update`. Deadlines and
+ * cancellation end it with `tasks/cancel`. A modern task is not tied to a
+ * connection: polling goes through the connection's requests, so it
+ * survives a reconnect. Loaded with the first task a modern server creates.
+ * Internal.
+ *
+ * @module
+ */
+
+import {
+  MCPAdapterError,
+  MCPProtocolError,
+  MCPTimeoutError,
+} from "../errors.ts";
+import type { MCPTaskState, MCPTaskStatus } from "../types.ts";
+import { isRecord } from "../_util/values.ts";
+import { race } from "../_util/time.ts";
+import type { ClientHandlers } from "./handlers.ts";
+import { answerAll } from "./_input.ts";
+import type { RequestOptions, Result } from "./session.ts";
+import {
+  CANCEL_TIMEOUT_MS,
+  checkTaskId,
+  DEFAULT_POLL_MS,
+  isTerminal,
+  malformedTask,
+  pollMsOf,
+  STATES,
+} from "./_tasks.ts";
+
+/** What a modern task needs from its connection. */
+export interface ModernTaskContext {
+  /** Sends a request over the connection (waits for a reconnect in progress). */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<Result>;
+  /** The client's handlers, for the task's input requests. */
+  handlers: ClientHandlers | undefined;
+  /** Names the server in messages. */
+  label: string;
+}
+
+/** `invoke()`'s options, as a modern task sees them. */
+export interface ModernTaskOptions extends RequestOptions {
+  /** Receives the task's status when it changes. */
+  onTaskStatus?: ((status: MCPTaskStatus) => void) | undefined;
+}
+
+/**
+ * Follows the task a `tools/call` was answered with (`created`) to its
+ * end and returns the call's result: the `CallToolResult` of a completed
+ * task (an `isError` one included).
+ *
+ * Deadlines: `timeoutMs` is idle time, pushed back by every change of the
+ * task's status, status message or `lastUpdatedAt`; `totalTimeoutMs`
+ * bounds the whole call. When one passes, or `signal` aborts, the task is
+ * sent `tasks/cancel` (bounded, not awaited).
+ *
+ * @throws {MCPProtocolError} The task failed (its JSON-RPC `error`), or a task request was refused.
+ * @throws {MCPTimeoutError} A deadline passed.
+ * @throws {MCPAdapterError} `"task_cancelled"`: the server cancelled it;
+ * `"invalid_response"`: a malformed task; `"input_required"`: no handler
+ * answers what the task asks.
+ * @throws The signal's reason, when aborted.
+ */
+export async function followTask(
+  context: ModernTaskContext,
+  tool: string,
+  created: Result,
+  options: ModernTaskOptions,
+): Promise<Result> {
+  const { label } = context;
+  const { timeoutMs, totalTimeoutMs, signal } = options;
+  const taskId = checkTaskId(created.taskId, label);
+  const name = `"${tool}" on MCP server "${label}"`;
+  const hardDeadline = totalTimeoutMs === undefined
+    ? Infinity
+    : (options.startedAt ?? performance.now()) + totalTimeoutMs;
+  let idleDeadline = performance.now() + timeoutMs;
+  let state = "working" as MCPTaskState;
+  let message: string | undefined;
+  let seen = "";
+  let pollMs = DEFAULT_POLL_MS;
+  /** Input request keys already answered: a key is unique for the task's life. */
+  const answered = new Set<string>();
+  const ask = (method: string, params: Record<string, unknown>) =>
+    context.request(method, { taskId, ...params }, {
+      timeoutMs: Math.max(1, idleDeadline - performance.now()),
+      totalTimeoutMs,
+      startedAt: options.startedAt,
+      signal,
+    });
+  const cancel = () => {
+    if (isTerminal(state)) return;
+    context.request("tasks/cancel", { taskId }, {
+      timeoutMs: CANCEL_TIMEOUT_MS,
+    }).catch(() => {});
+  };
+
+  /** The error of a passed deadline, the task's or a poll's. */
+  const deadline = () => {
+    const total = hardDeadline <= idleDeadline;
+    return new MCPTimeoutError(
+      total
+        ? `${name} timed out: its task ran past its total deadline of ${totalTimeoutMs} ms; the server was sent tasks/cancel`
+        : `${name} timed out: its task showed no change for ${timeoutMs} ms (last status: ${state}${
+          message ? ` "${message}"` : ""
+        }); the server was sent tasks/cancel`,
+      total ? totalTimeoutMs! : timeoutMs,
+    );
+  };
+
+  /** Takes a task report in; returns its detail (result, error, input requests). */
+  const observe = (report: Result): Result => {
+    const status = report.status as MCPTaskState;
+    if (!STATES.includes(status)) {
+      throw malformedTask(label, `task status ${JSON.stringify(status)}`);
+    }
+    const text = typeof report.statusMessage === "string"
+      ? report.statusMessage.slice(0, 1000)
+      : undefined;
+    state = status;
+    message = text;
+    pollMs = pollMsOf(report.pollIntervalMs, pollMs);
+    const key = `${status}\n${text}\n${report.lastUpdatedAt}`;
+    if (key !== seen) {
+      // A change is a sign of life: it pushes the idle deadline back.
+      seen = key;
+      idleDeadline = performance.now() + timeoutMs;
+      const reported: MCPTaskStatus = { taskId, status };
+      if (text !== undefined) reported.statusMessage = text;
+      try {
+        options.onTaskStatus?.(reported);
+      } catch {
+        // A broken listener must not end the task.
+      }
+    }
+    return report;
+  };
+
+  try {
+    let report = observe(created);
+    for (;;) {
+      if (state === "completed") {
+        if (!isRecord(report.result)) {
+          throw malformedTask(label, "a completed task without a result");
+        }
+        return report.result;
+      }
+      if (state === "failed") throw failure(report.error, label, message);
+      if (state === "cancelled") {
+        throw new MCPAdapterError(
+          "task_cancelled",
+          `its task was cancelled by the server${
+            message ? `: ${message}` : ""
+          }`,
+        );
+      }
+      if (state === "input_required") {
+        const fresh = newRequests(report.inputRequests, answered);
+        if (fresh !== undefined) {
+          const inputResponses = await race(
+            answerAll(context, "tools/call", fresh),
+            {
+              signal,
+              timeoutMs: hardDeadline === Infinity
+                ? undefined
+                : Math.max(0, hardDeadline - performance.now()),
+              onTimeout: deadline,
+            },
+          );
+          for (const key of Object.keys(inputResponses)) answered.add(key);
+          await ask("tasks/update", { inputResponses });
+          // Answered: the next status is worth fetching at once.
+          report = observe(await ask("tasks/get", {}));
+          continue;
+        }
+      }
+      const now = performance.now();
+      if (now >= hardDeadline || now >= idleDeadline) throw deadline();
+      await pause(
+        Math.min(pollMs, idleDeadline - now, hardDeadline - now),
+        signal,
+      );
+      const polled = await ask("tasks/get", {});
+      // `tasks/get` answers "complete"; some servers say "task" again.
+      if (polled.resultType !== "complete" && polled.resultType !== "task") {
+        throw malformedTask(
+          label,
+          `resultType ${JSON.stringify(polled.resultType)} to tasks/get`,
+        );
+      }
+      report = observe(polled);
+    }
+  } catch (error) {
+    if (signal?.aborted) {
+      cancel();
+      throw signal.reason;
+    }
+    if (!(error instanceof MCPTimeoutError)) throw error;
+    cancel();
+    throw deadline();
+  }
+}
+
+/** The input requests of a report not answered yet, or `undefined` for none. */
+function newRequests(
+  requests: unknown,
+  answered: Set<string>,
+): Record<string, unknown> | undefined {
+  if (!isRecord(requests)) return undefined;
+  let fresh: Record<string, unknown> | undefined;
+  for (const [key, request] of Object.entries(requests)) {
+    if (answered.has(key)) continue;
+    fresh ??= {};
+    Object.defineProperty(fresh, key, { value: request, enumerable: true });
+  }
+  return fresh;
+}
+
+/** The error of a failed task: its JSON-RPC error, or what it said. */
+function failure(
+  error: unknown,
+  label: string,
+  message: string | undefined,
+): Error {
+  if (
+    isRecord(error) && Number.isInteger(error.code) &&
+    typeof error.message === "string"
+  ) {
+    return new MCPProtocolError(
+      error.code as number,
+      error.message.slice(0, 1000),
+      error.data,
+    );
+  }
+  return new MCPAdapterError(
+    "invalid_response",
+    `MCP server "${label}" said the task failed${
+      message ? ` (${message})` : ""
+    } without a JSON-RPC error; report this to the server's maintainers`,
+  );
+}
+
+/** Waits `ms`, or until `signal` aborts (its reason is thrown); no timer is left behind. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
