@@ -220,10 +220,13 @@ export function tarballSize(log: string): string | undefined {
 }
 
 /**
- * The score `scripts/conformance.ts` prints, for each client it ran.
+ * The score `scripts/conformance.ts` prints, for each client it ran: the
+ * 0.1.16 scenarios, then each requirement set, ours and (when it ran) the
+ * SDK v2's beside it.
  *
  * @param log The conformance step's output.
- * @returns E.g. `"ours 26/26"` or `"ours 26/26, sdk 26/26"`, or `undefined`.
+ * @returns E.g. `"ours 26/26"` or `"ours 26/26, sdk v2 25/26, ours at
+ * 2026-07-28 11/32 (21 expected failures) vs sdk v2 32/32"`, or `undefined`.
  *
  * @example
  * ```ts
@@ -235,14 +238,23 @@ export function tarballSize(log: string): string | undefined {
 export function conformanceScore(log: string): string | undefined {
   const text = plain(log);
   const scores = [
-    ...text.matchAll(/^(ours|sdk) ?: (\d+\/\d+) scenarios pass$/gm),
+    ...text.matchAll(/^(ours|sdk|sdk v2) ?: (\d+\/\d+) scenarios pass$/gm),
   ].map(([, client, score]) => `${client} ${score}`);
+  const reference = new Map(
+    [
+      ...text.matchAll(
+        /^sdk v2 at (\S+): (\d+\/\d+) scored scenarios pass/gm,
+      ),
+    ].map(([, revision, score]) => [revision!, score!]),
+  );
   const sets = [
     ...text.matchAll(
       /^ours at (\S+): (\d+\/\d+) scored scenarios pass \((\d+) expected failures\)/gm,
     ),
   ].map(([, revision, score, expected]) =>
-    `ours at ${revision} ${score} (${expected} expected failures)`
+    `ours at ${revision} ${score} (${expected} expected failures)${
+      reference.has(revision!) ? ` vs sdk v2 ${reference.get(revision!)}` : ""
+    }`
   );
   const all = [...scores, ...sets];
   return all.length === 0 ? undefined : all.join(", ");

@@ -2,8 +2,9 @@
  * The scenario plumbing both conformance drivers share: which client
  * scenarios there are and what each asks of a client, and the command line
  * the suite starts a driver with. Each driver (`conformance_client.ts`,
- * `conformance_sdk_client.ts`) supplies only how its client exercises a
- * server.
+ * `conformance_sdk_client.ts`, `conformance_sdk_v2_client.ts`) supplies how
+ * its client exercises a server and, when its SDK has its own, the OAuth
+ * providers of the scenarios ({@linkcode Credentials}).
  *
  * @module
  */
@@ -24,10 +25,14 @@ import { logError } from "./_run.ts";
 /** The whole run; the suite's own limit is 30 s. */
 const RUN_TIMEOUT_MS = 25_000;
 
-/** How a scenario wants the client set up; a driver maps it onto its client. */
-export interface ScenarioOptions {
+/**
+ * How a scenario wants the client set up; a driver maps it onto its client.
+ *
+ * @typeParam P The OAuth provider type of the driver's SDK.
+ */
+export interface ScenarioOptions<P = OAuthClientProvider> {
   /** Authenticates the client, for the OAuth scenarios. */
-  authProvider?: OAuthClientProvider;
+  authProvider?: P;
   /** Headers sent on every request: the cross-app access token. */
   headers?: Record<string, string>;
   /** Accept every elicitation with nothing filled in, leaving the schema defaults to the client. */
@@ -56,11 +61,41 @@ export interface ScenarioTool {
  * given (`"every"`: each listed tool at once, with arguments from
  * {@linkcode exampleArguments}), and disconnects.
  */
-export type Exercise = (
+export type Exercise<P = OAuthClientProvider> = (
   url: string,
-  options: ScenarioOptions,
+  options: ScenarioOptions<P>,
   tool?: ScenarioTool | "every",
 ) => Promise<void>;
+
+/**
+ * The OAuth providers the scenarios hand to a driver's client: the
+ * `client_credentials` ones of its SDK, and the in-memory
+ * authorization-code provider of `_conformance_auth.ts`.
+ *
+ * @typeParam P The OAuth provider type of the driver's SDK.
+ */
+export interface Credentials<P = OAuthClientProvider> {
+  /** `client_credentials` with `client_secret_basic`. */
+  clientSecret(clientId: string, clientSecret: string): P;
+  /** `client_credentials` with `private_key_jwt`. */
+  privateKeyJwt(clientId: string, privateKey: string, algorithm: string): P;
+  /** The authorization-code flow, played headlessly. */
+  authorizationCode(options: ConformanceOAuthProviderOptions): P;
+}
+
+/** What the authorization-code scenarios configure their provider with. */
+export type ConformanceOAuthProviderOptions = NonNullable<
+  ConstructorParameters<typeof ConformanceOAuthProvider>[0]
+>;
+
+/** {@linkcode Credentials} from the MCP SDK v1 (`@modelcontextprotocol/sdk`). */
+export const SDK_V1_CREDENTIALS: Credentials = {
+  clientSecret: (clientId, clientSecret) =>
+    new ClientCredentialsProvider({ clientId, clientSecret }),
+  privateKeyJwt: (clientId, privateKey, algorithm) =>
+    new PrivateKeyJwtProvider({ clientId, privateKey, algorithm }),
+  authorizationCode: (options) => new ConformanceOAuthProvider(options),
+};
 
 /**
  * Calls what a scenario asks for among the listed `tools`: `tool`, or each
@@ -76,7 +111,7 @@ export async function callTools(
   call: (tool: ScenarioTool) => Promise<void>,
 ): Promise<void> {
   const calls = tool === "every"
-    ? tools.map((t) => ({ name: t.name, args: exampleArguments(t) }))
+    ? tools.map((t) => ({ name: t.name, args: exampleArguments(t, tools) }))
     : tool === undefined
     ? []
     : [tool];
@@ -109,14 +144,26 @@ const TRICKY_VALUES: Readonly<Record<string, unknown>> = {
   query: "weather",
 };
 
+/** Echo tools of the suite, and the tool whose input schema each echoes. */
+const ECHOED_SCHEMA_OF: Readonly<Record<string, string>> = {
+  json_schema_echo: "json_schema_2020_12_tool",
+};
+
 /**
  * Arguments for a tool from its input schema: a known tricky value for a
  * property of that name, else an example of the property's type; every
- * required property, and the optional ones that have a tricky value.
+ * required property, and the optional ones that have a tricky value. An
+ * echo tool of the suite gets the input schema of its focal tool among
+ * `tools` instead.
  */
 export function exampleArguments(
   tool: ListedTool,
+  tools: readonly ListedTool[] = [],
 ): Record<string, unknown> {
+  // json-schema-2020-12-preservation: echo the focal tool's schema as the
+  // client holds it, so the suite sees what the client kept of it.
+  const focal = tools.find((t) => t.name === ECHOED_SCHEMA_OF[tool.name]);
+  if (focal !== undefined) return { schema: focal.inputSchema ?? {} };
   const schema = tool.inputSchema ?? {};
   const properties = (schema.properties ?? {}) as Record<
     string,
@@ -165,7 +212,12 @@ const MODERN_SCENARIOS = [
   "json-schema-2020-12-preservation",
 ];
 
-/** The authorization-code scenarios: log in, list tools, call the test tool. */
+/**
+ * The authorization-code scenarios: log in, list tools, call the test tool.
+ * The last ones are those of conformance 0.2 (2026-07-28 authorization:
+ * RFC 9207 `iss`, issuer checks, a moved authorization server), where a
+ * client that follows the rules refuses to finish some logins.
+ */
 const AUTH_CODE_SCENARIOS = [
   "auth/metadata-default",
   "auth/metadata-var1",
@@ -185,19 +237,30 @@ const AUTH_CODE_SCENARIOS = [
   "auth/resource-mismatch",
   "auth/offline-access-scope",
   "auth/offline-access-not-supported",
+  "auth/authorization-server-migration",
+  "auth/iss-supported",
+  "auth/iss-not-advertised",
+  "auth/iss-supported-missing",
+  "auth/iss-wrong-issuer",
+  "auth/iss-unexpected",
+  "auth/iss-normalized",
+  "auth/metadata-issuer-mismatch",
 ];
 
 /**
  * Scenario name → what the client does; names are those of conformance
- * 0.1.16.
+ * 0.1.16 and of the 0.2 requirement sets.
  *
  * @param clientName The name the client registers its OAuth clients under.
  * @param exercise How the driver's client runs a scenario.
+ * @param credentials The OAuth providers of the driver's SDK.
  * @returns Every scenario the drivers know, in a fixed order.
  */
-export function scenarios(
+export function scenarios<P = OAuthClientProvider>(
   clientName: string,
-  exercise: Exercise,
+  exercise: Exercise<P>,
+  // A driver whose SDK has its own providers passes them; P is then theirs.
+  credentials: Credentials<P> = SDK_V1_CREDENTIALS as unknown as Credentials<P>,
 ): Record<string, Scenario> {
   const table: Record<string, Scenario> = {
     "initialize": (url) => exercise(url, {}),
@@ -213,20 +276,20 @@ export function scenarios(
     "auth/client-credentials-basic": (url) => {
       const context = conformanceContext();
       return exercise(url, {
-        authProvider: new ClientCredentialsProvider({
-          clientId: context.client_id!,
-          clientSecret: context.client_secret!,
-        }),
+        authProvider: credentials.clientSecret(
+          context.client_id!,
+          context.client_secret!,
+        ),
       });
     },
     "auth/client-credentials-jwt": (url) => {
       const context = conformanceContext();
       return exercise(url, {
-        authProvider: new PrivateKeyJwtProvider({
-          clientId: context.client_id!,
-          privateKey: context.private_key_pem!,
-          algorithm: context.signing_algorithm ?? "ES256",
-        }),
+        authProvider: credentials.privateKeyJwt(
+          context.client_id!,
+          context.private_key_pem!,
+          context.signing_algorithm ?? "ES256",
+        ),
       });
     },
     "auth/cross-app-access-complete-flow": async (url) => {
@@ -240,7 +303,7 @@ export function scenarios(
     "auth/pre-registration": (url) => {
       const context = conformanceContext();
       return exercise(url, {
-        authProvider: new ConformanceOAuthProvider({
+        authProvider: credentials.authorizationCode({
           clientName,
           preRegistered: {
             client_id: context.client_id!,
@@ -256,7 +319,7 @@ export function scenarios(
   for (const name of AUTH_CODE_SCENARIOS) {
     table[name] = (url) =>
       exercise(url, {
-        authProvider: new ConformanceOAuthProvider({
+        authProvider: credentials.authorizationCode({
           clientName,
           clientMetadataUrl: CIMD_URL,
         }),

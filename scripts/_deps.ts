@@ -21,6 +21,8 @@ export const TEST_PACKAGES: readonly string[] = [
   "@modelcontextprotocol/server-everything",
   // The official SDK v2's servers (2026-07-28 and dual-era) as real peers.
   "@modelcontextprotocol/server",
+  // The SDK v2's client: the reference score of the 2026-07-28 conformance run.
+  "@modelcontextprotocol/client",
   "zod",
   // tests/bundle_test.ts bundles the installed package.
   "esbuild",

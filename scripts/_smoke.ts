@@ -1,7 +1,8 @@
 /**
  * What the runtime smoke scripts (`smoke_bun.ts`, `smoke_workerd.ts`) share:
  * a scratch npm project holding the packed tarball, background servers on
- * free loopback ports that are always stopped, bounded waits, and the
+ * free loopback ports that are always stopped (among them the modern-only
+ * MCP server both smokes call), bounded waits, and the
  * `name: N passed, N failed` closing line.
  *
  * @module
@@ -24,6 +25,13 @@ const POSIX = Deno.build.os !== "windows";
 const STOP_GRACE_MS = 3_000;
 /** Lines of a background process's output kept for failure reports. */
 const TAIL_LINES = 40;
+const SMOKE_FIXTURES = join(ROOT, "tests", "fixtures", "smoke");
+/**
+ * The modern-era check the smokes run on the npm build
+ * (`tests/fixtures/smoke/modern_check.ts`), copied into the scratch project
+ * beside the script that imports it.
+ */
+export const MODERN_CHECK: string = join(SMOKE_FIXTURES, "modern_check.ts");
 
 /**
  * Creates a temporary npm project (`type: module`) and installs `packages`
@@ -241,6 +249,43 @@ export function startBackground(
         await drained.catch(() => {});
       })(),
   };
+}
+
+/**
+ * Starts the modern-only MCP server (2026-07-28; the SDK v2's
+ * `createMcpHandler` with `legacy: "reject"`,
+ * `tests/fixtures/smoke/modern_http_server.ts`) on `127.0.0.1:port/mcp`,
+ * under this Deno with the repository's import map; wait for it with
+ * {@linkcode waitForPort}, stop it with {@linkcode Background.stop}.
+ *
+ * @param port A free loopback port.
+ * @returns The server process.
+ *
+ * @example
+ * ```ts ignore
+ * import { freePort, startModernServer, waitForPort } from "./_smoke.ts";
+ *
+ * const port = freePort();
+ * const modern = startModernServer(port);
+ * await waitForPort(port, modern, 30_000);
+ * await modern.stop();
+ * ```
+ */
+export function startModernServer(port: number): Background {
+  return startBackground(
+    "modern MCP server (SDK v2, 2026-07-28 only)",
+    Deno.execPath(),
+    [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      join(ROOT, "deno.json"),
+      join(SMOKE_FIXTURES, "modern_http_server.ts"),
+      String(port),
+    ],
+    { cwd: ROOT },
+  );
 }
 
 /**

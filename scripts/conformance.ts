@@ -2,8 +2,11 @@
  * Runs the official MCP conformance suite's client scenarios
  * (`@modelcontextprotocol/conformance`, pinned below) against this library,
  * through `scripts/conformance_client.ts`, and prints one line per scenario.
- * With `--sdk` the same scenarios also run through the MCP SDK's own client
- * (`scripts/conformance_sdk_client.ts`), for the score beside ours.
+ * The same scenarios also run through the official SDK v2's client
+ * (`scripts/conformance_sdk_v2_client.ts`, `@modelcontextprotocol/client`),
+ * whose result is printed beside ours; with `--sdk`, through the SDK v1's
+ * client (`scripts/conformance_sdk_client.ts`) too. The SDKs' scores are
+ * informative: they never fail the run. `--ours-only` leaves the SDK v2 out.
  *
  * The suite needs Node ≥ 22 (it imports `fs.globSync`), so the npm package
  * `node` (pinned below) is installed beside it, once, into a cache folder
@@ -17,14 +20,15 @@
  * Then, unless scenarios are named, the frozen requirement sets of
  * {@linkcode REQUIREMENTS_VERSION} run, `--requirements 2025-11-25` and
  * `--requirements 2026-07-28`, one suite process each (the suite runs a
- * set's scenarios itself and prints a summary, which is read here).
+ * set's scenarios itself and prints a summary, which is read here), for our
+ * client and then for the SDK v2's.
  *
  * Exits non-zero only when a scenario our client is expected to pass fails
  * ({@linkcode EXPECTED_FAILURES} and
  * {@linkcode EXPECTED_REQUIREMENT_FAILURES} list the others, each with its
  * reason), or the suite could not be run. Usage:
- * `deno run -A scripts/conformance.ts [--sdk] [scenario…]`, or
- * `deno run -A scripts/conformance.ts --requirements=2026-07-28`.
+ * `deno run -A scripts/conformance.ts [--sdk] [--ours-only] [scenario…]`, or
+ * `deno run -A scripts/conformance.ts --requirements=2026-07-28 [--ours-only]`.
  *
  * @module
  */
@@ -102,8 +106,16 @@ const CONCURRENCY = 2;
 const CLIENTS = {
   adapter: join(ROOT, "scripts", "conformance_client.ts"),
   sdk: join(ROOT, "scripts", "conformance_sdk_client.ts"),
+  sdk2: join(ROOT, "scripts", "conformance_sdk_v2_client.ts"),
 } as const;
 type ClientName = keyof typeof CLIENTS;
+
+/** How the table and the score lines name each client. */
+const LABELS: Readonly<Record<ClientName, string>> = {
+  adapter: "ours",
+  sdk: "sdk",
+  sdk2: "sdk v2",
+};
 
 /** The suite and its Node, installed. */
 interface Suite {
@@ -383,7 +395,10 @@ function pad(text: string, width: number): string {
 /**
  * Runs the scenarios and prints the table.
  *
- * @param options `sdk`: also run the SDK's client; `only`: scenario names to run.
+ * @param options `sdk`: also run the SDK v1's client; `sdk2`: also run the
+ * SDK v2's client; `reference`: run the SDK v2's client on the requirement
+ * sets too (default true); `only`: scenario names to run (then no
+ * requirement set runs).
  * @returns The process exit code: 1 when a scenario expected to pass failed.
  *
  * @example
@@ -394,7 +409,12 @@ function pad(text: string, width: number): string {
  * ```
  */
 export async function conformance(
-  options: { sdk: boolean; only: readonly string[] },
+  options: {
+    sdk: boolean;
+    sdk2?: boolean;
+    reference?: boolean;
+    only: readonly string[];
+  },
 ): Promise<number> {
   const started = performance.now();
   const suite = await installSuite();
@@ -408,7 +428,11 @@ export async function conformance(
     );
   }
   const scenarios = options.only.length > 0 ? [...options.only] : listed;
-  const clients: ClientName[] = options.sdk ? ["adapter", "sdk"] : ["adapter"];
+  const clients: ClientName[] = [
+    "adapter",
+    ...(options.sdk ? ["sdk" as const] : []),
+    ...(options.sdk2 ? ["sdk2" as const] : []),
+  ];
   log(
     `conformance ${CONFORMANCE_VERSION} on Node ${NODE_VERSION}: ${scenarios.length} client scenarios × ${
       clients.join(", ")
@@ -444,31 +468,41 @@ export async function conformance(
   if (options.only.length > 0) return code;
   let failed = code;
   for (const revision of REQUIREMENT_SETS) {
-    if (await requirements(revision) !== 0) failed = 1;
+    const reference = options.reference ?? true;
+    if (await requirements(revision, { reference }) !== 0) failed = 1;
   }
   return failed;
 }
 
 /** The deadline of one requirement-set run (every scenario of the set). */
 const REQUIREMENTS_TIMEOUT_MS = 10 * 60_000;
-
 /**
- * Runs a frozen requirement set of {@linkcode REQUIREMENTS_VERSION}
- * (`conformance client --requirements <revision>`) against our client and
- * prints one line per scored scenario.
- *
- * @returns 1 when a scored scenario fails that is not in
- * {@linkcode EXPECTED_REQUIREMENT_FAILURES}, or the suite could not run.
+ * The deadline of the SDK v2's run of a set: informative, so it may not
+ * stretch the run much; a set takes it about as long as ours.
  */
-export async function requirements(revision: string): Promise<number> {
+const REFERENCE_TIMEOUT_MS = 4 * 60_000;
+
+/** How one client did on a requirement set. */
+export interface RequirementRun {
+  /** Scored scenario → passed; empty when the suite printed no summary. */
+  scored: Map<string, boolean>;
+  /** Why there is no score, when there is none. */
+  problem?: string;
+  /** How long the suite ran. */
+  seconds: number;
+}
+
+/** Runs one requirement set against one client's driver; never throws for the suite's sake. */
+async function runRequirementSet(
+  revision: string,
+  client: ClientName,
+  timeoutMs: number,
+): Promise<RequirementRun> {
   const started = performance.now();
   const suite = await installSuite(REQUIREMENTS_VERSION);
   const outDir = await Deno.makeTempDir({ prefix: "mcp-conformance-req-" });
-  log(
-    `\nconformance ${REQUIREMENTS_VERSION} --requirements ${revision} on Node ${NODE_VERSION}`,
-  );
   const process = startBackground(
-    `conformance --requirements ${revision}`,
+    `conformance --requirements ${revision} (${client})`,
     suite.node,
     [
       suite.cli,
@@ -476,7 +510,7 @@ export async function requirements(revision: string): Promise<number> {
       "--requirements",
       revision,
       "--command",
-      driverCommand("adapter"),
+      driverCommand(client),
       "--timeout",
       "30000",
       "-o",
@@ -486,64 +520,175 @@ export async function requirements(revision: string): Promise<number> {
     { cwd: outDir, env: { NO_COLOR: "1" }, tailLines: 400 },
   );
   let output: string[];
+  let code: number | "timeout";
   try {
-    const code = await exitedWithin(process, REQUIREMENTS_TIMEOUT_MS);
+    code = await exitedWithin(process, timeoutMs);
     output = process.tail();
-    if (code === "timeout") {
-      logError(
-        `conformance --requirements ${revision}: no result within ${REQUIREMENTS_TIMEOUT_MS} ms`,
-      );
-      return 1;
-    }
   } finally {
     await process.stop();
     await Deno.remove(outDir, { recursive: true }).catch(() => {});
   }
+  const seconds = (performance.now() - started) / 1000;
+  if (code === "timeout") {
+    return {
+      scored: new Map(),
+      problem: `no result within ${timeoutMs} ms`,
+      seconds,
+    };
+  }
   const scored = scoredScenarios(output);
-  if (scored.size === 0) {
-    logError(
-      `conformance --requirements ${revision}: the suite printed no summary: ${
-        output.slice(-5).join(" | ")
-      }`,
-    );
+  return scored.size > 0 ? { scored, seconds } : {
+    scored,
+    problem: `the suite printed no summary: ${output.slice(-5).join(" | ")}`,
+    seconds,
+  };
+}
+
+/**
+ * Runs a frozen requirement set of {@linkcode REQUIREMENTS_VERSION}
+ * (`conformance client --requirements <revision>`) against our client and,
+ * unless `reference` is false, then against the SDK v2's client
+ * (`conformance_sdk_v2_client.ts`), and prints one line per scored scenario
+ * with both results, then each client's score. The SDK's score is
+ * informative: it never fails the run.
+ *
+ * @param revision The set, e.g. `2026-07-28`.
+ * @param options `reference`: also run the SDK v2's client (default true).
+ * @returns 1 when a scored scenario of ours fails that is not in
+ * {@linkcode EXPECTED_REQUIREMENT_FAILURES}, or the suite could not run ours.
+ *
+ * @example
+ * ```ts ignore
+ * import { requirements } from "./conformance.ts";
+ *
+ * Deno.exit(await requirements("2026-07-28"));
+ * ```
+ */
+export async function requirements(
+  revision: string,
+  options: { reference?: boolean } = {},
+): Promise<number> {
+  const reference = options.reference ?? true;
+  log(
+    `\nconformance ${REQUIREMENTS_VERSION} --requirements ${revision} on Node ${NODE_VERSION}: ${
+      reference ? "ours, then sdk v2" : "ours"
+    }`,
+  );
+  const ours = await runRequirementSet(
+    revision,
+    "adapter",
+    REQUIREMENTS_TIMEOUT_MS,
+  );
+  // Informative: whatever goes wrong with it is printed, never thrown.
+  const sdk = reference
+    ? await runRequirementSet(revision, "sdk2", REFERENCE_TIMEOUT_MS).catch(
+      (error): RequirementRun => ({
+        scored: new Map(),
+        problem: error instanceof Error ? error.message : String(error),
+        seconds: 0,
+      }),
+    )
+    : undefined;
+  const table = requirementTable(revision, ours, sdk);
+  for (const line of table.lines) log(line);
+  if (ours.problem !== undefined) {
+    logError(`conformance --requirements ${revision}: ${ours.problem}`);
     return 1;
   }
-  const expected = EXPECTED_REQUIREMENT_FAILURES[revision] ?? {};
-  const width = Math.max(...[...scored.keys()].map((s) => s.length)) + 2;
-  const unexpected: string[] = [];
-  const stale: string[] = [];
-  for (const [scenario, passed] of scored) {
-    const reason = expected[scenario];
-    let note = "";
-    if (!passed && reason === undefined) {
-      unexpected.push(scenario);
-      note = "UNEXPECTED FAILURE";
-    } else if (passed && reason !== undefined) {
-      stale.push(scenario);
-      note = "passes now: remove it from EXPECTED_REQUIREMENT_FAILURES";
-    } else if (reason !== undefined) note = "expected (authorization)";
-    log(pad(scenario, width) + pad(passed ? "pass" : "FAIL", 7) + note);
-  }
-  const passing = [...scored.values()].filter(Boolean).length;
-  log(
-    `ours at ${revision}: ${passing}/${scored.size} scored scenarios pass (${
-      Object.keys(expected).length
-    } expected failures); took ${
-      ((performance.now() - started) / 1000).toFixed(1)
-    } s`,
-  );
-  if (stale.length > 0) {
-    log(`stale EXPECTED_REQUIREMENT_FAILURES entries: ${stale.join(", ")}`);
-  }
-  if (unexpected.length > 0) {
+  if (table.unexpected.length > 0) {
     logError(
-      `conformance --requirements ${revision}: ${unexpected.length} scenario(s) expected to pass failed: ${
-        unexpected.join(", ")
+      `conformance --requirements ${revision}: ${table.unexpected.length} scenario(s) expected to pass failed: ${
+        table.unexpected.join(", ")
       }`,
     );
     return 1;
   }
   return 0;
+}
+
+/**
+ * The lines {@linkcode requirements} prints for a set: a row per scored
+ * scenario (ours, and the SDK v2's when it ran), then a score line per
+ * client: `ours at <revision>: N/M scored scenarios pass (E expected
+ * failures); took S s` and `sdk v2 at <revision>: N/M scored scenarios
+ * pass; took S s (informative)`.
+ *
+ * @param revision The set.
+ * @param ours Our run.
+ * @param sdk The SDK v2's run, when there was one.
+ * @returns The lines, and our unexpected failures.
+ *
+ * @example
+ * ```ts
+ * import { requirementTable } from "./conformance.ts";
+ *
+ * const { lines } = requirementTable(
+ *   "2025-11-25",
+ *   { scored: new Map([["tools_call", true]]), seconds: 9 },
+ *   { scored: new Map([["tools_call", true]]), seconds: 8 },
+ * );
+ * ```
+ */
+export function requirementTable(
+  revision: string,
+  ours: RequirementRun,
+  sdk?: RequirementRun,
+): { lines: string[]; unexpected: string[] } {
+  const expected = EXPECTED_REQUIREMENT_FAILURES[revision] ?? {};
+  const names = [
+    ...new Set([...ours.scored.keys(), ...sdk?.scored.keys() ?? []]),
+  ];
+  const width = Math.max(8, ...names.map((s) => s.length)) + 2;
+  const cell = (run: RequirementRun, name: string) => {
+    const passed = run.scored.get(name);
+    return pad(passed === undefined ? "-" : passed ? "pass" : "FAIL", 8);
+  };
+  const lines = [
+    pad("scenario", width) + pad("ours", 8) +
+    (sdk === undefined ? "" : pad("sdk v2", 8)) + "note",
+  ];
+  const unexpected: string[] = [];
+  const stale: string[] = [];
+  for (const name of names) {
+    const passed = ours.scored.get(name);
+    const reason = expected[name];
+    let note = "";
+    if (passed === false && reason === undefined) {
+      unexpected.push(name);
+      note = "UNEXPECTED FAILURE";
+    } else if (passed === true && reason !== undefined) {
+      stale.push(name);
+      note = "passes now: remove it from EXPECTED_REQUIREMENT_FAILURES";
+    } else if (reason !== undefined) note = "expected (authorization)";
+    lines.push(
+      (pad(name, width) + cell(ours, name) +
+        (sdk === undefined ? "" : cell(sdk, name)) + note).trimEnd(),
+    );
+  }
+  const score = (run: RequirementRun) =>
+    `${[...run.scored.values()].filter(Boolean).length}/${run.scored.size}`;
+  lines.push(
+    ours.problem === undefined
+      ? `ours at ${revision}: ${score(ours)} scored scenarios pass (${
+        Object.keys(expected).length
+      } expected failures); took ${ours.seconds.toFixed(1)} s`
+      : `ours at ${revision}: no score (${ours.problem})`,
+  );
+  if (sdk !== undefined) {
+    lines.push(
+      sdk.problem === undefined
+        ? `sdk v2 at ${revision}: ${score(sdk)} scored scenarios pass; took ${
+          sdk.seconds.toFixed(1)
+        } s (informative)`
+        : `sdk v2 at ${revision}: no score (${sdk.problem})`,
+    );
+  }
+  if (stale.length > 0) {
+    lines.push(
+      `stale EXPECTED_REQUIREMENT_FAILURES entries: ${stale.join(", ")}`,
+    );
+  }
+  return { lines, unexpected };
 }
 
 /**
@@ -583,7 +728,7 @@ function report(
   log("");
   log(
     pad("scenario", width) +
-      clients.map((c) => pad(c === "adapter" ? "ours" : "sdk", 7)).join("") +
+      clients.map((c) => pad(LABELS[c], 8)).join("") +
       "note",
   );
   const unexpected: string[] = [];
@@ -601,7 +746,7 @@ function report(
     } else if (expected !== undefined) note = `expected: ${expected}`;
     log(
       pad(scenario, width) +
-        clients.map((c) => pad(of(c, scenario)?.passed ? "pass" : "FAIL", 7))
+        clients.map((c) => pad(of(c, scenario)?.passed ? "pass" : "FAIL", 8))
           .join("") +
         note,
     );
@@ -618,7 +763,7 @@ function report(
   for (const client of clients) {
     const mine = results.filter((r) => r.client === client);
     log(
-      `${client === "adapter" ? "ours" : "sdk "}: ${
+      `${client === "sdk" ? "sdk " : LABELS[client]}: ${
         mine.filter((r) => r.passed).length
       }/${mine.length} scenarios pass`,
     );
@@ -640,16 +785,23 @@ function report(
 
 if (import.meta.main) {
   const sdk = Deno.args.includes("--sdk");
+  const oursOnly = Deno.args.includes("--ours-only");
   const revision = Deno.args.find((arg) => arg.startsWith("--requirements="))
     ?.slice("--requirements=".length);
   const only = Deno.args.filter((arg) =>
-    arg !== "--sdk" && !arg.startsWith("--requirements=")
+    arg !== "--sdk" && arg !== "--ours-only" &&
+    !arg.startsWith("--requirements=")
   );
   await exitWith(
     "conformance",
     () =>
       revision === undefined
-        ? conformance({ sdk, only })
-        : requirements(revision),
+        ? conformance({
+          sdk,
+          sdk2: !oursOnly,
+          reference: !oursOnly,
+          only,
+        })
+        : requirements(revision, { reference: !oursOnly }),
   );
 }

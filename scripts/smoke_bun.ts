@@ -10,9 +10,13 @@
  * stdio case lets the adapter start server-everything itself (under `node`,
  * through the package's `node:child_process` backend, which is what Bun
  * loads). The same project then runs the Node example,
- * `examples/node_remote.mjs`, under Node against the same server. Prints
- * `smoke-bun: N passed, N failed` and exits non-zero on any failure. Every
- * process is stopped and the project removed, pass or fail.
+ * `examples/node_remote.mjs`, under Node against the same server. Last, Bun
+ * runs `tests/fixtures/smoke/bun_modern_client.ts` against a modern-only
+ * server (MCP 2026-07-28: the SDK v2's `createMcpHandler` with
+ * `legacy: "reject"`, `tests/fixtures/smoke/modern_http_server.ts`, run by
+ * this Deno on another free port): the modern era, the tool list, a call.
+ * Prints `smoke-bun: N passed, N failed` and exits non-zero on any failure.
+ * Every process is stopped and the project removed, pass or fail.
  *
  * Run it with `deno task smoke:bun` (builds the tarball first).
  *
@@ -27,8 +31,11 @@ import {
   binScript,
   freePort,
   installScratch,
+  MODERN_CHECK,
   runCases,
   startBackground,
+  startModernServer,
+  tailText,
   waitForPort,
 } from "./_smoke.ts";
 
@@ -38,6 +45,13 @@ const LISTEN_TIMEOUT_MS = 30_000;
 const CLIENT_TIMEOUT_MS = 60_000;
 const EVERYTHING = "@modelcontextprotocol/server-everything";
 const CLIENT = join(ROOT, "tests", "fixtures", "smoke", "bun_client.ts");
+const MODERN_CLIENT = join(
+  ROOT,
+  "tests",
+  "fixtures",
+  "smoke",
+  "bun_modern_client.ts",
+);
 const NODE_EXAMPLE = join(ROOT, "examples", "node_remote.mjs");
 const EXPECTED = "The sum of 2 and 3 is 5.";
 
@@ -60,21 +74,29 @@ export async function smokeBun(): Promise<number> {
     withTarball: true,
     timeoutMs: INSTALL_TIMEOUT_MS,
   });
-  let server: Background | undefined;
+  const running: Background[] = [];
   try {
     await Deno.copyFile(CLIENT, join(dir, "bun_client.ts"));
+    await Deno.copyFile(MODERN_CLIENT, join(dir, "bun_modern_client.ts"));
+    await Deno.copyFile(MODERN_CHECK, join(dir, "modern_check.ts"));
     const bun = join(dir, "node_modules", ".bin", "bun");
     const everything = await binScript(dir, EVERYTHING);
     const port = freePort();
-    server = startBackground(
+    const server = startBackground(
       "server-everything streamableHttp",
       "node",
       [everything, "streamableHttp"],
       { cwd: dir, env: { PORT: String(port) } },
     );
+    running.push(server);
+    let modernPort = freePort();
+    while (modernPort === port) modernPort = freePort();
+    const modern = startModernServer(modernPort);
+    running.push(modern);
     await waitForPort(port, server, LISTEN_TIMEOUT_MS);
-    const client = (mode: string, target: string) => async () => {
-      const code = await run(bun, ["bun_client.ts", mode, target], {
+    await waitForPort(modernPort, modern, LISTEN_TIMEOUT_MS);
+    const bunRun = (args: string[]) => async () => {
+      const code = await run(bun, args, {
         cwd: dir,
         timeoutMs: CLIENT_TIMEOUT_MS,
       });
@@ -83,6 +105,8 @@ export async function smokeBun(): Promise<number> {
       }
       if (code !== 0) throw new Error(`Bun exited with code ${code}`);
     };
+    const client = (mode: string, target: string) =>
+      bunRun(["bun_client.ts", mode, target]);
     return await runCases("smoke-bun", [
       {
         name: "stdio: get-sum through server-everything started by the adapter",
@@ -97,9 +121,27 @@ export async function smokeBun(): Promise<number> {
           "examples/node_remote.mjs under Node: get-sum over streamable HTTP",
         run: () => nodeExample(dir, `http://127.0.0.1:${port}/mcp`),
       },
+      {
+        name:
+          "modern streamable HTTP (2026-07-28 only): era, tools, get_sum on an SDK v2 server at 127.0.0.1",
+        run: async () => {
+          try {
+            await bunRun([
+              "bun_modern_client.ts",
+              `http://127.0.0.1:${modernPort}/mcp`,
+            ])();
+          } catch (error) {
+            throw new Error(
+              `${error instanceof Error ? error.message : error}${
+                tailText(modern)
+              }`,
+            );
+          }
+        },
+      },
     ]);
   } finally {
-    await server?.stop();
+    await Promise.all(running.map((process) => process.stop()));
     await Deno.remove(dir, { recursive: true });
   }
 }

@@ -16,9 +16,14 @@
  * names no `node:` module (the package's `#stdio-process` import resolved to
  * the backend that only rejects, under wrangler's `workerd`/`worker`/
  * `browser` conditions); and workerd serving that bundle (with the same
- * flags) answers with the tool's result. Prints
- * `smoke-workerd: N passed, N failed` and exits non-zero on any failure.
- * Every process is stopped and both projects removed, pass or fail.
+ * flags) answers with the tool's result. A second Worker,
+ * `tests/fixtures/smoke/modern_worker.ts`, bundled and served the same way,
+ * calls a modern-only server (MCP 2026-07-28: the SDK v2's
+ * `createMcpHandler` with `legacy: "reject"`,
+ * `tests/fixtures/smoke/modern_http_server.ts`, run by this Deno): the same
+ * two bundle checks, then the modern era, the tool list and a `get_sum`
+ * call. Prints `smoke-workerd: N passed, N failed` and exits non-zero on any
+ * failure. Every process is stopped and both projects removed, pass or fail.
  *
  * wrangler needs Node.js 22 and this machine has 20: it runs on this Deno.
  *
@@ -27,7 +32,7 @@
  * @module
  */
 
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { readDenoConfig, ROOT, SMOKE_PACKAGES } from "./_deps.ts";
 import { exitWith, log, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 import {
@@ -35,8 +40,11 @@ import {
   binScript,
   freePort,
   installScratch,
+  MODERN_CHECK,
   runCases,
+  type SmokeCase,
   startBackground,
+  startModernServer,
   tailText,
   waitForPort,
 } from "./_smoke.ts";
@@ -51,6 +59,13 @@ const LISTEN_TIMEOUT_MS = 30_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const EVERYTHING = "@modelcontextprotocol/server-everything";
 const WORKER = join(ROOT, "examples", "worker.ts");
+const MODERN_WORKER = join(
+  ROOT,
+  "tests",
+  "fixtures",
+  "smoke",
+  "modern_worker.ts",
+);
 const EXPECTED = "The sum of 2 and 3 is 5.";
 
 /**
@@ -89,17 +104,42 @@ export async function smokeWorkerd(): Promise<number> {
       if (install.status === "rejected") throw install.reason;
     }
     const [dir, serverDir] = dirs as [string, string];
-    const bundled = await bundleWithWrangler(dir);
-    const modules = ["worker/worker.js"];
-    const mcpPort = freePort();
-    let workerPort = freePort();
-    while (workerPort === mcpPort) workerPort = freePort();
+    await Deno.copyFile(WORKER, join(dir, "worker.ts"));
+    await Deno.copyFile(MODERN_WORKER, join(dir, "modern_worker.ts"));
+    await Deno.copyFile(MODERN_CHECK, join(dir, "modern_check.ts"));
+    const bundled = await bundleWithWrangler(dir, "worker.ts", "worker");
+    const modernBundled = await bundleWithWrangler(
+      dir,
+      "modern_worker.ts",
+      "modern",
+    );
+    const ports = new Set<number>();
+    const newPort = () => {
+      let port = freePort();
+      while (ports.has(port)) port = freePort();
+      ports.add(port);
+      return port;
+    };
+    const [mcpPort, workerPort, modernPort, modernWorkerPort] = [
+      newPort(),
+      newPort(),
+      newPort(),
+      newPort(),
+    ];
     await Deno.writeTextFile(
       join(dir, "config.capnp"),
       workerdConfig({
-        modules,
-        workerPort,
-        mcpUrl: `http://127.0.0.1:${mcpPort}/mcp`,
+        workers: [{
+          name: "main",
+          modules: [bundled.module],
+          port: workerPort,
+          mcpUrl: `http://127.0.0.1:${mcpPort}/mcp`,
+        }, {
+          name: "modern",
+          modules: [modernBundled.module],
+          port: modernWorkerPort,
+          mcpUrl: `http://127.0.0.1:${modernPort}/mcp`,
+        }],
         compatibilityDate: compatibilityDate(),
       }),
     );
@@ -110,6 +150,8 @@ export async function smokeWorkerd(): Promise<number> {
       { cwd: serverDir, env: { PORT: String(mcpPort) } },
     );
     running.push(everything);
+    const modern = startModernServer(modernPort);
+    running.push(modern);
     const workerd = startBackground(
       "workerd",
       join(dir, "node_modules", ".bin", "workerd"),
@@ -118,71 +160,103 @@ export async function smokeWorkerd(): Promise<number> {
     );
     running.push(workerd);
     await waitForPort(mcpPort, everything, LISTEN_TIMEOUT_MS);
+    await waitForPort(modernPort, modern, LISTEN_TIMEOUT_MS);
     await waitForPort(workerPort, workerd, LISTEN_TIMEOUT_MS);
-    return await runCases("smoke-workerd", [{
-      name: "wrangler deploy --dry-run bundles the Worker without a warning",
-      run: () => {
-        if (/WARNING|node:/.test(bundled.output)) {
-          throw new Error(`wrangler warned:\n${bundled.output}`);
-        }
-        return Promise.resolve();
+    await waitForPort(modernWorkerPort, workerd, LISTEN_TIMEOUT_MS);
+    return await runCases("smoke-workerd", [
+      ...bundleCases("the Worker", bundled),
+      {
+        name:
+          "Worker calls get-sum on server-everything over streamable HTTP at 127.0.0.1",
+        run: async () => {
+          try {
+            await expectSum(`http://127.0.0.1:${workerPort}/?a=2&b=3`);
+          } catch (error) {
+            throw new Error(
+              `${error instanceof Error ? error.message : error}${
+                tailText(workerd)
+              }`,
+            );
+          }
+        },
       },
-    }, {
-      name: "the Worker bundle imports no node: module",
-      run: () => {
-        const found = bundled.code.match(/["'`]node:[\w/]+["'`]/g) ?? [];
-        if (found.length > 0) {
-          throw new Error(`worker/worker.js names ${[...new Set(found)]}`);
-        }
-        return Promise.resolve();
+      ...bundleCases("the modern Worker", modernBundled),
+      {
+        name:
+          "modern Worker: era, tools, get_sum on an SDK v2 server (2026-07-28 only) over streamable HTTP at 127.0.0.1",
+        run: async () => {
+          try {
+            await expectModern(`http://127.0.0.1:${modernWorkerPort}/`);
+          } catch (error) {
+            throw new Error(
+              `${error instanceof Error ? error.message : error}${
+                tailText(workerd)
+              }${tailText(modern)}`,
+            );
+          }
+        },
       },
-    }, {
-      name:
-        "Worker calls get-sum on server-everything over streamable HTTP at 127.0.0.1",
-      run: async () => {
-        try {
-          await expectSum(`http://127.0.0.1:${workerPort}/?a=2&b=3`);
-        } catch (error) {
-          throw new Error(
-            `${error instanceof Error ? error.message : error}${
-              tailText(workerd)
-            }`,
-          );
-        }
-      },
-    }]);
+    ]);
   } finally {
     await Promise.all(running.map((process) => process.stop()));
     for (const dir of dirs) await Deno.remove(dir, { recursive: true });
   }
 }
 
-/** What wrangler made of the Worker. */
+/** What wrangler made of a Worker. */
 interface WranglerBundle {
   /** wrangler's output (stdout and stderr). */
   output: string;
-  /** The bundle, `dir/worker/worker.js`. */
+  /** The bundle's path relative to `dir`, e.g. `worker/worker.js`. */
+  module: string;
+  /** The bundle. */
   code: string;
 }
 
+/** The two checks of a bundle: wrangler did not warn, and it names no `node:` module. */
+function bundleCases(what: string, bundled: WranglerBundle): SmokeCase[] {
+  return [{
+    name: `wrangler deploy --dry-run bundles ${what} without a warning`,
+    run: () => {
+      if (/WARNING|node:/.test(bundled.output)) {
+        throw new Error(`wrangler warned:\n${bundled.output}`);
+      }
+      return Promise.resolve();
+    },
+  }, {
+    name: `${what} bundle imports no node: module`,
+    run: () => {
+      const found = bundled.code.match(/["'`]node:[\w/]+["'`]/g) ?? [];
+      if (found.length > 0) {
+        throw new Error(`${bundled.module} names ${[...new Set(found)]}`);
+      }
+      return Promise.resolve();
+    },
+  }];
+}
+
 /**
- * Bundles `examples/worker.ts` against the installed npm build with
- * `wrangler deploy --dry-run --outdir worker` (one module, wrangler's
- * default), its config and logs kept inside `dir`.
+ * Bundles the Worker `main` (a file in `dir`) against the installed npm
+ * build with `wrangler deploy --dry-run --outdir <outdir>` (one module,
+ * wrangler's default), its config and logs kept inside `dir`.
  */
-async function bundleWithWrangler(dir: string): Promise<WranglerBundle> {
-  await Deno.copyFile(WORKER, join(dir, "worker.ts"));
+async function bundleWithWrangler(
+  dir: string,
+  main: string,
+  outdir: string,
+): Promise<WranglerBundle> {
+  const config = `wrangler.${outdir}.json`;
   await Deno.writeTextFile(
-    join(dir, "wrangler.json"),
+    join(dir, config),
     JSON.stringify({
       name: "mcp-adapter-smoke",
-      main: "worker.ts",
+      main,
       compatibility_date: compatibilityDate(),
       compatibility_flags: COMPATIBILITY_FLAGS,
     }),
   );
   const wrangler = join(dir, "node_modules", "wrangler", "bin", "wrangler.js");
-  const args = ["deploy", "--dry-run", "--outdir", "worker"];
+  const args = ["deploy", "--dry-run", "--config", config, "--outdir", outdir];
   log(`wrangler ${args.join(" ")}`);
   const decoder = new TextDecoder();
   let output = "";
@@ -206,63 +280,79 @@ async function bundleWithWrangler(dir: string): Promise<WranglerBundle> {
         : `wrangler exited with code ${code}`,
     );
   }
-  return {
-    output,
-    code: await Deno.readTextFile(join(dir, "worker", "worker.js")),
-  };
+  const module = `${outdir}/${main.replace(/\.ts$/, ".js")}`;
+  return { output, module, code: await Deno.readTextFile(join(dir, module)) };
+}
+
+/** One Worker of {@linkcode workerdConfig}. */
+interface WorkerdWorker {
+  /** Its service's name. */
+  name: string;
+  /** ES module files relative to the config, the main module first. */
+  modules: readonly string[];
+  /** Port of the Worker's HTTP socket on 127.0.0.1. */
+  port: number;
+  /** The `MCP_URL` text binding. */
+  mcpUrl: string;
 }
 
 /** What {@linkcode workerdConfig} writes. */
 interface WorkerdConfigOptions {
-  /** ES module files relative to the config, the main module first. */
-  modules: readonly string[];
-  /** Port of the Worker's HTTP socket on 127.0.0.1. */
-  workerPort: number;
-  /** The `MCP_URL` text binding. */
-  mcpUrl: string;
+  /** The Workers, each on its own socket. */
+  workers: readonly WorkerdWorker[];
   /** `YYYY-MM-DD`. */
   compatibilityDate: string;
 }
 
 /**
- * A workerd config (Cap'n Proto text) serving one ES-module Worker on
- * 127.0.0.1. Its global `fetch()` goes through a network service that allows
- * loopback addresses only: workerd's default `internet` service allows
- * public addresses only, so 127.0.0.1 would be refused.
+ * A workerd config (Cap'n Proto text) serving ES-module Workers on
+ * 127.0.0.1, each on its own socket. Their global `fetch()` goes through a
+ * network service that allows loopback addresses only: workerd's default
+ * `internet` service allows public addresses only, so 127.0.0.1 would be
+ * refused.
  */
 function workerdConfig(options: WorkerdConfigOptions): string {
   const text = (value: string) => JSON.stringify(value);
-  const modules = options.modules.map((path) =>
-    `    (name = ${text(relative("worker", path))}, esModule = embed ${
-      text(path)
-    }),`
+  const services = options.workers.map((worker) =>
+    `    (name = ${text(worker.name)}, worker = .${worker.name}Worker),`
   ).join("\n");
-  return `using Workerd = import "/workerd/workerd.capnp";
-
-const config :Workerd.Config = (
-  services = [
-    (name = "main", worker = .worker),
-    (name = "loopback", network = (allow = ["local"])),
-  ],
-  sockets = [
-    (name = "http", address = ${
-    text(`127.0.0.1:${options.workerPort}`)
-  }, http = (), service = "main"),
-  ],
-);
-
-const worker :Workerd.Worker = (
+  const sockets = options.workers.map((worker) =>
+    `    (name = ${text(`http-${worker.name}`)}, address = ${
+      text(`127.0.0.1:${worker.port}`)
+    }, http = (), service = ${text(worker.name)}),`
+  ).join("\n");
+  const workers = options.workers.map((worker) => {
+    const modules = worker.modules.map((path) =>
+      `    (name = ${
+        text(relative(dirname(worker.modules[0]!), path))
+      }, esModule = embed ${text(path)}),`
+    ).join("\n");
+    return `
+const ${worker.name}Worker :Workerd.Worker = (
   modules = [
 ${modules}
   ],
   compatibilityDate = ${text(options.compatibilityDate)},
   compatibilityFlags = [${COMPATIBILITY_FLAGS.map(text).join(", ")}],
   bindings = [
-    (name = "MCP_URL", text = ${text(options.mcpUrl)}),
+    (name = "MCP_URL", text = ${text(worker.mcpUrl)}),
   ],
   globalOutbound = "loopback",
 );
 `;
+  }).join("");
+  return `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+${services}
+    (name = "loopback", network = (allow = ["local"])),
+  ],
+  sockets = [
+${sockets}
+  ],
+);
+${workers}`;
 }
 
 /**
@@ -299,6 +389,30 @@ async function expectSum(url: string): Promise<void> {
       }`,
     );
   }
+}
+
+/** Fetches the modern Worker and checks what its modern-era check saw. */
+async function expectModern(url: string): Promise<void> {
+  const response = await fetch(url, {
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  });
+  const body = await response.text();
+  if (response.status !== 200) {
+    throw new Error(`the modern Worker answered ${response.status}: ${body}`);
+  }
+  const seen = JSON.parse(body);
+  if (
+    seen?.success !== true || seen.era !== "modern" ||
+    seen.protocolVersion !== "2026-07-28" || seen.text !== "5" ||
+    !seen.tools?.includes("get_sum")
+  ) {
+    throw new Error(
+      `the modern Worker returned ${body}, expected the modern era at 2026-07-28, get_sum listed, and "5"`,
+    );
+  }
+  log(
+    `modern Worker: ${seen.era} era, protocol ${seen.protocolVersion}, ${seen.tools.length} tools, get_sum ${seen.text}`,
+  );
 }
 
 if (import.meta.main) {

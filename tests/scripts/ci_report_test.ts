@@ -109,6 +109,20 @@ describe("scripts/_ci_report.ts: the figures ci.ts prints", () => {
       "MCP conformance client scenarios: ours 25/26, sdk 26/26",
     );
     assert.equal(conformanceScore("took 1 s"), undefined);
+    assert.equal(
+      conformanceScore(
+        [
+          "ours: 26/26 scenarios pass",
+          "sdk v2: 25/26 scenarios pass",
+          "took 24.2 s",
+          "ours at 2025-11-25: 18/18 scored scenarios pass (0 expected failures); took 2.5 s",
+          "sdk v2 at 2025-11-25: 18/18 scored scenarios pass; took 2.6 s (informative)",
+          "ours at 2026-07-28: 11/32 scored scenarios pass (21 expected failures); took 2.4 s",
+          "sdk v2 at 2026-07-28: no score (no result within 240000 ms)",
+        ].join("\n"),
+      ),
+      "ours 26/26, sdk v2 25/26, ours at 2025-11-25 18/18 (0 expected failures) vs sdk v2 18/18, ours at 2026-07-28 11/32 (21 expected failures)",
+    );
   });
 
   it("ends the closing summary with node's own summary lines", () => {
