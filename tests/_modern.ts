@@ -27,6 +27,9 @@ import { fixturePath, runtimeCommand } from "./_helpers.ts";
 /** Whether the server also serves 2025-era clients. */
 export type LegacyMode = "serve" | "reject";
 
+/** What the servers of this process saw (HTTP: shared by the per-request servers). */
+const counters = { cancelled: 0 };
+
 /** Tools added with `add_tool`, kept across the per-request servers of HTTP. */
 const added = new Set<string>();
 
@@ -113,6 +116,40 @@ export function buildModernServer(changed: () => void = () => {}): McpServer {
     }
     return { content: [{ type: "text", text: `done ${steps} steps` }] };
   });
+  server.registerTool("hang", {
+    description:
+      "Reports progress once, then never answers; counts the calls the client cancelled",
+  }, async (context) => {
+    const progressToken = context.mcpReq._meta?.progressToken;
+    if (progressToken !== undefined) {
+      await context.mcpReq.notify({
+        method: "notifications/progress",
+        params: { progressToken, progress: 1 },
+      });
+    }
+    return await new Promise((resolve) => {
+      const signal = context.mcpReq.signal;
+      const stop = () => {
+        counters.cancelled++;
+        resolve({ content: [{ type: "text", text: "cancelled" }] });
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    });
+  });
+  server.registerTool("counters", {
+    description: "How many hang calls were cancelled",
+  }, () => ({
+    content: [{ type: "text", text: String(counters.cancelled) }],
+  }));
+  server.registerTool("structured", {
+    description: "Returns structured content that matches its output schema",
+    inputSchema: z.object({ n: z.number() }),
+    outputSchema: z.object({ doubled: z.number() }),
+  }, ({ n }) => ({
+    content: [{ type: "text", text: String(n * 2) }],
+    structuredContent: { doubled: n * 2 },
+  }));
   const nameSchema = z.object({ name: z.string() });
   server.registerTool("ask_name", {
     description: "Asks the user for a name (elicitation)",

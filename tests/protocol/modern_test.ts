@@ -77,6 +77,47 @@ async function assertFollowsChanges(config: MCPServerConfig): Promise<void> {
   }
 }
 
+/**
+ * Deadlines, cancellation, output validation and reconnect on a modern
+ * server: the same results as on a 2025-era one.
+ */
+async function assertCallBehaviour(config: MCPServerConfig): Promise<void> {
+  const adapter = new MCPToolAdapter(config);
+  try {
+    await adapter.connect();
+    const cancelledBefore = Number(text(await adapter.invoke("counters", {})));
+    const late = await adapter.invoke("hang", {}, { timeoutMs: 200 });
+    assert.equal(late.errorKind, "timeout");
+    const abort = new AbortController();
+    // Aborted once the server has the call (its first progress report).
+    const stopped = await adapter.invoke("hang", {}, {
+      signal: abort.signal,
+      onProgress: () => abort.abort(new Error("the user stopped it")),
+    });
+    assert.equal(stopped.errorKind, "cancelled");
+    assert.match(stopped.error ?? "", /the user stopped it/);
+    // The server heard both: stdio by notifications/cancelled, HTTP by the
+    // response stream closing.
+    assert.ok(
+      await waitFor(
+        async () =>
+          Number(text(await adapter.invoke("counters", {}))) ===
+            cancelledBefore + 2,
+        10_000,
+      ),
+      "the server saw both calls cancelled",
+    );
+    const structured = await adapter.invoke("structured", { n: 21 });
+    assert.equal(structured.success, true, structured.error ?? "");
+    assert.deepEqual(structured.data.structuredContent, { doubled: 42 });
+    await adapter.reconnect();
+    assert.equal(adapter.serverInfo?.era, "modern");
+    assert.equal(text(await adapter.invoke("get_sum", { a: 2, b: 2 })), "4");
+  } finally {
+    await adapter.disconnect();
+  }
+}
+
 for (const legacy of ["reject", "serve"] as const) {
   describe(`modern era over stdio (serveStdio, legacy: ${legacy})`, () => {
     it("connects with server/discover, lists and invokes, and reports the era", async () => {
@@ -205,6 +246,10 @@ for (const legacy of ["reject", "serve"] as const) {
     it("follows tool-list changes through subscriptions/listen (adapter and hub)", async () => {
       await assertFollowsChanges(stdioConfig(legacy));
     });
+
+    it("deadlines, cancellation, output validation and reconnect", async () => {
+      await assertCallBehaviour(stdioConfig(legacy));
+    });
   });
 }
 
@@ -257,6 +302,14 @@ describe("modern era over streamable HTTP (createMcpHandler)", () => {
 
     it(`legacy: ${legacy}: follows tool-list changes through subscriptions/listen (adapter and hub)`, async () => {
       await assertFollowsChanges({
+        name: "v2",
+        transport: "streamable-http",
+        url: servers[legacy]!.url,
+      });
+    });
+
+    it(`legacy: ${legacy}: deadlines, cancellation, output validation and reconnect`, async () => {
+      await assertCallBehaviour({
         name: "v2",
         transport: "streamable-http",
         url: servers[legacy]!.url,
