@@ -20,6 +20,11 @@ export const ECHO_SERVER: string = fileURLToPath(
   new URL("./echo_server.mjs", import.meta.url),
 );
 
+/** The SDK v2 echo server (2026-07-28 only), beside this module too. */
+export const SDK_ECHO_SERVER: string = fileURLToPath(
+  new URL("./sdk_echo_server.mjs", import.meta.url),
+);
+
 /**
  * The server's whole environment: enough to run `node`, nothing else (this
  * machine's `NODE_EXTRA_CA_CERTS` alone adds ~60 ms to every start).
@@ -39,6 +44,48 @@ export function nodeExecutable(): string {
     if (dir !== "" && existsSync(candidate)) return candidate;
   }
   throw new Error("client_bench: the echo server needs `node` on PATH");
+}
+
+/** A server process to start: `command` and `args`, with `env` as its whole environment. */
+export interface ServerCommand {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/**
+ * How to start `sdk_echo_server.mjs` in `mode`: on Deno with this Deno and
+ * the repository's `deno.json` (which resolves the SDK package; `DENO_DIR`
+ * passed on when set), on Node with this `node` (beside the installed
+ * package).
+ */
+export function sdkServerCommand(mode: "stdio" | "http"): ServerCommand {
+  if (!("Deno" in globalThis)) {
+    return {
+      command: process.execPath,
+      args: [SDK_ECHO_SERVER, mode],
+      env: SERVER_ENV,
+    };
+  }
+  const env: Record<string, string> = {
+    ...SERVER_ENV,
+    DENO_NO_UPDATE_CHECK: "1",
+  };
+  if (process.env.DENO_DIR !== undefined) env.DENO_DIR = process.env.DENO_DIR;
+  return {
+    command: process.execPath,
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      // The SDK reads request.signal: opt in to Deno.serve's new behaviour (no warning on stderr).
+      "--unstable-no-legacy-abort",
+      `--config=${fileURLToPath(new URL("../deno.json", import.meta.url))}`,
+      SDK_ECHO_SERVER,
+      mode,
+    ],
+    env,
+  };
 }
 
 /** A running HTTP echo server. */
@@ -73,14 +120,19 @@ function exitOf(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts `echo_server.mjs http` and waits (at most `timeoutMs`) for the port
- * it prints.
+ * Starts an HTTP echo server, `echo_server.mjs http` unless `server` says
+ * otherwise, and waits (at most `timeoutMs`) for the port it prints.
  */
 export async function startHttpServer(
   timeoutMs: number,
-): Promise<HttpEchoServer> {
-  const child = spawn(nodeExecutable(), [ECHO_SERVER, "http"], {
+  server: ServerCommand = {
+    command: nodeExecutable(),
+    args: [ECHO_SERVER, "http"],
     env: SERVER_ENV,
+  },
+): Promise<HttpEchoServer> {
+  const child = spawn(server.command, server.args, {
+    env: server.env,
     stdio: ["pipe", "pipe", "inherit"],
   });
   const exited = exitOf(child);

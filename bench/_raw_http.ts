@@ -4,11 +4,14 @@
  * the answer is read whole with `text()` and parsed as JSON, or, when the
  * server answered `text/event-stream`, the data lines of its one event are
  * taken out first. No validation, deadlines, resumption, GET stream or
- * retries, and, unless asked for, no abort signal. Internal to the
- * benchmarks.
+ * retries, and, unless asked for, no abort signal. Speaks the 2025 era
+ * (`initialize`, a session id) or 2026-07-28 (`discover`, the headers of
+ * `_modern_wire.ts`, no session). Internal to the benchmarks.
  *
  * @module
  */
+
+import { MODERN_ENVELOPE, MODERN_VERSION } from "./_modern_wire.ts";
 
 /** A JSON-RPC result object. */
 export type RawResult = Record<string, unknown>;
@@ -46,15 +49,24 @@ export class RawHttpClient {
     this.#signal = signal;
   }
 
-  /** Sends a request and resolves with its `result`; rejects on an error response. */
+  /**
+   * Sends a request and resolves with its `result`; rejects on an error
+   * response.
+   *
+   * @param headers This request's own headers (2026-07-28: `Mcp-Method`,
+   * `Mcp-Name`), sent beside the client's.
+   */
   async request(
     method: string,
     params: Record<string, unknown>,
+    headers?: Record<string, string>,
   ): Promise<RawResult> {
     const id = this.#nextId++;
     const init: RequestInit = {
       method: "POST",
-      headers: this.#headers,
+      headers: headers === undefined
+        ? this.#headers
+        : { ...this.#headers, ...headers },
       body: JSON.stringify({ jsonrpc: "2.0", id, method, params }),
     };
     if (this.#signal) init.signal = new AbortController().signal;
@@ -78,6 +90,27 @@ export class RawHttpClient {
       throw new Error(`raw: ${method} failed: ${JSON.stringify(message)}`);
     }
     return message.result;
+  }
+
+  /**
+   * The 2026-07-28 opening instead of the handshake: every later POST
+   * carries `MCP-Protocol-Version`, and one `server/discover` checks that
+   * the server speaks it. No session.
+   */
+  async discover(): Promise<void> {
+    this.#headers = {
+      ...this.#headers,
+      "mcp-protocol-version": MODERN_VERSION,
+    };
+    const result = await this.request("server/discover", {
+      _meta: MODERN_ENVELOPE,
+    }, { "mcp-method": "server/discover" });
+    const versions = result.supportedVersions;
+    if (!Array.isArray(versions) || !versions.includes(MODERN_VERSION)) {
+      throw new Error(
+        `raw: server/discover answered ${JSON.stringify(result)}`,
+      );
+    }
   }
 
   /** The MCP handshake: `initialize`, then `notifications/initialized`. */

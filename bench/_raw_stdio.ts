@@ -13,6 +13,7 @@
  */
 
 import type { RawChild, RawCommand, RawSpawn } from "./_raw_child.ts";
+import { MODERN_ENVELOPE, MODERN_VERSION } from "./_modern_wire.ts";
 
 export type { RawChild, RawCommand, RawSpawn };
 
@@ -56,7 +57,9 @@ export class RawStdioClient {
   }
 
   /**
-   * Starts the server; call {@linkcode RawStdioClient.prototype.initialize} next.
+   * Starts the server; call {@linkcode RawStdioClient.prototype.initialize}
+   * (2025 era) or {@linkcode RawStdioClient.prototype.discover} (2026-07-28)
+   * next.
    *
    * @param api `"node"` uses `node:child_process` on Deno too (Deno's own
    * implementation of it), to compare it with `Deno.Command`.
@@ -131,6 +134,23 @@ export class RawStdioClient {
     this.#child.write(
       '{"jsonrpc":"2.0","method":"notifications/initialized"}\n',
     );
+  }
+
+  /**
+   * The 2026-07-28 opening instead of the handshake: one `server/discover`,
+   * checked to name the revision. Later requests carry the envelope in
+   * their `params._meta` (see `_modern_wire.ts`).
+   */
+  async discover(): Promise<void> {
+    const result = await this.request("server/discover", {
+      _meta: MODERN_ENVELOPE,
+    });
+    const versions = result.supportedVersions;
+    if (!Array.isArray(versions) || !versions.includes(MODERN_VERSION)) {
+      throw new Error(
+        `raw: server/discover answered ${JSON.stringify(result)}`,
+      );
+    }
   }
 
   /** Closes stdin (the server then exits); SIGKILL if it has not exited in `timeoutMs`. */

@@ -2,16 +2,22 @@
  * What the clients cost, measured against a server that is not the
  * bottleneck: `tools/call` through our {@linkcode MCPToolAdapter}, the SDK
  * `Client`, and a raw client per transport (the ceiling), all against
- * `echo_server.mjs`, a minimal Node echo server (no SDK).
+ * `echo_server.mjs`, a minimal Node echo server (no SDK), speaking the 2025
+ * era or, in the "modern" rows, MCP 2026-07-28; and, in the "SDK v2 server"
+ * rows, against the same echo tool built with the official SDK v2
+ * (`sdk_echo_server.mjs`, 2026-07-28 only), a real server that costs more
+ * per call than the clients.
  *
  * Run it on Deno with `deno task bench` (or alone:
  * `deno run -A bench/client_bench.ts`), on Node against the packed npm
  * package with `deno task bench:node`. Options:
  *
  * - `--rounds=N` (default 5), `--slice-ms=N` (default 250): see below.
- * - `--only=ID,…`: scenarios to run (ids: stdio-seq, stdio-64,
- *   http-json-seq, http-json-64, http-sse-seq, http-sse-64,
- *   http-stream-seq, http-stream-64, stdio-10mb, stdio-50mb).
+ * - `--only=ID,…`: scenarios to run (ids: stdio-seq, modern-stdio-seq,
+ *   stdio-64, modern-stdio-64, http-json-seq, modern-http-seq, http-json-64,
+ *   modern-http-64, http-sse-seq, http-sse-64, http-stream-seq,
+ *   http-stream-64, stdio-10mb, stdio-50mb, sdk2-stdio-seq, sdk2-stdio-64,
+ *   sdk2-http-seq, sdk2-http-64).
  * - `--clients=raw,SDK,ours`: clients to run.
  * - `--raw-api=node`: on Deno, the raw stdio client uses `node:child_process`
  *   (Deno's implementation) instead of `Deno.Command`.
@@ -33,6 +39,21 @@
  * 10 MiB). Every client has its own server process (one stdio server each;
  * one HTTP server each, serving JSON on `/mcp`, SSE on `/sse` and streamed
  * SSE on `/sse-stream`).
+ *
+ * **Modern rows.** Beside the stdio and HTTP JSON rows, the same against
+ * the echo server speaking 2026-07-28 only (`echo_server.mjs … modern`): no
+ * handshake, a `server/discover` at connect, the `_meta` envelope on every
+ * request and, over HTTP, `MCP-Protocol-Version`, `Mcp-Method` and
+ * `Mcp-Name` on every POST, checked against the body; no session. Ours
+ * connects with its default `protocol: "auto"` (the probe finds the era,
+ * once, at connect); the raw clients send the envelope and headers of
+ * `_modern_wire.ts`. The SDK 1.x `Client` speaks only the 2025 era and sits
+ * these rows out. A second table sets each modern row beside its 2025
+ * row, same client, same round: what speaking 2026-07-28 costs per call on
+ * the wire, envelope included (`protocol_bench.ts` measures the envelope
+ * alone). The "SDK v2 server" rows (stdio and HTTP JSON, ours and raw) use
+ * `sdk_echo_server.mjs` on this runtime: its server CPU column shows that
+ * server is the bottleneck there.
  *
  * **Rounds.** After a warm-up, which also sizes the slices so that the
  * fastest client spends about `--slice-ms` on one, the clients take turns for
@@ -69,10 +90,13 @@ import {
   ECHO_SERVER,
   type HttpEchoServer,
   nodeExecutable,
+  sdkServerCommand,
   SERVER_ENV,
+  type ServerCommand,
   startHttpServer,
   withDeadline,
 } from "./_echo_server.ts";
+import { modernCall, modernHeaders } from "./_modern_wire.ts";
 import { RawHttpClient } from "./_raw_http.ts";
 import { type RawProcessApi, RawStdioClient } from "./_raw_stdio.ts";
 
@@ -93,16 +117,55 @@ const BIG_BYTES = 10_000_000;
 const CLIENTS = ["raw", "SDK", "ours"] as const;
 type ClientName = typeof CLIENTS[number];
 type Transport = "stdio" | "http-json" | "http-sse" | "http-stream";
+/**
+ * Which server a row talks to: `echo_server.mjs` in the 2025 era, the same
+ * speaking 2026-07-28 only, or `sdk_echo_server.mjs` (SDK v2, 2026-07-28).
+ */
+type ServerKind = "legacy" | "modern" | "sdk2";
 
 interface Scenario {
   id: string;
   label: string;
   transport: Transport;
+  /** Default `"legacy"`. */
+  server?: ServerKind;
+  /** A modern row's 2025-era twin, for the modern-vs-2025 table. */
+  twin?: string;
   concurrency: number;
   /** Set for the big-result rows: the size of the result in bytes. */
   bytes?: number;
-  /** Clients that cannot take this row, with the reason printed under the table. */
-  without?: { client: ClientName; reason: string };
+  /**
+   * A client that cannot take this row, with the reason printed under the
+   * table, once for all the rows `rows` names (or for this row).
+   */
+  without?: { client: ClientName; reason: string; rows?: string };
+}
+
+/** The 1.x SDK `Client` cannot speak 2026-07-28. */
+const NO_MODERN_SDK = {
+  client: "SDK" as const,
+  rows: "modern and SDK v2 server rows",
+  reason: "the SDK 1.x Client speaks only the 2025 era",
+};
+
+/** A 2026-07-28 row: `server` speaking it over `transport`. */
+function modernRow(
+  id: string,
+  label: string,
+  server: "modern" | "sdk2",
+  transport: "stdio" | "http-json",
+  concurrency: number,
+  twin?: string,
+): Scenario {
+  return {
+    id,
+    label,
+    transport,
+    server,
+    concurrency,
+    without: NO_MODERN_SDK,
+    ...(twin === undefined ? {} : { twin }),
+  };
 }
 
 const SCENARIOS: Scenario[] = [
@@ -112,24 +175,56 @@ const SCENARIOS: Scenario[] = [
     transport: "stdio",
     concurrency: 1,
   },
+  modernRow(
+    "modern-stdio-seq",
+    "modern stdio, sequential",
+    "modern",
+    "stdio",
+    1,
+    "stdio-seq",
+  ),
   {
     id: "stdio-64",
     label: "stdio, 64 concurrent",
     transport: "stdio",
     concurrency: 64,
   },
+  modernRow(
+    "modern-stdio-64",
+    "modern stdio, 64 concurrent",
+    "modern",
+    "stdio",
+    64,
+    "stdio-64",
+  ),
   {
     id: "http-json-seq",
     label: "HTTP JSON, sequential",
     transport: "http-json",
     concurrency: 1,
   },
+  modernRow(
+    "modern-http-seq",
+    "modern HTTP JSON, sequential",
+    "modern",
+    "http-json",
+    1,
+    "http-json-seq",
+  ),
   {
     id: "http-json-64",
     label: "HTTP JSON, 64 concurrent",
     transport: "http-json",
     concurrency: 64,
   },
+  modernRow(
+    "modern-http-64",
+    "modern HTTP JSON, 64 concurrent",
+    "modern",
+    "http-json",
+    64,
+    "http-json-64",
+  ),
   {
     id: "http-sse-seq",
     label: "HTTP SSE, sequential",
@@ -174,6 +269,34 @@ const SCENARIOS: Scenario[] = [
         "its stdio transport refuses a line longer than 10 MiB (ReadBuffer)",
     },
   },
+  modernRow(
+    "sdk2-stdio-seq",
+    "SDK v2 server, stdio, sequential",
+    "sdk2",
+    "stdio",
+    1,
+  ),
+  modernRow(
+    "sdk2-stdio-64",
+    "SDK v2 server, stdio, 64 concurrent",
+    "sdk2",
+    "stdio",
+    64,
+  ),
+  modernRow(
+    "sdk2-http-seq",
+    "SDK v2 server, HTTP JSON, sequential",
+    "sdk2",
+    "http-json",
+    1,
+  ),
+  modernRow(
+    "sdk2-http-64",
+    "SDK v2 server, HTTP JSON, 64 concurrent",
+    "sdk2",
+    "http-json",
+    64,
+  ),
 ];
 
 /** One client's connection to its server, reduced to what the rows need. */
@@ -304,44 +427,84 @@ function callerOf(
   };
 }
 
-const STDIO_SERVER = { args: [ECHO_SERVER, "stdio"], env: SERVER_ENV };
+/** The stdio server of a row's kind. */
+function stdioServer(server: ServerKind): ServerCommand {
+  if (server === "sdk2") return sdkServerCommand("stdio");
+  return {
+    command: nodeExecutable(),
+    args: server === "modern"
+      ? [ECHO_SERVER, "stdio", "modern"]
+      : [ECHO_SERVER, "stdio"],
+    env: SERVER_ENV,
+  };
+}
+
+/** The HTTP server of a row's kind. */
+function httpServer(server: ServerKind): ServerCommand {
+  if (server === "sdk2") return sdkServerCommand("http");
+  return {
+    command: nodeExecutable(),
+    args: server === "modern"
+      ? [ECHO_SERVER, "http", "modern"]
+      : [ECHO_SERVER, "http"],
+    env: SERVER_ENV,
+  };
+}
 
 async function rawCaller(
   transport: Transport,
+  server: ServerKind,
   http: HttpEchoServer | undefined,
   options: Options,
 ): Promise<Caller> {
-  let request: RawStdioClient["request"];
+  const modern = server !== "legacy";
   if (transport === "stdio") {
-    const raw = await RawStdioClient.start({
-      command: nodeExecutable(),
-      ...STDIO_SERVER,
-    }, options.rawApi);
+    const raw = await RawStdioClient.start(stdioServer(server), options.rawApi);
     cleanups.push({ what: "raw stdio client", run: () => raw.close() });
-    await raw.initialize();
-    request = (method, params) => raw.request(method, params);
-  } else {
-    const raw = new RawHttpClient(urlOf(transport, http!), options.rawSignal);
-    await raw.initialize();
-    request = (method, params) => raw.request(method, params);
+    if (!modern) {
+      await raw.initialize();
+      return callerOf(
+        "raw",
+        (name, args) => raw.request("tools/call", { name, arguments: args }),
+      );
+    }
+    await raw.discover();
+    return callerOf(
+      "raw",
+      (name, args) => raw.request("tools/call", modernCall(name, args)),
+    );
   }
+  const raw = new RawHttpClient(urlOf(transport, http!), options.rawSignal);
+  if (!modern) {
+    await raw.initialize();
+    return callerOf(
+      "raw",
+      (name, args) => raw.request("tools/call", { name, arguments: args }),
+    );
+  }
+  await raw.discover();
   return callerOf(
     "raw",
-    (name, args) => request("tools/call", { name, arguments: args }),
+    (name, args) =>
+      raw.request(
+        "tools/call",
+        modernCall(name, args),
+        modernHeaders("tools/call", name),
+      ),
   );
 }
 
 async function sdkCaller(
   transport: Transport,
+  server: ServerKind,
   http: HttpEchoServer | undefined,
 ): Promise<Caller> {
+  if (server !== "legacy") {
+    throw new Error(`client_bench: ${NO_MODERN_SDK.reason}`);
+  }
   const client = new Client({ name: "bench-sdk", version: "0" });
   const channel = transport === "stdio"
-    ? new StdioClientTransport({
-      command: nodeExecutable(),
-      ...STDIO_SERVER,
-      stderr: "inherit",
-    })
+    ? new StdioClientTransport({ ...stdioServer(server), stderr: "inherit" })
     : new StreamableHTTPClientTransport(new URL(urlOf(transport, http!)));
   cleanups.push({ what: `SDK ${transport} client`, run: () => client.close() });
   await client.connect(channel);
@@ -355,16 +518,12 @@ async function sdkCaller(
 
 async function oursCaller(
   transport: Transport,
+  server: ServerKind,
   http: HttpEchoServer | undefined,
 ): Promise<Caller> {
   const adapter = new MCPToolAdapter(
     transport === "stdio"
-      ? {
-        name: "bench",
-        transport: "stdio",
-        command: nodeExecutable(),
-        ...STDIO_SERVER,
-      }
+      ? { name: "bench", transport: "stdio", ...stdioServer(server) }
       : {
         name: "bench",
         transport: "streamable-http",
@@ -372,10 +531,16 @@ async function oursCaller(
       },
   );
   cleanups.push({
-    what: `ours ${transport} client`,
+    what: `ours ${server} ${transport} client`,
     run: () => adapter.disconnect(),
   });
   await adapter.connect();
+  const era = server === "legacy" ? "legacy" : "modern";
+  if (adapter.serverInfo?.era !== era) {
+    throw new Error(
+      `ours: the ${server} server was taken for ${adapter.serverInfo?.era}`,
+    );
+  }
   await adapter.discoverTools();
   return callerOf("ours", async (name, args) => {
     const result = await adapter.invoke(name, args);
@@ -613,8 +778,15 @@ async function main(options: Options): Promise<void> {
   say(
     `Clients against a minimal echo server (bench/echo_server.mjs on node ${
       execFileSync(nodeExecutable(), ["--version"], { encoding: "utf8" }).trim()
-    }), not the SDK's McpServer`,
+    }, 2025 era; "modern" rows: 2026-07-28), not the SDK's McpServer`,
   );
+  if (options.scenarios.some((s) => s.server === "sdk2")) {
+    say(
+      `"SDK v2 server" rows: bench/sdk_echo_server.mjs (@modelcontextprotocol/server, 2026-07-28 only) on ${
+        "Deno" in globalThis ? "Deno" : "Node"
+      }, the bottleneck there`,
+    );
+  }
   say(
     `${runtimeLabel(options)}; ${os.cpus().length} cores; ${
       new Date().toISOString().slice(0, 16)
@@ -624,45 +796,56 @@ async function main(options: Options): Promise<void> {
     `${options.rounds} rounds x ${SLICES} slices, ~${options.sliceMs} ms of the fastest client per round and row`,
   );
 
-  const transports = new Set(options.scenarios.map((s) => s.transport));
-  const http = new Map<ClientName, HttpEchoServer>();
-  if ([...transports].some((transport) => transport !== "stdio")) {
-    for (const client of options.clients) {
-      const server = await startHttpServer(STEP_DEADLINE_MS);
-      cleanups.push({ what: `${client}'s HTTP server`, run: server.stop });
-      http.set(client, server);
-    }
-  }
   const open: Record<
     ClientName,
-    (t: Transport, h: HttpEchoServer | undefined) => Promise<Caller>
+    (
+      t: Transport,
+      s: ServerKind,
+      h: HttpEchoServer | undefined,
+    ) => Promise<Caller>
   > = {
-    raw: (t, h) => rawCaller(t, h, options),
+    raw: (t, s, h) => rawCaller(t, s, h, options),
     SDK: sdkCaller,
     ours: oursCaller,
   };
+  // Each client has its own HTTP server per server kind, and one caller
+  // (one connection) per server kind and transport, shared by its rows.
+  const http = new Map<string, HttpEchoServer>();
   const callers = new Map<string, Caller>();
-  for (const transport of transports) {
-    for (const client of options.clients) {
-      const caller = await withDeadline(
-        open[client](transport, http.get(client)),
-        STEP_DEADLINE_MS,
-        `connecting ${client} over ${transport}`,
-      );
-      callers.set(`${client} ${transport}`, caller);
+  const callerFor = async (client: ClientName, scenario: Scenario) => {
+    const { transport, server = "legacy" } = scenario;
+    const key = `${client} ${server} ${transport}`;
+    let caller = callers.get(key);
+    if (caller !== undefined) return caller;
+    let origin: HttpEchoServer | undefined;
+    if (transport !== "stdio") {
+      origin = http.get(`${client} ${server}`);
+      if (origin === undefined) {
+        origin = await startHttpServer(STEP_DEADLINE_MS, httpServer(server));
+        cleanups.push({
+          what: `${client}'s ${server} HTTP server`,
+          run: origin.stop,
+        });
+        http.set(`${client} ${server}`, origin);
+      }
     }
+    caller = await withDeadline(
+      open[client](transport, server, origin),
+      STEP_DEADLINE_MS,
+      `connecting ${client} to the ${server} server over ${transport}`,
+    );
+    callers.set(key, caller);
+    return caller;
+  };
+  const rows = [];
+  for (const scenario of options.scenarios) {
+    const contenders: Contender[] = [];
+    for (const client of options.clients) {
+      if (client === scenario.without?.client) continue;
+      contenders.push({ client, caller: await callerFor(client, scenario) });
+    }
+    rows.push({ scenario, contenders, calls: 0, costs: [] as Cost[][] });
   }
-  const rows = options.scenarios.map((scenario) => ({
-    scenario,
-    contenders: options.clients
-      .filter((client) => client !== scenario.without?.client)
-      .map((client) => ({
-        client,
-        caller: callers.get(`${client} ${scenario.transport}`)!,
-      })),
-    calls: 0,
-    costs: [] as Cost[][],
-  }));
   for (const row of rows) row.costs = row.contenders.map((): Cost[] => []);
   for (const row of rows) {
     row.calls = await warmUp(row.scenario, row.contenders, options.sliceMs);
@@ -768,13 +951,14 @@ async function main(options: Options): Promise<void> {
     "  ratios; 2 cores are shared by client, server and the machine's other load. MB rows: the time",
   );
   say("  per call is 1 / calls/s, so its time ratio to raw is 1 / (x raw).");
+  const absent = new Set<string>();
   for (const { scenario } of rows) {
     if (scenario.without) {
-      say(
-        `  ${scenario.label}: no ${scenario.without.client} figure; ${scenario.without.reason}.`,
-      );
+      const { client, reason, rows = scenario.label } = scenario.without;
+      absent.add(`  ${rows}: no ${client} figure; ${reason}.`);
     }
   }
+  for (const line of absent) say(line);
   if (warnings.length === 0) {
     say(
       "Server check: in every row each client's echo server used less CPU per call than the client.",
@@ -789,7 +973,80 @@ async function main(options: Options): Promise<void> {
     say("  differences:");
     for (const warning of warnings) say(`  - ${warning}`);
   }
+  eraTable(rows);
   say(`load at the end: ${load()}`);
+}
+
+/**
+ * Each modern row beside its 2025-era twin, client by client: the per-round
+ * ratio of calls/s (the two rows of one round run one after the other) and
+ * the client CPU per call of both.
+ */
+function eraTable(
+  rows: { scenario: Scenario; contenders: Contender[]; costs: Cost[][] }[],
+): void {
+  const rate = (cost: Cost) => cost.calls / (cost.wallMs / 1000);
+  const perCall = (cost: Cost) => cost.cpuUs / cost.calls;
+  const lines: string[][] = [];
+  for (const row of rows) {
+    const twin = rows.find((other) => other.scenario.id === row.scenario.twin);
+    if (twin === undefined) continue;
+    let first = true;
+    row.contenders.forEach(({ client }, index) => {
+      const at = twin.contenders.findIndex((c) => c.client === client);
+      if (at === -1) return;
+      const modern = row.costs[index]!;
+      const legacy = twin.costs[at]!;
+      const ratios = modern.map((cost, r) => rate(cost) / rate(legacy[r]!));
+      const more = median(
+        modern.map((cost, r) => perCall(cost) - perCall(legacy[r]!)),
+      );
+      lines.push([
+        first ? row.scenario.label : "",
+        client,
+        `${median(ratios).toFixed(2)}x`,
+        `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`,
+        formatUs(median(legacy.map(perCall))),
+        formatUs(median(modern.map(perCall))),
+        `${more >= 0 ? "+" : ""}${more.toFixed(1)}`,
+      ]);
+      first = false;
+    });
+  }
+  if (lines.length === 0) return;
+  say();
+  table(
+    [
+      "2026-07-28 vs 2025",
+      "client",
+      "x 2025",
+      "rounds",
+      "CPU µs/call 2025",
+      "2026-07-28",
+      "more, paired",
+    ],
+    lines,
+    2,
+  );
+  say();
+  say(
+    "x 2025: median of the per-round ratios of the modern row's calls/s to its 2025 twin's, same",
+  );
+  say(
+    "  client (the twin rows of a round run one after the other); CPU: the client's, median over",
+  );
+  say(
+    "  rounds; more, paired: median of the per-round differences (not the difference of the medians).",
+  );
+  say(
+    "  What 2026-07-28 costs per call on the wire, both sides (see the server CPU column above):",
+  );
+  say(
+    "  the _meta envelope in every request, resultType and serverInfo in every result, over HTTP",
+  );
+  say(
+    "  two headers more (Mcp-Method, Mcp-Name) and no session id.",
+  );
 }
 
 let interrupted = false;

@@ -17,9 +17,19 @@
 //                                      it). Mcp-Session-Id on
 //                                      initialize, 202 for notifications, 405 for GET.
 //
+//   node bench/echo_server.mjs stdio modern, node bench/echo_server.mjs http modern
+//                                      the same, speaking MCP 2026-07-28 only: no initialize
+//                                      (answered -32022), server/discover, every request
+//                                      checked for its _meta envelope (protocol version,
+//                                      client capabilities), every result with resultType
+//                                      "complete" and serverInfo in _meta; over HTTP only
+//                                      POST /mcp (JSON), MCP-Protocol-Version, Mcp-Method and
+//                                      Mcp-Name checked against the body (-32020), no sessions.
+//
 // Both modes exit when stdin ends, so a server never outlives its benchmark.
 //
-// Methods: initialize, ping, tools/list, tools/call. Tools:
+// Methods: initialize, ping, tools/list, tools/call (modern: server/discover
+// instead of initialize). Tools:
 //   echo {text}   answers {content: [{type: "text", text}]}
 //   big  {bytes}  answers one text block of `bytes` ASCII characters (cached per size)
 //   cpu  {}       answers this process's CPU time so far, {user, system} in µs,
@@ -144,7 +154,114 @@ function answer(message) {
     : errorJson(id, result.code, result.message);
 }
 
-function serveStdio() {
+const MODERN = ["2026-07-28"];
+const META_VERSION = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const UNSUPPORTED_VERSION = -32022;
+const HEADER_MISMATCH = -32020;
+/** What every modern result ends with: its type and the server's name. */
+const COMPLETE =
+  `"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"bench-echo","version":"0"}}`;
+const DISCOVER = `{"supportedVersions":${
+  JSON.stringify(MODERN)
+},"capabilities":{"tools":{}},"ttlMs":0,"cacheScope":"private",${COMPLETE}}`;
+const MODERN_TOOLS =
+  `{"tools":${TOOLS},"ttlMs":0,"cacheScope":"private",${COMPLETE}}`;
+
+const unsupported = (id, requested) =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${
+    JSON.stringify({
+      code: UNSUPPORTED_VERSION,
+      message: `Unsupported protocol version: ${requested}`,
+      data: { supported: MODERN, requested },
+    })
+  }}`;
+
+/**
+ * The 2026-07-28 answer to one parsed message: `{ reply, status }`, or
+ * `undefined` when it needs none. Every request must carry the envelope.
+ */
+function answerModern(message) {
+  const { id, method } = message;
+  if (id === undefined || id === null || typeof method !== "string") {
+    return undefined;
+  }
+  const meta = message.params?._meta;
+  const version = meta?.[META_VERSION];
+  if (method === "initialize" || !MODERN.includes(version)) {
+    return {
+      reply: unsupported(
+        id,
+        method === "initialize"
+          ? message.params?.protocolVersion
+          : version ?? "(none)",
+      ),
+      status: 400,
+    };
+  }
+  const capabilities = meta[META_CAPABILITIES];
+  if (capabilities === null || typeof capabilities !== "object") {
+    return {
+      reply: errorJson(id, INVALID_PARAMS, `_meta lacks ${META_CAPABILITIES}`),
+      status: 400,
+    };
+  }
+  let result;
+  switch (method) {
+    case "tools/call":
+      result = callTool(message.params);
+      if (typeof result === "string") {
+        result = `${result.slice(0, -1)},${COMPLETE}}`;
+      }
+      break;
+    case "ping":
+      result = `{${COMPLETE}}`;
+      break;
+    case "tools/list":
+      result = MODERN_TOOLS;
+      break;
+    case "server/discover":
+      result = DISCOVER;
+      break;
+    default:
+      return {
+        reply: errorJson(id, METHOD_NOT_FOUND, `Method not found: ${method}`),
+        status: 404,
+      };
+  }
+  return typeof result === "string"
+    ? {
+      reply: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result}}`,
+      status: 200,
+    }
+    : { reply: errorJson(id, result.code, result.message), status: 400 };
+}
+
+/** Why a modern POST's headers disagree with its body, or `undefined` when they agree. */
+function headerMismatch(headers, message) {
+  const version = message.params?._meta?.[META_VERSION];
+  if (headers["mcp-protocol-version"] !== version) {
+    return `MCP-Protocol-Version ${
+      headers["mcp-protocol-version"] ?? "(none)"
+    }, body ${version}`;
+  }
+  if (headers["mcp-method"] !== message.method) {
+    return `Mcp-Method ${
+      headers["mcp-method"] ?? "(none)"
+    }, body ${message.method}`;
+  }
+  if (
+    message.method === "tools/call" &&
+    headers["mcp-name"] !== message.params?.name
+  ) {
+    return `Mcp-Name ${
+      headers["mcp-name"] ?? "(none)"
+    }, body ${message.params?.name}`;
+  }
+  return undefined;
+}
+
+function serveStdio(modern) {
   process.stdin.setEncoding("utf8");
   // Linear framing: the unterminated tail is kept in parts and joined once
   // its newline arrives.
@@ -161,7 +278,8 @@ function serveStdio() {
         parts = [];
       }
       if (line.length > 1) {
-        const reply = answer(JSON.parse(line));
+        const message = JSON.parse(line);
+        const reply = modern ? answerModern(message)?.reply : answer(message);
         if (reply !== undefined) out += reply + "\n";
       }
       start = newline + 1;
@@ -173,7 +291,32 @@ function serveStdio() {
   process.stdin.on("end", () => process.exit(0));
 }
 
-function serveHttp() {
+/** Answers one modern POST (its parsed body) on `/mcp`: JSON only, no sessions. */
+function respondModern(request, response, message) {
+  const mismatch = message.method === undefined
+    ? undefined
+    : headerMismatch(request.headers, message);
+  const answered = mismatch === undefined ? answerModern(message) : {
+    reply: errorJson(
+      message.id ?? null,
+      HEADER_MISMATCH,
+      `Bad Request: the request headers and body disagree: ${mismatch}`,
+    ),
+    status: 400,
+  };
+  if (answered === undefined) {
+    response.writeHead(202, { "content-length": "0" });
+    response.end();
+    return;
+  }
+  response.writeHead(answered.status, {
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(answered.reply)),
+  });
+  response.end(answered.reply);
+}
+
+function serveHttp(modern) {
   const server = createServer((request, response) => {
     if (request.method !== "POST") {
       request.resume();
@@ -191,6 +334,10 @@ function serveHttp() {
     request.on("data", (chunk) => body += chunk);
     request.on("end", () => {
       const message = JSON.parse(body);
+      if (modern) {
+        respondModern(request, response, message);
+        return;
+      }
       const reply = answer(message);
       if (reply === undefined) {
         response.writeHead(202, { "content-length": "0" });
@@ -221,10 +368,11 @@ function serveHttp() {
   process.stdin.on("end", () => process.exit(0));
 }
 
-const mode = process.argv[2];
-if (mode === "stdio") serveStdio();
-else if (mode === "http") serveHttp();
+const [mode, era = "legacy"] = process.argv.slice(2);
+const known = era === "legacy" || era === "modern";
+if (known && mode === "stdio") serveStdio(era === "modern");
+else if (known && mode === "http") serveHttp(era === "modern");
 else {
-  process.stderr.write("usage: node echo_server.mjs stdio|http\n");
+  process.stderr.write("usage: node echo_server.mjs stdio|http [modern]\n");
   process.exit(2);
 }

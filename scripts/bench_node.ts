@@ -2,12 +2,13 @@
  * Runs the client benchmark (`bench/client_bench.ts`) on Node against the
  * packed npm tarball, so the Node figures are those of the published code.
  *
- * In a temporary folder it installs the tarball and the MCP SDK (at the
- * versions `deno.json` pins), transpiles `bench/client_bench.ts` and the
- * bench modules it imports to `.js` with esbuild, copies the other files
- * they import or open (`echo_server.mjs`), and runs `node client_bench.js` there, so
- * `@cleveragents/mcp-adapter` resolves to the installed tarball. The folder
- * is removed afterwards, pass or fail.
+ * In a temporary folder it installs the tarball and the MCP SDK packages
+ * (the 1.x client, the v2 server; at the versions `deno.json` pins),
+ * transpiles `bench/client_bench.ts` and the bench modules it imports to
+ * `.js` with esbuild, copies the other files they import or open
+ * (`echo_server.mjs`, `sdk_echo_server.mjs`), and runs `node
+ * client_bench.js` there, so `@cleveragents/mcp-adapter` resolves to the
+ * installed tarball. The folder is removed afterwards, pass or fail.
  *
  * Run it with `deno task bench:node` (builds the tarball first). Arguments
  * are passed on to the benchmark, e.g. `--rounds=3 --only=stdio-64`; a
@@ -32,9 +33,16 @@ import { exitWith, log, run } from "./_run.ts";
 /** The benchmark's entry, relative to `bench/`. */
 const ENTRY = "client_bench.ts";
 /** Files the bench modules open by path (`new URL(…, import.meta.url)`), relative to `bench/`. */
-const ASSETS = ["echo_server.mjs"];
-/** What the benchmark imports by package name, besides our own package. */
-const BENCH_PACKAGES = ["@modelcontextprotocol/sdk", "zod"];
+const ASSETS = ["echo_server.mjs", "sdk_echo_server.mjs"];
+/**
+ * What the benchmark imports by package name, besides our own package; the
+ * SDK v2 server package is `sdk_echo_server.mjs`'s.
+ */
+const BENCH_PACKAGES = [
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/server",
+  "zod",
+];
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
 /** The whole benchmark; its own steps have shorter deadlines. */
 const RUN_TIMEOUT_MS = 40 * 60_000;
