@@ -101,6 +101,7 @@ export type {
   JSONRPCNotification,
   JSONRPCRequest,
   JSONRPCResultResponse,
+  MCPAuthorizationCallback,
   MCPTransport,
   RequestId,
   TransportSendOptions,

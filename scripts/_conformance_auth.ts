@@ -9,6 +9,7 @@
 
 export {
   approveHeadlessly,
+  approveHeadlesslyRedirect,
   MemoryOAuthProvider as ConformanceOAuthProvider,
 } from "../tests/_oauth_client.ts";
 

@@ -56,34 +56,7 @@ export const EXPECTED_REQUIREMENT_FAILURES: Readonly<
   Record<string, Readonly<Record<string, string>>>
 > = {
   "2025-11-25": {},
-  "2026-07-28": Object.fromEntries(
-    [
-      "auth/metadata-default",
-      "auth/metadata-var1",
-      "auth/metadata-var2",
-      "auth/metadata-var3",
-      "auth/scope-from-www-authenticate",
-      "auth/scope-from-scopes-supported",
-      "auth/scope-omitted-when-undefined",
-      "auth/scope-step-up",
-      "auth/scope-retry-limit",
-      "auth/token-endpoint-auth-basic",
-      "auth/token-endpoint-auth-post",
-      "auth/token-endpoint-auth-none",
-      "auth/offline-access-not-supported",
-      "auth/authorization-server-migration",
-      "auth/iss-supported",
-      "auth/iss-not-advertised",
-      "auth/iss-supported-missing",
-      "auth/iss-wrong-issuer",
-      "auth/iss-unexpected",
-      "auth/iss-normalized",
-      "auth/metadata-issuer-mismatch",
-    ].map((name) => [
-      name,
-      "the 2026-07-28 authorization rules (issuer checks, RFC 9207 iss, AS migration) are the next issue's work",
-    ]),
-  ),
+  "2026-07-28": {},
 };
 /** The Node the suite runs on (npm package `node`, which ships the binary). */
 export const NODE_VERSION = "22.23.3";

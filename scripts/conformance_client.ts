@@ -26,7 +26,7 @@ import {
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import {
-  approveHeadlessly,
+  approveHeadlesslyRedirect,
   ConformanceOAuthProvider,
 } from "./_conformance_auth.ts";
 import {
@@ -117,11 +117,12 @@ async function authorized<T>(
           `${what}: gave up after ${MAX_AUTHORIZATIONS} authorizations: the server keeps asking for more`,
         );
       }
-      const code = await approveHeadlessly(
+      // The whole redirect: finishAuth() checks its iss (RFC 9207).
+      const redirect = await approveHeadlesslyRedirect(
         error.authorizationUrl,
         session.provider?.expectedState,
       );
-      await session.adapter.finishAuth(code);
+      await session.adapter.finishAuth(redirect);
       continue;
     }
     const problem = failure(value);

@@ -35,7 +35,10 @@ import type { OAuthClientProviderLike } from "./transports/oauth.ts";
 import type { RegisteredTool, ToolRegistry } from "./tools/registry.ts";
 import type { Result } from "./protocol/session.ts";
 import { compileToolFilter } from "./tools/filter.ts";
-import type { MCPTransport } from "./transports/transport.ts";
+import type {
+  MCPAuthorizationCallback,
+  MCPTransport,
+} from "./transports/transport.ts";
 import type {
   InvokeOptions,
   JsonSchema,
@@ -49,7 +52,12 @@ import type {
   ToolCapability,
 } from "./types.ts";
 import { validatorFor } from "./protocol/validation.ts";
-import { configSecrets, redact, redactError } from "./_util/redact.ts";
+import {
+  configSecrets,
+  mergeSecrets,
+  redact,
+  redactError,
+} from "./_util/redact.ts";
 import { listAllTools } from "./protocol/_tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/_limits.ts";
 import { asError, errorMessage } from "./_util/errors.ts";
@@ -174,7 +182,8 @@ export class MCPToolAdapter {
   readonly #requestTimeoutMs: number;
   readonly #validateOutput: boolean;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
-  readonly #secrets: string[];
+  readonly #configSecrets: string[];
+  #merged: { learned: readonly string[]; all: readonly string[] } | undefined;
 
   /** The server's whole tool list, by name; `undefined` when stale. */
   #tools: Map<string, MCPToolDescriptor> | undefined;
@@ -203,10 +212,10 @@ export class MCPToolAdapter {
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
     this.#validateOutput = options.validateOutput !== false;
-    this.#secrets = configSecrets(this.config);
+    this.#configSecrets = configSecrets(this.config);
     const onError = options.onError;
     this.#onError = onError &&
-      ((error) => onError(redactError(error, this.#secrets)));
+      ((error) => onError(redactError(error, this.#secrets())));
     this.#connection = new Connection({
       config: this.config,
       transport: options.transport,
@@ -226,7 +235,7 @@ export class MCPToolAdapter {
       handlers: options.handlers,
       onError: this.#onError,
       onLog: options.onLog,
-      secrets: this.#secrets,
+      secrets: this.#configSecrets,
       onToolsChanged: (reason) => {
         this.#invalidateTools();
         if (reason === "renewed" || reason === "list_changed") {
@@ -234,6 +243,24 @@ export class MCPToolAdapter {
         }
       },
     });
+  }
+
+  /**
+   * What no message may contain: the config's secrets and what the
+   * transport learned (OAuth tokens a server might echo back).
+   */
+  #secrets(): readonly string[] {
+    const learned = this.#connection?.learnedSecrets;
+    if (learned === undefined || learned.length === 0) {
+      return this.#configSecrets;
+    }
+    if (this.#merged?.learned !== learned) {
+      this.#merged = {
+        learned,
+        all: mergeSecrets(this.#configSecrets, learned),
+      };
+    }
+    return this.#merged.all;
   }
 
   /** Whether a connection is established and alive. */
@@ -340,9 +367,9 @@ export class MCPToolAdapter {
    * @throws {MCPConnectionError} When the exchange fails; the message never
    * contains the code, tokens, client secret or verifier.
    */
-  async finishAuth(authorizationCode: string): Promise<void> {
-    await this.#connection.finishAuth(authorizationCode).catch((error) => {
-      throw redactError(error, this.#secrets);
+  async finishAuth(callback: MCPAuthorizationCallback): Promise<void> {
+    await this.#connection.finishAuth(callback).catch((error) => {
+      throw redactError(error, this.#secrets());
     });
     // A new login is a new authorization context: a private list is not its.
     if (this.#toolsPrivate) this.#invalidateTools();
@@ -375,7 +402,7 @@ export class MCPToolAdapter {
     try {
       return await this.#connection.setLogLevel(level, this.#requestTimeoutMs);
     } catch (error) {
-      throw redactError(error, this.#secrets);
+      throw redactError(error, this.#secrets());
     }
   }
 
@@ -421,7 +448,7 @@ export class MCPToolAdapter {
   async discoverTools(filter?: MCPToolFilter): Promise<MCPToolDescriptor[]> {
     const accept = compileToolFilter(filter);
     const tools = await this.#toolMap(true).catch((error) => {
-      throw redactError(error, this.#secrets);
+      throw redactError(error, this.#secrets());
     });
     this.#filter = filter ? accept : undefined;
     return [...tools.values()].filter((tool) => accept(tool.name));
@@ -621,7 +648,7 @@ export class MCPToolAdapter {
     return {
       success: false,
       data,
-      error: redact(error, this.#secrets),
+      error: redact(error, this.#secrets()),
       errorKind,
       durationMs: performance.now() - started,
     };
@@ -640,7 +667,7 @@ export class MCPToolAdapter {
       error instanceof MCPNotConnectedError ||
       error instanceof MCPAuthorizationRequiredError
     ) {
-      throw redactError(error, this.#secrets);
+      throw redactError(error, this.#secrets());
     }
     if (error instanceof MCPTimeoutError) {
       return fail(
@@ -785,7 +812,7 @@ export class MCPToolAdapter {
             `MCP server "${this.config.name}": tool ${
               JSON.stringify(name.slice(0, 80))
             } is left out of the tool list: its input schema's ${problem}. Report this to the server's maintainers.`,
-            this.#secrets,
+            this.#secrets(),
           ),
         ),
       );

@@ -141,19 +141,17 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
 }
 
 /**
- * Plays the user at an authorization server that approves at once: fetches
- * the authorization URL without following redirects and reads the code
- * from the `Location` it answers with.
+ * Plays the user at an authorization URL: fetches it without following
+ * the redirect (the test servers approve at once) and returns the
+ * redirect's query (`code`, `state`, and `iss` when the server sends it),
+ * as the browser would bring it back.
  *
- * @param authorizationUrl Where the client was sent.
- * @param expectedState The `state` the client sent, checked against the echo.
- * @returns The authorization code.
- * @throws {Error} When the answer is not a redirect carrying a code.
+ * @throws {Error} When the answer is not a redirect carrying a code, or carries the wrong state.
  */
-export async function approveHeadlessly(
+export async function approveHeadlesslyRedirect(
   authorizationUrl: URL,
   expectedState: string | undefined,
-): Promise<string> {
+): Promise<URLSearchParams> {
   const response = await fetch(authorizationUrl, {
     redirect: "manual",
     signal: AbortSignal.timeout(10_000),
@@ -166,8 +164,7 @@ export async function approveHeadlessly(
     );
   }
   const redirect = new URL(location, authorizationUrl);
-  const code = redirect.searchParams.get("code");
-  if (code === null) {
+  if (redirect.searchParams.get("code") === null) {
     throw new Error(
       `the authorization redirect carries no code (error: ${
         redirect.searchParams.get("error") ?? "none"
@@ -180,5 +177,18 @@ export async function approveHeadlessly(
   ) {
     throw new Error("the authorization redirect carries the wrong state");
   }
-  return code;
+  return redirect.searchParams;
+}
+
+/**
+ * {@linkcode approveHeadlesslyRedirect}, keeping only the code.
+ *
+ * @returns The authorization code.
+ */
+export async function approveHeadlessly(
+  authorizationUrl: URL,
+  expectedState: string | undefined,
+): Promise<string> {
+  return (await approveHeadlesslyRedirect(authorizationUrl, expectedState))
+    .get("code")!;
 }

@@ -3,8 +3,13 @@
  * authorization-code login with PKCE for a server with `auth: oauth`. A
  * loopback listener on 127.0.0.1 catches the browser's redirect; the
  * browser is opened with the platform's opener where there is one, and the
- * URL is always printed (for SSH sessions). Client registration and tokens
- * go to the token store (`_token_store.ts`). Internal.
+ * URL is always printed (for SSH sessions). The checks are the OAuth
+ * flow's own (`../transports/_oauth/guard.ts`): only an `https:` (or
+ * loopback `http:`) authorization URL reaches the user, and the redirect's
+ * query goes whole to `finishAuth()`, which refuses a wrong or missing
+ * `iss` before the code is used; the browser's page says how it ended.
+ * Client registration and tokens go to the token store
+ * (`_token_store.ts`). Internal.
  *
  * @module
  */
@@ -16,6 +21,7 @@ import type { ServerEntry } from "../config/load.ts";
 import { MCPToolAdapter } from "../adapter.ts";
 import { MCPAuthorizationRequiredError } from "../errors.ts";
 import { errorMessage } from "../_util/errors.ts";
+import { printable } from "../_util/terminal.ts";
 import { race } from "../_util/time.ts";
 import type { Command, Context } from "./_commands.ts";
 import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
@@ -47,9 +53,13 @@ export function loginCommand(
         // Registered for another redirect URI: register again.
         await store.update(url, ({ client: _, ...kept }) => kept);
       }
+      // What the authorization request was sent to, and a refused URL.
       const provider = new StoredOAuthProvider(store, entry, {
         redirectUrl: `http://127.0.0.1:${callback.port}${CALLBACK_PATH}`,
         onRedirect: (authorizationUrl) => {
+          // Checked by the flow (https:, or http: on this machine): a
+          // serialized URL of those is printable ASCII and cannot start
+          // with "-", so it is safe to print and to pass as an argument.
           ctx.stderr.write(
             `Open this URL in a browser to log in to "${name}":\n\n  ${authorizationUrl.href}\n\nWaiting up to ${
               Math.round(timeoutMs / 1000)
@@ -58,7 +68,7 @@ export function loginCommand(
           openBrowser(authorizationUrl.href);
         },
       });
-      callback.expectState(() => provider.expectedState);
+      callback.expect(() => provider.expectedState);
       const adapter = new MCPToolAdapter(entry.config, {
         authProvider: provider,
         connectTimeoutMs: CONNECT_TIMEOUT_MS,
@@ -69,8 +79,15 @@ export function loginCommand(
           await adapter.connect();
         } catch (error) {
           if (!(error instanceof MCPAuthorizationRequiredError)) throw error;
-          const code = await callback.code(timeoutMs, ctx.signal);
-          await adapter.finishAuth(code);
+          const redirect = await callback.redirect(timeoutMs, ctx.signal);
+          // The whole query: finishAuth() checks its iss before the code goes out.
+          await adapter.finishAuth(redirect.params).then(
+            () => redirect.answer(true),
+            (error) => {
+              redirect.answer(false);
+              throw error;
+            },
+          );
           await adapter.connect();
         }
         const tools = await adapter.discoverTools();
@@ -84,7 +101,7 @@ export function loginCommand(
         if (error instanceof CliError) throw error;
         throw new CliError(
           CONNECTION,
-          `the login to "${name}" failed: ${errorMessage(error)}`,
+          `the login to "${name}" failed: ${printable(errorMessage(error))}`,
         );
       } finally {
         await adapter.disconnect();
@@ -150,18 +167,34 @@ function portOf(uri: string | undefined): number {
 /** The loopback listener that catches the authorization server's redirect. */
 interface Callback {
   port: number;
-  /** Where to read the `state` the redirect must echo. */
-  expectState(state: () => string | undefined): void;
-  /** The code, once the browser comes back; bounded by `timeoutMs` and `signal`. */
-  code(timeoutMs: number, signal: AbortSignal | undefined): Promise<string>;
+  /** The `state` a redirect must echo, read when it comes; one without it is not this login's. */
+  expect(state: () => string | undefined): void;
+  /**
+   * The redirect of this login, once the browser comes back; bounded by
+   * `timeoutMs` and `signal`.
+   */
+  redirect(
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Redirect>;
   close(): Promise<void>;
+}
+
+/** The redirect that came back: its query, and the browser's page still to answer. */
+interface Redirect {
+  params: URLSearchParams;
+  /** Tells the browser whether the login worked. */
+  answer(ok: boolean): void;
 }
 
 /** Listens on 127.0.0.1, on `port` when it is free, else on a random port. */
 async function listenForCode(port: number): Promise<Callback> {
   let expected: () => string | undefined = () => undefined;
-  let settle!: { resolve(code: string): void; reject(error: Error): void };
-  const received = new Promise<string>((resolve, reject) =>
+  let settle!: {
+    resolve(redirect: Redirect): void;
+    reject(error: Error): void;
+  };
+  const received = new Promise<Redirect>((resolve, reject) =>
     settle = { resolve, reject }
   );
   received.catch(() => {});
@@ -190,18 +223,24 @@ async function listenForCode(port: number): Promise<Callback> {
       settle.reject(
         new CliError(
           CONNECTION,
-          `the authorization server refused the login: ${error ?? "no code"}${
-            description ? ` (${description.slice(0, 200)})` : ""
-          }`,
+          `the authorization server refused the login: ${
+            printable((error ?? "no code").slice(0, 100))
+          }${description ? ` (${printable(description.slice(0, 200))})` : ""}`,
         ),
       );
       return;
     }
-    answer(
-      200,
-      "Logged in. You can close this tab and return to the terminal.",
-    );
-    settle.resolve(code);
+    // The page waits for the exchange (its iss is checked first).
+    settle.resolve({
+      params: url.searchParams,
+      answer: (ok) =>
+        ok
+          ? answer(
+            200,
+            "Logged in. You can close this tab and return to the terminal.",
+          )
+          : answer(400, "The login failed; see the terminal."),
+    });
   });
   const listening = (at: number) =>
     new Promise<number>((resolve, reject) => {
@@ -220,10 +259,10 @@ async function listenForCode(port: number): Promise<Callback> {
   }
   return {
     port: bound,
-    expectState: (state) => expected = state,
+    expect: (state) => expected = state,
     // An abort rejects with the signal's reason; the command line reports
     // an aborted run as interrupted.
-    code: (timeoutMs, signal) =>
+    redirect: (timeoutMs, signal) =>
       race(received, {
         signal,
         timeoutMs,
@@ -248,8 +287,10 @@ function closeServer(server: Server): Promise<void> {
 
 /**
  * Opens `url` with `$BROWSER`, else the platform's opener (`open`,
- * `xdg-open`, `start`), without waiting; `BROWSER=none` opens nothing. A
- * missing opener is fine: the URL is printed anyway.
+ * `xdg-open`, `url.dll` on Windows), without waiting; `BROWSER=none` opens
+ * nothing. A missing opener is fine: the URL is printed anyway. The URL is
+ * one argument of a process, never part of a shell's command line (on
+ * Windows `cmd /c start` would expand the `%…%` of a percent-encoded URL).
  */
 function openBrowser(url: string): void {
   const browser = process.env.BROWSER;
@@ -259,14 +300,10 @@ function openBrowser(url: string): void {
     : process.platform === "darwin"
     ? ["open", [url]]
     : process.platform === "win32"
-    ? ["cmd", ["/c", "start", '""', `"${url}"`]]
+    ? ["rundll32", ["url.dll,FileProtocolHandler", url]]
     : ["xdg-open", [url]];
   try {
-    const child = spawn(command, args, {
-      stdio: "ignore",
-      detached: true,
-      windowsVerbatimArguments: process.platform === "win32",
-    });
+    const child = spawn(command, args, { stdio: "ignore", detached: true });
     child.on("error", () => {});
     child.unref();
   } catch {

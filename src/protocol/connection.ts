@@ -29,6 +29,7 @@ import type { ToolsSubscription } from "./_listen.ts";
 import type {
   JSONRPCNotification,
   JSONRPCRequest,
+  MCPAuthorizationCallback,
   MCPTransport,
 } from "../transports/transport.ts";
 import {
@@ -177,6 +178,11 @@ export class Connection {
     );
   }
 
+  /** Values the live transport learned that must stay out of messages (OAuth tokens). */
+  get learnedSecrets(): readonly string[] | undefined {
+    return this.#session?.secrets;
+  }
+
   /** Whether a connection is established and alive. */
   get connected(): boolean {
     return this.#session !== undefined && !this.#session.closed;
@@ -251,13 +257,13 @@ export class Connection {
    *
    * @throws {MCPConfigError} When the transport has no OAuth login.
    */
-  async finishAuth(authorizationCode: string): Promise<void> {
+  async finishAuth(callback: MCPAuthorizationCallback): Promise<void> {
     const live = this.connected ? this.#session : undefined;
     const fresh = live ? undefined : await this.#createTransport();
     try {
       const finishing = live
-        ? live.finishAuth(authorizationCode)
-        : fresh!.finishAuth?.(authorizationCode);
+        ? live.finishAuth(callback)
+        : fresh!.finishAuth?.(callback);
       if (finishing === undefined) {
         throw new MCPConfigError(
           "authProvider",

@@ -17,6 +17,7 @@ import type {
   JSONRPCMessage,
   JSONRPCNotification,
   JSONRPCRequest,
+  MCPAuthorizationCallback,
   MCPTransport,
   RequestId,
 } from "../transports/transport.ts";
@@ -176,6 +177,11 @@ export class Session {
     return this.#transport.stderrTail;
   }
 
+  /** Values the transport learned that must stay out of messages (OAuth tokens). */
+  get secrets(): readonly string[] | undefined {
+    return this.#transport.secrets;
+  }
+
   /** The transport's session id, for transports that have one (streamable HTTP). */
   get sessionId(): string | undefined {
     return this.#transport.sessionId;
@@ -190,8 +196,8 @@ export class Session {
    * Completes an OAuth login through the transport (its `finishAuth`);
    * `undefined` when the transport has no OAuth login.
    */
-  finishAuth(authorizationCode: string): Promise<void> | undefined {
-    return this.#transport.finishAuth?.(authorizationCode);
+  finishAuth(callback: MCPAuthorizationCallback): Promise<void> | undefined {
+    return this.#transport.finishAuth?.(callback);
   }
 
   /** Starts the transport. */

@@ -21,7 +21,7 @@ import {
   redact,
   secretsOf,
 } from "../_util/redact.ts";
-import type { JSONRPCMessage } from "./transport.ts";
+import type { JSONRPCMessage, MCPAuthorizationCallback } from "./transport.ts";
 import {
   type AuthHooks,
   type OAuthClientProviderLike,
@@ -40,7 +40,10 @@ export type { EventSourceMessage };
  * Resolves `true` once new credentials are in place: the transport then
  * fetches headers again through `getHeaders` and retries the request.
  */
-export type AuthorizeHook = (response: Response) => Promise<boolean>;
+export type AuthorizeHook = (
+  response: Response,
+  signal?: AbortSignal,
+) => Promise<boolean>;
 
 /** Supplies extra headers (e.g. `Authorization`) before every request. */
 export type HeadersHook = () => Promise<Record<string, string>>;
@@ -594,7 +597,7 @@ export class HttpClient {
    *
    * @throws {MCPConfigError} Without an OAuth `authProvider`.
    */
-  finishAuth(code: string): Promise<void> {
+  finishAuth(code: MCPAuthorizationCallback): Promise<void> {
     const finish = this.#auth.finishAuth;
     return finish ? finish(code) : Promise.reject(
       new MCPConfigError(
@@ -646,7 +649,7 @@ export class HttpClient {
       await this.loadHeaders();
       if (
         this.base.authorization === sent &&
-        !await this.#authorizeOnce(response)
+        !await this.#authorizeOnce(response, signal)
       ) {
         return response;
       }
@@ -655,10 +658,11 @@ export class HttpClient {
   }
 
   /** Runs the authorize hook; concurrent 401s share one run. */
-  #authorizeOnce(response: Response): Promise<boolean> {
+  #authorizeOnce(response: Response, signal: AbortSignal): Promise<boolean> {
     this.#authorizing ??= (async () => {
       try {
-        return await this.#auth.authorize!(response) === true;
+        // The request's signal: a caller that gives up abandons the flow.
+        return await this.#auth.authorize!(response, signal) === true;
       } catch (error) {
         if (error instanceof MCPAdapterError) throw error;
         throw new MCPConnectionError(

@@ -11,17 +11,20 @@
 
 import { mergeSecrets, secretsOf } from "../_util/redact.ts";
 import type { OAuthClientProviderLike, OAuthState } from "./_oauth/state.ts";
+import type { MCPAuthorizationCallback } from "./transport.ts";
 
 export type { OAuthClientProviderLike };
 
 /** What a transport's HTTP client asks of its authorization. */
 export interface AuthHooks {
   /** Called on 401, or 403 `insufficient_scope`; `true` once new credentials are in place. */
-  authorize?: ((response: Response) => Promise<boolean>) | undefined;
+  authorize?:
+    | ((response: Response, signal?: AbortSignal) => Promise<boolean>)
+    | undefined;
   /** The authorization headers of the next request. */
   getHeaders?: (() => Promise<Record<string, string>>) | undefined;
   /** Exchanges an authorization code (OAuth only). */
-  finishAuth?: (code: string) => Promise<void>;
+  finishAuth?: (callback: MCPAuthorizationCallback) => Promise<void>;
   /** A request that carried credentials was not refused. */
   passed?: () => void;
   /** Values to keep out of messages (tokens, codes, secrets), longest first. */
@@ -62,7 +65,8 @@ export function oauthHooks(
       }
       return tokens ? { authorization: `Bearer ${tokens.access_token}` } : {};
     },
-    authorize: async (response) => (await flow()).authorize(s, response),
+    authorize: async (response, signal) =>
+      (await flow()).authorize(s, response, signal),
     finishAuth: async (code) => (await flow()).finishAuth(s, code),
     passed: () => s.rounds = 0,
     secrets: () => s.secrets,

@@ -8,7 +8,11 @@
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { OAuthClientProviderLike } from "./oauth.ts";
-import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
+import type {
+  JSONRPCMessage,
+  MCPAuthorizationCallback,
+  MCPTransport,
+} from "./transport.ts";
 import { asError } from "../_util/errors.ts";
 import { messageTooLarge } from "./_limits.ts";
 import {
@@ -356,8 +360,13 @@ export class SSEClientTransport implements MCPTransport {
    * @throws {MCPConfigError} Without an `authProvider`.
    * @throws {MCPConnectionError} When the exchange fails.
    */
-  finishAuth(authorizationCode: string): Promise<void> {
-    return this.#http.finishAuth(authorizationCode);
+  /** OAuth tokens, codes and secrets this transport has seen, longest first. */
+  get secrets(): readonly string[] {
+    return this.#http.secrets;
+  }
+
+  finishAuth(callback: MCPAuthorizationCallback): Promise<void> {
+    return this.#http.finishAuth(callback);
   }
 
   /**

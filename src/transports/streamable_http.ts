@@ -11,6 +11,7 @@ import { MCPConfigError, MCPConnectionError } from "../errors.ts";
 import type { OAuthClientProviderLike } from "./oauth.ts";
 import type {
   JSONRPCMessage,
+  MCPAuthorizationCallback,
   MCPTransport,
   TransportSendOptions,
 } from "./transport.ts";
@@ -254,8 +255,13 @@ export class StreamableHTTPTransport implements MCPTransport {
    * @throws {MCPConfigError} Without an `authProvider`.
    * @throws {MCPConnectionError} When the exchange fails.
    */
-  finishAuth(authorizationCode: string): Promise<void> {
-    return this.#http.finishAuth(authorizationCode);
+  /** OAuth tokens, codes and secrets this transport has seen, longest first. */
+  get secrets(): readonly string[] {
+    return this.#http.secrets;
+  }
+
+  finishAuth(callback: MCPAuthorizationCallback): Promise<void> {
+    return this.#http.finishAuth(callback);
   }
 
   /**

@@ -112,10 +112,24 @@ export interface MCPTransport {
    */
   readonly stderrTail?: readonly string[] | undefined;
   /**
+   * Values the transport learned that must stay out of every message
+   * (OAuth tokens, codes, client secrets), longest first.
+   */
+  readonly secrets?: readonly string[] | undefined;
+  /**
    * Completes an OAuth authorization-code login: exchanges the code the
    * authorization server redirected to, with what the transport kept from
    * the server's 401 or 403. Remote transports with an OAuth provider have
    * it; `MCPToolAdapter.finishAuth()` calls it.
    */
-  finishAuth?: ((authorizationCode: string) => Promise<void>) | undefined;
+  finishAuth?:
+    | ((callback: MCPAuthorizationCallback) => Promise<void>)
+    | undefined;
 }
+
+/**
+ * What the authorization server's redirect brought: the whole redirect URL
+ * or its query (`code`, and `iss` to check the issuer, RFC 9207), or the
+ * bare `code` (accepted only from a server that does not send `iss`).
+ */
+export type MCPAuthorizationCallback = string | URL | URLSearchParams;

@@ -26,6 +26,16 @@ import {
   secretsOf,
 } from "../../_util/redact.ts";
 import type { OAuthState } from "./state.ts";
+import type { MCPAuthorizationCallback } from "../transport.ts";
+import {
+  checkedUrl,
+  guardedFetch,
+  type GuardState,
+  guardState,
+  OAUTH_REQUEST_TIMEOUT_MS,
+} from "./guard.ts";
+import { isLoopbackHost } from "../../_util/url_policy.ts";
+import { race } from "../../_util/time.ts";
 
 /**
  * Authorizations in a row (401 or 403, until a request with credentials
@@ -63,14 +73,46 @@ async function sdk(): Promise<Sdk> {
 export function authorize(
   state: OAuthState,
   response: Response,
+  signal?: AbortSignal,
 ): Promise<boolean> {
-  state.running ??= run(state, response).finally(() =>
-    state.running = undefined
-  );
-  return state.running;
+  let flow = state.running;
+  if (flow === undefined) {
+    const abort = new AbortController();
+    const promise = run(state, response, abort.signal).finally(() => {
+      if (state.running === flow) state.running = undefined;
+    });
+    flow = state.running = { promise, abort, waiting: 0 };
+  }
+  return follow(state, flow, signal);
 }
 
-async function run(state: OAuthState, response: Response): Promise<boolean> {
+/**
+ * Waits for a shared flow on behalf of one caller. When every caller has
+ * given up (their deadline passed, their connection closed), the flow is
+ * aborted, its requests in flight too, and the next attempt starts fresh.
+ */
+async function follow(
+  state: OAuthState,
+  flow: NonNullable<OAuthState["running"]>,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  if (signal === undefined) return await flow.promise;
+  flow.waiting++;
+  try {
+    return await race(flow.promise, { signal });
+  } finally {
+    if (--flow.waiting === 0 && signal.aborted) {
+      flow.abort.abort(signal.reason);
+      if (state.running === flow) state.running = undefined;
+    }
+  }
+}
+
+async function run(
+  state: OAuthState,
+  response: Response,
+  signal: AbortSignal,
+): Promise<boolean> {
   const { auth, extractWWWAuthenticateParams } = await sdk();
   const challenge = extractWWWAuthenticateParams(response);
   const stepUp = response.status === 403;
@@ -94,6 +136,7 @@ async function run(state: OAuthState, response: Response): Promise<boolean> {
   state.scope = union(state.scope, granted, challenge.scope);
   let authorizationUrl: URL | undefined;
   let result: string;
+  const guard = state.guard ??= guardState();
   try {
     result = await auth(
       watched(state, stepUp, (url) => authorizationUrl = url),
@@ -101,7 +144,7 @@ async function run(state: OAuthState, response: Response): Promise<boolean> {
         serverUrl: state.serverUrl,
         resourceMetadataUrl: state.resourceMetadataUrl,
         scope: state.scope,
-        fetchFn: state.fetchFn,
+        fetchFn: guardedFetch(state.fetchFn ?? fetch, guard, signal),
       },
     );
   } catch (error) {
@@ -128,22 +171,64 @@ async function run(state: OAuthState, response: Response): Promise<boolean> {
  */
 export async function finishAuth(
   state: OAuthState,
-  code: string,
+  callback: MCPAuthorizationCallback,
 ): Promise<void> {
   const { auth } = await sdk();
+  const { code, iss } = callbackParams(callback);
   state.secrets = mergeSecrets(state.secrets, secretsOf([["code", code]]));
+  const guard = state.guard ??= guardState();
+  // Checked against the issuer before the code goes out (guard.ts).
+  guard.callbackIss = iss;
   try {
-    await auth(state.provider as Provider, {
+    await auth(watched(state, false, () => {}), {
       serverUrl: state.serverUrl,
       authorizationCode: code,
       resourceMetadataUrl: state.resourceMetadataUrl,
       scope: state.scope,
-      fetchFn: state.fetchFn,
+      fetchFn: guardedFetch(
+        state.fetchFn ?? fetch,
+        guard,
+        AbortSignal.timeout(2 * OAUTH_REQUEST_TIMEOUT_MS),
+      ),
     });
   } catch (error) {
     throw await failure(state, error, "the authorization code exchange");
+  } finally {
+    guard.callbackIss = null;
   }
   await remember(state);
+}
+
+/**
+ * The code and `iss` of what the redirect brought (`null` for a bare code:
+ * no `iss` to check).
+ *
+ * @throws {MCPConfigError} When there is no code, or the server sent an error instead.
+ */
+function callbackParams(
+  callback: MCPAuthorizationCallback,
+): { code: string; iss: string | undefined | null } {
+  if (typeof callback === "string") return { code: callback, iss: null };
+  const params = callback instanceof URL ? callback.searchParams : callback;
+  const code = params.get("code");
+  if (code === null || code === "") {
+    const error = params.get("error");
+    throw new MCPConfigError(
+      "authorizationCode",
+      error === null
+        ? "The redirect passed to finishAuth() has no code: pass the URL (or query) the authorization server redirected the browser to"
+        : `The authorization server redirected with error ${
+          JSON.stringify(error.slice(0, 100))
+        }${
+          params.get("error_description")
+            ? `: ${
+              JSON.stringify(params.get("error_description")!.slice(0, 300))
+            }`
+            : ""
+        }; nothing was exchanged`,
+    );
+  }
+  return { code, iss: params.get("iss") ?? undefined };
 }
 
 /**
@@ -157,10 +242,14 @@ function watched(
   onRedirect: (url: URL) => void,
 ): Provider {
   const target = state.provider as Provider;
+  const guard = state.guard!;
+  /** The issuer of this flow's authorization server, once discovered. */
+  const issuer = () => guard.metadata?.issuer as string | undefined;
   return new Proxy(target, {
     get(_, key) {
       if (key === "redirectToAuthorization") {
         return (url: URL) => {
+          checkAuthorizationUrl(url, guard);
           onRedirect(url);
           return target.redirectToAuthorization?.(url);
         };
@@ -171,10 +260,105 @@ function watched(
           return tokens && { ...tokens, refresh_token: undefined };
         };
       }
+      if (key === "saveTokens") {
+        return (tokens: { token_type?: unknown }) => {
+          checkTokenType(tokens.token_type);
+          return target.saveTokens(tokens as never);
+        };
+      }
+      if (key === "clientInformation") {
+        // Credentials of one authorization server are never shown to another.
+        return async () => {
+          const info = await target.clientInformation() as
+            | { issuer?: unknown }
+            | undefined;
+          const current = issuer();
+          return info?.issuer !== undefined && current !== undefined &&
+              info.issuer !== current
+            ? undefined
+            : info;
+        };
+      }
+      if (key === "saveClientInformation") {
+        return (info: Record<string, unknown>) => {
+          const current = issuer();
+          return target.saveClientInformation?.(
+            (current === undefined
+              ? info
+              : { ...info, issuer: current }) as never,
+          );
+        };
+      }
+      if (key === "clientMetadata") {
+        const metadata = target.clientMetadata as
+          | { redirect_uris?: unknown; application_type?: unknown }
+          | undefined;
+        if (!metadata || metadata.application_type !== undefined) {
+          return metadata;
+        }
+        return { ...metadata, application_type: applicationType(metadata) };
+      }
       const value = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/**
+ * The authorization URL a user is sent to, checked: `https:` (or `http:` on
+ * this machine), and an authorization server that advertises PKCE S256
+ * when it publishes metadata at all.
+ *
+ * @throws {MCPConnectionError} Naming the offending URL or field.
+ */
+function checkAuthorizationUrl(url: URL, guard: GuardState): void {
+  checkedUrl("authorization_endpoint", url);
+  const metadata = guard.metadata;
+  if (metadata === undefined) return; // 2025-03-26 default endpoints: no metadata to check
+  const methods = metadata.code_challenge_methods_supported;
+  if (!Array.isArray(methods) || !methods.includes("S256")) {
+    throw new MCPConnectionError(
+      `OAuth: the authorization server ${
+        JSON.stringify(metadata.issuer)
+      } does not advertise PKCE S256 (code_challenge_methods_supported is ${
+        JSON.stringify(methods ?? null)?.slice(0, 100)
+      }); the MCP authorization rules forbid authorizing without it, so the user was not sent there`,
+    );
+  }
+}
+
+/**
+ * Only Bearer tokens are sent as `Authorization: Bearer` (RFC 6749 §7.1).
+ *
+ * @throws {MCPConnectionError} For any other token type.
+ */
+function checkTokenType(type: unknown): void {
+  if (type === undefined || String(type).toLowerCase() === "bearer") return;
+  throw new MCPConnectionError(
+    `OAuth: the authorization server issued a token of type ${
+      JSON.stringify(String(type).slice(0, 40))
+    }; this client sends only Bearer tokens (RFC 6749 §7.1), so it was not used`,
+  );
+}
+
+/**
+ * `native` for a client whose redirects stay on this machine (loopback or a
+ * custom scheme), else `web`: dynamic registration says which (SEP-837).
+ */
+function applicationType(metadata: { redirect_uris?: unknown }): string {
+  const uris = Array.isArray(metadata.redirect_uris)
+    ? metadata.redirect_uris
+    : [];
+  const native = uris.length > 0 && uris.every((uri) => {
+    try {
+      const url = new URL(String(uri));
+      return url.protocol !== "https:" &&
+        (url.protocol !== "http:" || isLoopbackHost(url.hostname));
+    } catch {
+      return false;
+    }
+  });
+  return native ? "native" : "web";
 }
 
 /** Adds the provider's current tokens, client secret and verifier to the secrets. */

@@ -34,8 +34,17 @@ export interface OAuthState {
   scope?: string | undefined;
   /** Authorizations since a request with credentials last got through. */
   rounds: number;
-  /** The authorization in progress; concurrent 401s share it. */
-  running?: Promise<boolean> | undefined;
+  /**
+   * The authorization in progress; concurrent 401s share it. Aborted when
+   * every caller waiting for it has given up.
+   */
+  running?: {
+    promise: Promise<boolean>;
+    abort: AbortController;
+    waiting: number;
+  } | undefined;
+  /** What the guard learned of the authorization server (`guard.ts`). */
+  guard?: import("./guard.ts").GuardState | undefined;
   /** Tokens, codes, client secrets and verifiers seen, longest first. */
   secrets: string[];
 }

@@ -1,0 +1,160 @@
+/**
+ * A hostile authorization server for the OAuth tests (the library's and
+ * `mcp-adapter login`'s): the strict auto-approving one of
+ * `_oauth_authorization.ts`, whose metadata documents, redirect and token
+ * answers a test rewrites (a `file:` authorization endpoint, a wrong or
+ * missing `iss`, a foreign issuer, a token that never comes or never ends,
+ * terminal escapes in an error description), beside a protected MCP server
+ * (`_remote.ts`) whose protected resource metadata names it. Both on 127.0.0.1, ephemeral
+ * ports; nothing it serves points off the machine that a client would
+ * fetch.
+ *
+ * @module
+ */
+
+import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { IncomingMessage } from "node:http";
+import {
+  authorizationServer,
+  type AuthorizationServerOptions,
+  json,
+  type OAuthEvent,
+} from "./_oauth_authorization.ts";
+import { listen, sdkStreamableServer } from "./_remote.ts";
+
+/** What the hostile authorization server rewrites; each part is optional. */
+export interface HostileOptions {
+  /** How the honest authorization server underneath behaves (clients, grants). */
+  server?: AuthorizationServerOptions;
+  /** Changes the RFC 8414 metadata document before it is served. */
+  metadata?: (document: Record<string, unknown>) => void;
+  /** Changes the protected resource metadata before it is served. */
+  resourceMetadata?: (document: Record<string, unknown>) => void;
+  /** Changes the authorization endpoint's redirect (its `code`, `state`, `iss`) before it is sent. */
+  redirect?: (location: URL) => void;
+  /** Answers the token endpoint instead of the honest server when it returns true. */
+  token?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** Changes a token response (its JSON) before it is sent. */
+  tokenResponse?: (document: Record<string, unknown>) => void;
+  /** Answers an authorized MCP request (its parsed body) instead of the MCP server when it returns true. */
+  mcp?: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    token: string,
+  ) => boolean;
+}
+
+/** The running pair. */
+export interface HostileOAuthServer {
+  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  url: string;
+  /** The authorization server's issuer, as its metadata says before any rewrite. */
+  issuer: string;
+  /** What clients asked of the authorization server, in order. */
+  events: OAuthEvent[];
+  close(): Promise<void>;
+}
+
+const METADATA_PATH = "/.well-known/oauth-authorization-server";
+const PRM_PATH = "/.well-known/oauth-protected-resource/mcp";
+
+/** Rewrites the JSON body `json()` is about to send. */
+function rewriteJson(
+  res: ServerResponse,
+  change: (document: Record<string, unknown>) => void,
+): void {
+  const end = res.end.bind(res);
+  res.end = ((chunk: unknown) => {
+    const document = JSON.parse(String(chunk));
+    change(document);
+    return end(JSON.stringify(document));
+  }) as typeof res.end;
+}
+
+/** Rewrites the `location` of the redirect about to be sent. */
+function rewriteLocation(res: ServerResponse, change: (url: URL) => void) {
+  const writeHead = res.writeHead.bind(res);
+  res.writeHead = ((status: number, headers?: OutgoingHttpHeaders) => {
+    if (typeof headers?.location === "string") {
+      const location = new URL(headers.location);
+      change(location);
+      headers = { ...headers, location: location.href };
+    }
+    return writeHead(status, headers);
+  }) as typeof res.writeHead;
+}
+
+/**
+ * Starts the hostile authorization server and the MCP server it protects.
+ *
+ * @param options What to rewrite.
+ */
+export async function startHostileOAuthServer(
+  options: HostileOptions = {},
+): Promise<HostileOAuthServer> {
+  let mcpOrigin = "";
+  let asOrigin = "";
+  const as = authorizationServer(options.server ?? {}, {
+    origin: () => asOrigin,
+    resource: () => `${mcpOrigin}/mcp`,
+    requireResource: true,
+  });
+  const authServer = await listen((req, res, body) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (path === METADATA_PATH && options.metadata) {
+      rewriteJson(res, options.metadata);
+    }
+    if (path === "/authorize" && options.redirect) {
+      rewriteLocation(res, options.redirect);
+    }
+    if (path === "/token") {
+      if (options.token?.(req, res)) return;
+      if (options.tokenResponse) rewriteJson(res, options.tokenResponse);
+    }
+    if (!as.serve(req, res, body)) json(res, 404, { error: "not_found" });
+  });
+  asOrigin = authServer.origin;
+  const mcp = await sdkStreamableServer({
+    intercept: (req, res, body) => {
+      const path = new URL(req.url ?? "/", "http://x").pathname;
+      if (req.method === "GET" && path === PRM_PATH) {
+        const document: Record<string, unknown> = {
+          resource: `${mcpOrigin}/mcp`,
+          authorization_servers: [as.issuer()],
+        };
+        options.resourceMetadata?.(document);
+        json(res, 200, document);
+        return true;
+      }
+      if (path.startsWith("/.well-known/")) {
+        json(res, 404, { error: "not_found" });
+        return true;
+      }
+      const header = req.headers.authorization ?? "";
+      const grant = as.accessTokens.get(
+        header.startsWith("Bearer ") ? header.slice(7) : "",
+      );
+      if (grant !== undefined && grant.expiresAt > Date.now()) {
+        return options.mcp?.(req, res, body, header.slice(7)) ?? false;
+      }
+      res.writeHead(401, {
+        "www-authenticate": `Bearer realm="mcp", resource_metadata="${
+          mcpOrigin + PRM_PATH
+        }"`,
+        "content-type": "application/json",
+      }).end(JSON.stringify({ error: "invalid_token" }));
+      return true;
+    },
+  });
+  mcpOrigin = mcp.origin;
+  return {
+    url: mcp.url,
+    issuer: as.issuer(),
+    events: as.events,
+    close: async () => {
+      await mcp.close();
+      await authServer.close();
+    },
+  };
+}
