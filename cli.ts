@@ -17,7 +17,22 @@
 
 import type { CliOutput } from "./src/cli/_output.ts";
 export type { CliOutput };
-export { tokenStoreAuth, tokenStorePath } from "./src/cli/_token_store.ts";
+export {
+  FileTokenStore,
+  tokenStoreAuth,
+  tokenStorePath,
+} from "./src/cli/_token_store.ts";
+export {
+  type RedisClientLike,
+  RedisTokenStore,
+  type RedisTokenStoreOptions,
+} from "./src/cli/_redis_store.ts";
+export type {
+  LockTiming,
+  OAuthTokenStore,
+  StoredLogin,
+  StoredTokens,
+} from "./src/cli/_store.ts";
 // Types the API above refers to, listed so this entry documents on its own.
 export type { ServerAuth, ServerEntry } from "./src/config/load.ts";
 export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";

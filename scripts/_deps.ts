@@ -28,6 +28,8 @@ export const TEST_PACKAGES: readonly string[] = [
   "esbuild",
   // tests/models/loop_test.ts runs the AI SDK's generateText() with a mock model.
   "ai",
+  // tests/cli/redis_store_test.ts: the Redis token store over node-redis.
+  "redis",
 ];
 
 /**

@@ -1,128 +1,63 @@
 /**
- * The command line's OAuth token store: one JSON file per user (mode 0600,
- * in a 0700 folder under the user's config dir), one entry per server URL
- * holding the client registration and the tokens; and the OAuth client
- * provider that reads and writes it. Values are never printed. Internal.
+ * The OAuth client provider of a configured server, over a token store
+ * (`_store.ts`: the file store by default, `_redis_store.ts` for a fleet):
+ * it reads and writes the server's login there, and refreshes under the
+ * store's lock of that server, so that processes sharing the store refresh
+ * a rotating refresh token once. Values are never printed. Internal.
  *
  * @module
  */
 
-import process from "node:process";
-import { homedir } from "node:os";
-import { join } from "node:path";
-import {
-  chmod,
-  mkdir,
-  readFile,
-  rename,
-  rm,
-  writeFile,
-} from "node:fs/promises";
 import type { ServerEntry } from "../config/load.ts";
 import { SerialQueue } from "../_util/serial_queue.ts";
-import { isRecord } from "../_util/values.ts";
 import { MCPAuthorizationRequiredError } from "../errors.ts";
 import type { OAuthClientProviderLike } from "../transports/oauth.ts";
+import { FileTokenStore, tokenStorePath } from "./_file_store.ts";
+import type { OAuthTokenStore, StoredLogin, StoredTokens } from "./_store.ts";
 
-/** What is kept for one server URL. */
-export interface StoredLogin {
-  /** The client registration (dynamic, or the configured client ID). */
-  client?: Record<string, unknown>;
-  /** The tokens of the last login or refresh. */
-  tokens?: { access_token: string; refresh_token?: string; scope?: string };
+export { FileTokenStore, tokenStorePath };
+export type { OAuthTokenStore, StoredLogin, StoredTokens };
+
+/**
+ * The login command's view of the file store: an absent entry reads as
+ * empty.
+ */
+export class TokenStore extends FileTokenStore {
+  /** The entry of `url`; `{}` when there is none. */
+  override async get(url: string): Promise<StoredLogin> {
+    return (await super.get(url)) ?? {};
+  }
 }
 
 /**
- * The command line's OAuth token store file:
- * `$XDG_CONFIG_HOME/mcp-adapter/oauth.json`, else
- * `~/.config/mcp-adapter/oauth.json`; `%APPDATA%\mcp-adapter\oauth.json` on
- * Windows. Mode 0600; one entry per server URL.
- *
- * @example
- * ```ts
- * import { tokenStorePath } from "@cleveragents/mcp-adapter/cli";
- *
- * console.log(tokenStorePath({ XDG_CONFIG_HOME: "/home/ada/.config" }));
- * ```
- *
- * @param env The environment to read the folders from; default the process's.
- * @returns The file's path.
+ * The optional provider method behind refresh serialisation: what an OAuth
+ * engine calls instead of refreshing on its own, so that every process
+ * sharing the store refreshes a given grant once.
  */
-export function tokenStorePath(
-  env: Record<string, string | undefined> = process.env,
-): string {
-  const base = process.platform === "win32" && env.APPDATA
-    ? env.APPDATA
-    : env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  return join(base, "mcp-adapter", "oauth.json");
-}
-
-/** The token file: read whole, changed one entry at a time, written atomically. */
-export class TokenStore {
-  /** The file's path. */
-  readonly path: string;
-  readonly #queue = new SerialQueue();
-
-  constructor(path: string) {
-    this.path = path;
-  }
-
-  /** Every entry, by server URL; empty when there is no file yet. */
-  async read(): Promise<Record<string, StoredLogin>> {
-    let text: string;
-    try {
-      text = await readFile(this.path, "utf8");
-    } catch (error) {
-      if ((error as { code?: string }).code === "ENOENT") return {};
-      throw error;
-    }
-    try {
-      const value = JSON.parse(text);
-      return isRecord(value) ? value as Record<string, StoredLogin> : {};
-    } catch {
-      throw new Error(
-        `the token store ${this.path} is not JSON; delete it and log in again`,
-      );
-    }
-  }
-
-  /** The entry of `url`. */
-  async get(url: string): Promise<StoredLogin> {
-    return (await this.read())[url] ?? {};
-  }
-
+export interface ExclusiveRefresh {
   /**
-   * Replaces the entry of `url` with what `change` makes of it (undefined
-   * deletes it). Changes run one at a time; each rereads the file, so other
-   * entries written meanwhile by another process are kept.
+   * Refreshes under the store's lock of this server. Takes the lock
+   * (waiting for another process's refresh to finish), rereads the stored
+   * tokens, and, when they are no longer `options.stale` (another process
+   * refreshed, or logged in or out, meanwhile), resolves with them without
+   * calling `refresh`. Otherwise it calls `refresh(current)`, saves the
+   * tokens it resolves with (when it resolves with none, what `refresh`
+   * saved through `saveTokens()` counts), and resolves with the stored
+   * tokens, releasing the lock in every case. Saves made through this
+   * provider while `refresh` runs go straight to the store.
+   *
+   * @param refresh Refreshes `current` (e.g. the SDK's `auth()`); rejects to abort.
+   * @param options `stale`: the tokens the caller found wanting (whose
+   * access token was refused); default, what the store holds when called.
+   * @returns The tokens now stored (`undefined` when there are none).
+   * @throws What `refresh` throws; an `MCPTimeoutError` when the lock stayed taken.
    */
-  update(
-    url: string,
-    change: (entry: StoredLogin) => StoredLogin | undefined,
-  ): Promise<void> {
-    return this.#queue.run(async () => {
-      const all = await this.read();
-      const changed = change(all[url] ?? {});
-      if (changed === undefined) delete all[url];
-      else all[url] = changed;
-      await this.#write(all);
-    });
-  }
-
-  async #write(all: Record<string, StoredLogin>): Promise<void> {
-    const dir = join(this.path, "..");
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    const scratch = `${this.path}.${process.pid}.${crypto.randomUUID()}.tmp`;
-    try {
-      await writeFile(scratch, JSON.stringify(all, null, 2) + "\n", {
-        mode: 0o600,
-      });
-      await chmod(scratch, 0o600); // whatever the umask
-      await rename(scratch, this.path);
-    } finally {
-      await rm(scratch, { force: true });
-    }
-  }
+  refreshExclusive(
+    refresh: (
+      current: StoredTokens | undefined,
+    ) => Promise<StoredTokens | undefined | void>,
+    options?: { stale?: StoredTokens | undefined },
+  ): Promise<StoredTokens | undefined>;
 }
 
 /** Options of {@linkcode StoredOAuthProvider}. */
@@ -135,21 +70,28 @@ export interface StoredOAuthProviderOptions {
 
 /**
  * An OAuth client provider (the MCP SDK's `OAuthClientProvider` shape) for
- * one configured server, backed by the {@linkcode TokenStore}: a native
+ * one configured server, backed by an {@linkcode OAuthTokenStore}: a native
  * public client (PKCE, no secret) with a loopback redirect URI. Without
  * `onRedirect`, a needed login fails with an
  * {@linkcode MCPAuthorizationRequiredError} that says to run `login`.
+ *
+ * Every change of the server's login is a read-modify-write under the
+ * store's lock of the server URL, except inside `refreshExclusive()`,
+ * which holds that lock already.
  */
-export class StoredOAuthProvider {
-  readonly #store: TokenStore;
+export class StoredOAuthProvider implements ExclusiveRefresh {
+  readonly #store: OAuthTokenStore;
   readonly #entry: ServerEntry;
   readonly #url: string;
   readonly #options: StoredOAuthProviderOptions;
+  /** Changes made while this provider holds the lock, in order. */
+  readonly #locked = new SerialQueue();
+  #holding = 0;
   #verifier: string | undefined;
   #state: string | undefined;
 
   constructor(
-    store: TokenStore,
+    store: OAuthTokenStore,
     entry: ServerEntry,
     options: StoredOAuthProviderOptions = {},
   ) {
@@ -188,7 +130,7 @@ export class StoredOAuthProvider {
   }
 
   async clientInformation(): Promise<Record<string, unknown> | undefined> {
-    const { client } = await this.#store.get(this.#url);
+    const client = (await this.#store.get(this.#url))?.client;
     const clientId = this.#entry.auth?.clientId;
     if (clientId !== undefined && client?.client_id !== clientId) {
       return { client_id: clientId };
@@ -199,18 +141,42 @@ export class StoredOAuthProvider {
   saveClientInformation(client: Record<string, unknown>): Promise<void> {
     // Outside a login a new registration is not kept: only `login` registers.
     const login = this.#options.onRedirect !== undefined;
-    return this.#store.update(
-      this.#url,
-      (entry) => login || entry.client ? { ...entry, client } : entry,
+    return this.#update((entry) =>
+      login || entry.client ? { ...entry, client } : entry
     );
   }
 
-  async tokens(): Promise<StoredLogin["tokens"]> {
-    return (await this.#store.get(this.#url)).tokens;
+  async tokens(): Promise<StoredTokens | undefined> {
+    return (await this.#store.get(this.#url))?.tokens;
   }
 
-  saveTokens(tokens: NonNullable<StoredLogin["tokens"]>): Promise<void> {
-    return this.#store.update(this.#url, (entry) => ({ ...entry, tokens }));
+  saveTokens(tokens: StoredTokens): Promise<void> {
+    return this.#update((entry) => ({ ...entry, tokens }));
+  }
+
+  refreshExclusive(
+    refresh: (
+      current: StoredTokens | undefined,
+    ) => Promise<StoredTokens | undefined | void>,
+    options: { stale?: StoredTokens | undefined } = {},
+  ): Promise<StoredTokens | undefined> {
+    const stale = "stale" in options
+      ? Promise.resolve(options.stale)
+      : this.tokens();
+    return stale.then((seen) =>
+      this.#store.withLock(this.#url, async () => {
+        this.#holding++;
+        try {
+          const current = await this.tokens();
+          if (!sameTokens(current, seen)) return current; // refreshed elsewhere
+          const fresh = await refresh(current);
+          if (fresh) await this.saveTokens(fresh);
+          return await this.tokens();
+        } finally {
+          this.#holding--;
+        }
+      })
+    );
   }
 
   redirectToAuthorization(authorizationUrl: URL): void {
@@ -239,20 +205,50 @@ export class StoredOAuthProvider {
   ): Promise<void> {
     if (scope === "verifier" || scope === "all") this.#verifier = undefined;
     if (scope === "discovery" || scope === "verifier") return;
-    await this.#store.update(this.#url, (entry) => {
+    await this.#update((entry) => {
       const kept = { ...entry };
       if (scope !== "tokens") delete kept.client;
       if (scope !== "client") delete kept.tokens;
       return kept;
     });
   }
+
+  /**
+   * Replaces the server's login with what `change` makes of it (an empty
+   * login deletes it), under the store's lock unless this provider holds it.
+   */
+  #update(change: (entry: StoredLogin) => StoredLogin): Promise<void> {
+    const write = async () => {
+      const changed = change(await this.#store.get(this.#url) ?? {});
+      if (changed.client === undefined && changed.tokens === undefined) {
+        await this.#store.delete(this.#url);
+      } else {
+        await this.#store.set(this.#url, changed);
+      }
+    };
+    return this.#holding > 0
+      ? this.#locked.run(write)
+      : this.#store.withLock(this.#url, write);
+  }
+}
+
+/** Whether two token sets are the same grant state (same access and refresh token). */
+function sameTokens(
+  a: StoredTokens | undefined,
+  b: StoredTokens | undefined,
+): boolean {
+  return a?.access_token === b?.access_token &&
+    a?.refresh_token === b?.refresh_token;
 }
 
 /**
- * The OAuth providers of the servers with `auth: oauth`, backed by the
- * command line's token store: what `mcp-adapter login` saved is used, and
- * refreshed tokens are saved back. A server that needs a new login fails
- * with an `MCPAuthorizationRequiredError` that names the `login` command.
+ * The OAuth providers of the servers with `auth: oauth`, backed by a token
+ * store: what `mcp-adapter login` saved is used, and refreshed tokens are
+ * saved back. A server that needs a new login fails with an
+ * `MCPAuthorizationRequiredError` that names the `login` command. Every
+ * provider refreshes under the store's lock of its server (see
+ * {@linkcode OAuthTokenStore.withLock}), so processes that share the store
+ * (a `RedisTokenStore` for workers on many machines) refresh a grant once.
  *
  * @example The command line's logins in your own hub
  * ```ts ignore
@@ -265,15 +261,16 @@ export class StoredOAuthProvider {
  * await hub.start();
  * ```
  *
- * @param path The token file; default {@linkcode tokenStorePath}.
+ * @param store The store, or the path of a token file; default the
+ * command line's file, {@linkcode tokenStorePath}.
  * @returns The `authProvider` option of `MCPToolHub`.
  */
 export function tokenStoreAuth(
-  path: string = tokenStorePath(),
+  store: OAuthTokenStore | string = tokenStorePath(),
 ): (entry: ServerEntry) => OAuthClientProviderLike | undefined {
-  const store = new TokenStore(path);
+  const opened = typeof store === "string" ? new FileTokenStore(store) : store;
   return (entry) =>
     entry.auth && entry.config.url
-      ? new StoredOAuthProvider(store, entry)
+      ? new StoredOAuthProvider(opened, entry)
       : undefined;
 }

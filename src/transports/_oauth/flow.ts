@@ -135,18 +135,28 @@ async function run(
     : undefined;
   state.scope = union(state.scope, granted, challenge.scope);
   let authorizationUrl: URL | undefined;
-  let result: string;
+  let result: string | undefined;
   const guard = state.guard ??= guardState();
+  const attempt = () =>
+    auth(watched(state, stepUp, (url) => authorizationUrl = url), {
+      serverUrl: state.serverUrl,
+      resourceMetadataUrl: state.resourceMetadataUrl,
+      scope: state.scope,
+      fetchFn: guardedFetch(state.fetchFn ?? fetch, guard, signal),
+    });
   try {
-    result = await auth(
-      watched(state, stepUp, (url) => authorizationUrl = url),
-      {
-        serverUrl: state.serverUrl,
-        resourceMetadataUrl: state.resourceMetadataUrl,
-        scope: state.scope,
-        fetchFn: guardedFetch(state.fetchFn ?? fetch, guard, signal),
-      },
-    );
+    const { provider } = state;
+    if (!stepUp && provider.refreshExclusive) {
+      // A store shared by many processes: one refresh at a time, and none
+      // when another process has refreshed since these tokens were refused
+      // (a rotating refresh token works once).
+      const stale = await provider.tokens();
+      const tokens = await provider.refreshExclusive(async () => {
+        result = await attempt();
+      }, { stale });
+      if (result === undefined && tokens !== undefined) result = "AUTHORIZED";
+    }
+    result ??= await attempt();
   } catch (error) {
     throw await failure(state, error, "authorization");
   }

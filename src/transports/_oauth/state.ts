@@ -17,6 +17,17 @@ export interface OAuthClientProviderLike {
     | { access_token: string; token_type?: string }
     | undefined
     | Promise<{ access_token: string; token_type?: string } | undefined>;
+  /**
+   * Runs `refresh` exclusively across every process sharing the provider's
+   * store, unless the stored tokens differ from `stale` (another process
+   * refreshed them meanwhile): then it resolves with those and `refresh`
+   * is not called. Resolves with the stored tokens after. Optional; the
+   * token stores of `@cleveragents/mcp-adapter/cli` provide it.
+   */
+  refreshExclusive?(
+    refresh: () => Promise<void>,
+    options: { stale?: { access_token: string } | undefined },
+  ): Promise<unknown>;
 }
 
 /**

@@ -1,0 +1,213 @@
+/**
+ * The default token store: one JSON file per user (mode 0600, in a 0700
+ * folder under the user's config dir), one entry per server URL. The file
+ * is read whole and written atomically (a scratch file renamed over it);
+ * every write holds the file's lock file, so processes writing different
+ * entries keep each other's. The lock of one key is a lock file of its own
+ * beside it (see `_file_lock.ts`). Values are never printed. Internal.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { createHash } from "node:crypto";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import {
+  chmod,
+  mkdir,
+  readFile,
+  rename,
+  rm,
+  writeFile,
+} from "node:fs/promises";
+import { SerialQueue } from "../_util/serial_queue.ts";
+import { isRecord } from "../_util/values.ts";
+import { fileLease } from "./_file_lock.ts";
+import {
+  describeKey,
+  KeyedMutex,
+  type LockTiming,
+  lockTiming,
+  withLease,
+} from "./_lease.ts";
+import type { OAuthTokenStore, StoredLogin } from "./_store.ts";
+
+/**
+ * The command line's OAuth token store file:
+ * `$XDG_CONFIG_HOME/mcp-adapter/oauth.json`, else
+ * `~/.config/mcp-adapter/oauth.json`; `%APPDATA%\mcp-adapter\oauth.json` on
+ * Windows. Mode 0600; one entry per server URL.
+ *
+ * @example
+ * ```ts
+ * import { tokenStorePath } from "@cleveragents/mcp-adapter/cli";
+ *
+ * console.log(tokenStorePath({ XDG_CONFIG_HOME: "/home/ada/.config" }));
+ * ```
+ *
+ * @param env The environment to read the folders from; default the process's.
+ * @returns The file's path.
+ */
+export function tokenStorePath(
+  env: Record<string, string | undefined> = process.env,
+): string {
+  const base = process.platform === "win32" && env.APPDATA
+    ? env.APPDATA
+    : env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(base, "mcp-adapter", "oauth.json");
+}
+
+/**
+ * The default {@linkcode OAuthTokenStore}: one JSON file (mode 0600, in a
+ * 0700 folder), shared by the processes of one machine. Every write
+ * rereads the file under its lock file, so entries written meanwhile by
+ * another process are kept. `withLock(key)` holds a lock file of that key
+ * beside the store (`oauth.json.<hash>.lock`), created exclusively and
+ * touched while held; one untouched for `leaseMs` is a crashed holder's and
+ * is taken over. For workers on several machines use `RedisTokenStore`.
+ *
+ * @example
+ * ```ts ignore
+ * import { FileTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/cli";
+ *
+ * const store = new FileTokenStore("/var/lib/agent/oauth.json");
+ * const authProvider = tokenStoreAuth(store);
+ * ```
+ */
+export class FileTokenStore implements OAuthTokenStore {
+  /** The file's path. */
+  readonly path: string;
+  readonly #timing: Required<LockTiming>;
+  readonly #writes = new SerialQueue();
+  readonly #sections = new KeyedMutex();
+
+  /**
+   * Opens the store (the file is created on the first write).
+   *
+   * @param path The file; default {@linkcode tokenStorePath}.
+   * @param options The locks' lease and wait.
+   * @throws {RangeError} When a duration is not a positive number.
+   */
+  constructor(path: string = tokenStorePath(), options: LockTiming = {}) {
+    this.path = path;
+    this.#timing = lockTiming(options);
+  }
+
+  /**
+   * Every entry, by server URL; empty when there is no file yet.
+   *
+   * @returns The entries.
+   * @throws {Error} When the file is not JSON.
+   */
+  async read(): Promise<Record<string, StoredLogin>> {
+    let text: string;
+    try {
+      text = await readFile(this.path, "utf8");
+    } catch (error) {
+      if ((error as { code?: string }).code === "ENOENT") return {};
+      throw error;
+    }
+    try {
+      const value = JSON.parse(text);
+      return isRecord(value) ? value as Record<string, StoredLogin> : {};
+    } catch {
+      throw new Error(
+        `the token store ${this.path} is not JSON; delete it and log in again`,
+      );
+    }
+  }
+
+  /**
+   * The entry of `url`.
+   *
+   * @param url The server URL.
+   * @returns The entry, or `undefined`.
+   */
+  async get(url: string): Promise<StoredLogin | undefined> {
+    return (await this.read())[url];
+  }
+
+  /**
+   * Replaces the entry of `url`.
+   *
+   * @param url The server URL.
+   * @param login The new entry.
+   */
+  set(url: string, login: StoredLogin): Promise<void> {
+    return this.update(url, () => login);
+  }
+
+  /**
+   * Deletes the entry of `url`.
+   *
+   * @param url The server URL.
+   */
+  delete(url: string): Promise<void> {
+    return this.update(url, () => undefined);
+  }
+
+  /**
+   * Replaces the entry of `url` with what `change` makes of it (undefined
+   * deletes it), atomically: under the file's lock, so changes of this and
+   * other processes run one at a time, each on the file as the last one
+   * left it.
+   *
+   * @param url The server URL.
+   * @param change From the current entry (`{}` when none) to the new one.
+   */
+  update(
+    url: string,
+    change: (entry: StoredLogin) => StoredLogin | undefined,
+  ): Promise<void> {
+    return this.#writes.run(() =>
+      this.#locked(`${this.path}.lock`, "the token store file", async () => {
+        const all = await this.read();
+        const changed = change(all[url] ?? {});
+        if (changed === undefined) delete all[url];
+        else all[url] = changed;
+        await this.#write(all);
+      })
+    );
+  }
+
+  /**
+   * Runs `fn` holding the lock of `url` (see {@linkcode OAuthTokenStore.withLock}).
+   *
+   * @param url The server URL.
+   * @param fn The exclusive section.
+   * @returns What `fn` resolves with.
+   */
+  withLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
+    const hash = createHash("sha256").update(url).digest("hex").slice(0, 32);
+    return this.#sections.run(
+      url,
+      () => this.#locked(`${this.path}.${hash}.lock`, describeKey(url), fn),
+    );
+  }
+
+  async #locked<T>(
+    lockPath: string,
+    what: string,
+    fn: () => Promise<T>,
+  ): Promise<T> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    return await withLease(fileLease(lockPath, this.#timing.leaseMs), fn, {
+      ...this.#timing,
+      what: `the lock of ${what} (${lockPath})`,
+    });
+  }
+
+  async #write(all: Record<string, StoredLogin>): Promise<void> {
+    const scratch = `${this.path}.${process.pid}.${crypto.randomUUID()}.tmp`;
+    try {
+      await writeFile(scratch, JSON.stringify(all, null, 2) + "\n", {
+        mode: 0o600,
+      });
+      await chmod(scratch, 0o600); // whatever the umask
+      await rename(scratch, this.path);
+    } finally {
+      await rm(scratch, { force: true });
+    }
+  }
+}
