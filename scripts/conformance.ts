@@ -606,8 +606,9 @@ export function requirementTable(
   revision: string,
   ours: RequirementRun,
   sdk?: RequirementRun,
+  expected: Readonly<Record<string, string>> =
+    EXPECTED_REQUIREMENT_FAILURES[revision] ?? {},
 ): { lines: string[]; unexpected: string[] } {
-  const expected = EXPECTED_REQUIREMENT_FAILURES[revision] ?? {};
   const names = [
     ...new Set([...ours.scored.keys(), ...sdk?.scored.keys() ?? []]),
   ];
@@ -632,7 +633,7 @@ export function requirementTable(
     } else if (passed === true && reason !== undefined) {
       stale.push(name);
       note = "passes now: remove it from EXPECTED_REQUIREMENT_FAILURES";
-    } else if (reason !== undefined) note = "expected (authorization)";
+    } else if (reason !== undefined) note = `expected (${reason})`;
     lines.push(
       (pad(name, width) + cell(ours, name) +
         (sdk === undefined ? "" : cell(sdk, name)) + note).trimEnd(),

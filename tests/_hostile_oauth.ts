@@ -32,8 +32,17 @@ export interface HostileOptions {
   resourceMetadata?: (document: Record<string, unknown>) => void;
   /** Changes the authorization endpoint's redirect (its `code`, `state`, `iss`) before it is sent. */
   redirect?: (location: URL) => void;
-  /** Answers the token endpoint instead of the honest server when it returns true. */
-  token?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * Answers the token endpoint instead of the honest server when it returns
+   * (or resolves) true; it may hold the request first.
+   */
+  token?: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+  ) => boolean | Promise<boolean>;
+  /** Told of every MCP request refused with 401, and the token it carried. */
+  refused?: (token: string) => void;
   /** Changes a token response (its JSON) before it is sent. */
   tokenResponse?: (document: Record<string, unknown>) => void;
   /** Answers an authorized MCP request (its parsed body) instead of the MCP server when it returns true. */
@@ -100,7 +109,7 @@ export async function startHostileOAuthServer(
     resource: () => `${mcpOrigin}/mcp`,
     requireResource: true,
   });
-  const authServer = await listen((req, res, body) => {
+  const authServer = await listen(async (req, res, body) => {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (path === METADATA_PATH && options.metadata) {
       rewriteJson(res, options.metadata);
@@ -109,7 +118,7 @@ export async function startHostileOAuthServer(
       rewriteLocation(res, options.redirect);
     }
     if (path === "/token") {
-      if (options.token?.(req, res)) return;
+      if (await options.token?.(req, res, body)) return;
       if (options.tokenResponse) rewriteJson(res, options.tokenResponse);
     }
     if (!as.serve(req, res, body)) json(res, 404, { error: "not_found" });
@@ -138,6 +147,7 @@ export async function startHostileOAuthServer(
       if (grant !== undefined && grant.expiresAt > Date.now()) {
         return options.mcp?.(req, res, body, header.slice(7)) ?? false;
       }
+      options.refused?.(header.slice(7));
       res.writeHead(401, {
         "www-authenticate": `Bearer realm="mcp", resource_metadata="${
           mcpOrigin + PRM_PATH

@@ -59,6 +59,7 @@ export function oauthHooks(
       const tokens = await provider.tokens() as
         | { access_token: string; refresh_token?: string }
         | undefined;
+      s.sent = tokens;
       const refresh = tokens?.refresh_token;
       if (refresh && !s.secrets.includes(refresh)) {
         s.secrets = mergeSecrets(s.secrets, secretsOf([["token", refresh]]));

@@ -17,7 +17,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createClient } from "redis";
-import { MCPTimeoutError } from "@cleveragents/mcp-adapter";
+import {
+  MCPAuthorizationRequiredError,
+  MCPTimeoutError,
+  MCPToolAdapter,
+} from "@cleveragents/mcp-adapter";
 import {
   FileTokenStore,
   type LockTiming,
@@ -29,6 +33,11 @@ import {
 import type { StoredOAuthProvider } from "../../src/cli/_token_store.ts";
 import { fixturePath, runtimeCommand } from "../_helpers.ts";
 import { type RedisTestServer, startRedisServer } from "../_redis.ts";
+import { startHostileOAuthServer } from "../_hostile_oauth.ts";
+import {
+  approveHeadlesslyRedirect,
+  MemoryOAuthProvider,
+} from "../_oauth_client.ts";
 
 const TEST_TIMEOUT_MS = 60_000;
 const SERVER_URL = "https://mcp.example.com/mcp";
@@ -413,6 +422,75 @@ describe("OAuth token stores", () => {
           } finally {
             answer();
             await endpoint.close();
+          }
+        },
+      );
+
+      it(
+        "two workers whose stored access token is refused: through the OAuth flow, one refresh, both call the tool",
+        { timeout: TEST_TIMEOUT_MS },
+        async () => {
+          // Both workers' requests are refused before the one refresh is answered.
+          let refusals = 0;
+          let bothRefused!: () => void;
+          const refused = new Promise<void>((resolve) => bothRefused = resolve);
+          const server = await startHostileOAuthServer({
+            refused: () => {
+              if (++refusals === 2) bothRefused();
+            },
+            token: async (_req, _res, body) => {
+              const grant = new URLSearchParams(String(body)).get("grant_type");
+              if (grant === "refresh_token") await refused;
+              return false;
+            },
+          });
+          try {
+            // A login, as `mcp-adapter login` leaves it; then the access
+            // token stops working (expired, say).
+            const login = new MemoryOAuthProvider();
+            const adapter = new MCPToolAdapter(
+              { name: "notes", transport: "streamable-http", url: server.url },
+              { authProvider: login },
+            );
+            await adapter.connect().catch(async (error) => {
+              assert.ok(error instanceof MCPAuthorizationRequiredError);
+              await adapter.finishAuth(
+                await approveHeadlesslyRedirect(
+                  error.authorizationUrl,
+                  login.expectedState,
+                ),
+              );
+            });
+            await adapter.disconnect();
+            const { client_id, client_secret } = login.clientInformation()!;
+            await open().set(server.url, {
+              client: { client_id, client_secret },
+              tokens: {
+                ...login.tokens()!,
+                access_token: "no-longer-valid",
+              } as never,
+            });
+            const job = { ...where(), mode: "invoke", serverUrl: server.url };
+            const pair = [startWorker(job), startWorker(job)];
+            await Promise.all(pair.map((one) => one.line("ready")));
+            for (const one of pair) one.child.stdin!.write("go\n");
+            const done = await Promise.all(
+              pair.map((one) => one.line("done ")),
+            );
+            const stored = (await open().get(server.url))?.tokens;
+            assert.notEqual(stored?.access_token, "no-longer-valid");
+            assert.deepEqual(done, [
+              `done true ${stored!.access_token}`,
+              `done true ${stored!.access_token}`,
+            ]);
+            const refreshes = server.events.filter((event) =>
+              event.kind === "token" &&
+              event.params.grant_type === "refresh_token"
+            );
+            assert.equal(refreshes.length, 1, "one refresh for the fleet");
+          } finally {
+            bothRefused();
+            await server.close();
           }
         },
       );

@@ -48,13 +48,14 @@ describe("scripts/conformance.ts: requirementTable()", () => {
         ]]),
         seconds: 3.06,
       },
+      { "auth/iss-supported": "authorization" },
     );
     assert.deepEqual(lines, [
       "scenario             ours    sdk v2  note",
       "tools_call           pass    FAIL",
       "auth/iss-supported   FAIL    pass    expected (authorization)",
       "http-custom-headers  FAIL    pass    UNEXPECTED FAILURE",
-      "ours at 2026-07-28: 1/3 scored scenarios pass (21 expected failures); took 2.4 s",
+      "ours at 2026-07-28: 1/3 scored scenarios pass (1 expected failures); took 2.4 s",
       "sdk v2 at 2026-07-28: 2/3 scored scenarios pass; took 3.1 s (informative)",
     ]);
     assert.deepEqual(unexpected, ["http-custom-headers"]);

@@ -150,7 +150,7 @@ async function run(
       // A store shared by many processes: one refresh at a time, and none
       // when another process has refreshed since these tokens were refused
       // (a rotating refresh token works once).
-      const stale = await provider.tokens();
+      const stale = state.sent ?? await provider.tokens();
       const tokens = await provider.refreshExclusive(async () => {
         result = await attempt();
       }, { stale });

@@ -54,6 +54,8 @@ export interface OAuthState {
     abort: AbortController;
     waiting: number;
   } | undefined;
+  /** The tokens of the last request sent: when it is refused, these are stale. */
+  sent?: { access_token: string; refresh_token?: string } | undefined;
   /** What the guard learned of the authorization server (`guard.ts`). */
   guard?: import("./guard.ts").GuardState | undefined;
   /** Tokens, codes, client secrets and verifiers seen, longest first. */
