@@ -338,18 +338,20 @@ export class MCPToolAdapter {
    * `discoverTools()` or `invoke()` threw
    * {@linkcode MCPAuthorizationRequiredError}, and the user approved at its
    * `authorizationUrl`, the authorization server redirects to the
-   * provider's `redirectUrl` with a `code`: pass it here. It is exchanged
-   * with what the server's 401 or 403 named (resource metadata, scope; the
-   * PKCE verifier is in the provider) and the tokens are saved in the
-   * provider. Then call `connect()` again, or repeat the call that failed: a
-   * live connection keeps its session and tool list.
+   * provider's `redirectUrl` with a `code` and, RFC 9207, its `iss`: pass
+   * the redirect URL (or its query) here. The `iss` is checked against the
+   * authorization server before the code is exchanged with what the
+   * server's 401 or 403 named (resource metadata, scope; the PKCE verifier
+   * is in the provider), and the tokens are saved in the provider. Then
+   * call `connect()` again, or repeat the call that failed: a live
+   * connection keeps its session and tool list.
    *
    * @example
    * ```ts ignore
    * import { MCPAuthorizationRequiredError, MCPToolAdapter } from "@cleveragents/mcp-adapter";
    *
    * declare const adapter: MCPToolAdapter;
-   * declare function codeFromBrowser(url: URL): Promise<string>;
+   * declare function redirectFromBrowser(url: URL): Promise<URL>;
    *
    * for (let tries = 0; ; tries++) {
    *   try {
@@ -357,15 +359,18 @@ export class MCPToolAdapter {
    *     break;
    *   } catch (error) {
    *     if (!(error instanceof MCPAuthorizationRequiredError) || tries > 0) throw error;
-   *     await adapter.finishAuth(await codeFromBrowser(error.authorizationUrl));
+   *     await adapter.finishAuth(await redirectFromBrowser(error.authorizationUrl));
    *   }
    * }
    * ```
    *
-   * @param authorizationCode The `code` parameter of the redirect.
-   * @throws {MCPConfigError} Without an OAuth `authProvider`.
-   * @throws {MCPConnectionError} When the exchange fails; the message never
-   * contains the code, tokens, client secret or verifier.
+   * @param callback The redirect URL or its query (`code`, `iss`); a bare
+   * `code` string is accepted only from a server that does not send `iss`.
+   * @throws {MCPConfigError} Without an OAuth `authProvider`, or when the
+   * redirect carries no code (the server's `error` is quoted).
+   * @throws {MCPConnectionError} When the `iss` is wrong or missing, or the
+   * exchange fails; the message never contains the code, tokens, client
+   * secret or verifier.
    */
   async finishAuth(callback: MCPAuthorizationCallback): Promise<void> {
     await this.#connection.finishAuth(callback).catch((error) => {

@@ -11,6 +11,7 @@ import type { JSONRPCRequest } from "../transports/transport.ts";
 import type { JsonSchema } from "../types.ts";
 import { isRecord } from "../_util/values.ts";
 import { MCPAdapterError } from "../errors.ts";
+import { webUrlProblem } from "../_util/url_policy.ts";
 import type {
   ClientHandlers,
   ElicitationRequest,
@@ -68,13 +69,13 @@ async function route(
 
 /** The longest URL a URL-mode elicitation may bring. */
 const MAX_URL_CHARS = 4096;
-const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /**
  * The URL of a URL-mode elicitation, checked: the client declared URL mode,
- * and the URL is `https:` (`http:` only on a loopback host), bounded, and
- * carries no credentials (`https://bank.example@evil.example` hides where
- * it leads). It is never fetched here.
+ * and the URL passes the library's rule for URLs from a server (`https:`,
+ * `http:` only on a loopback host, no credentials before the host, no
+ * link-local address; `../_util/url_policy.ts`) and is bounded. It is
+ * never fetched here.
  *
  * @throws {MCPAdapterError} `invalid_response`, naming what is wrong.
  */
@@ -98,19 +99,8 @@ function checkedUrl(handlers: ClientHandlers, url: unknown): string {
   } catch {
     throw refuse("is not a valid absolute URL");
   }
-  if (
-    parsed.protocol !== "https:" &&
-    !(parsed.protocol === "http:" && LOOPBACK.has(parsed.hostname))
-  ) {
-    throw refuse(
-      `uses ${
-        JSON.stringify(parsed.protocol.slice(0, 20))
-      } (only https:, or http: on this machine, are opened)`,
-    );
-  }
-  if (parsed.username !== "" || parsed.password !== "") {
-    throw refuse("carries credentials before its host");
-  }
+  const problem = webUrlProblem(parsed);
+  if (problem !== undefined) throw refuse(`is refused: ${problem}`);
   return parsed.href;
 }
 

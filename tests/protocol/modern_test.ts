@@ -11,6 +11,8 @@ import {
   MCPToolAdapter,
   MCPToolHub,
 } from "@cleveragents/mcp-adapter";
+import { ToolRegistry } from "@cleveragents/mcp-adapter";
+import { modelTools } from "@cleveragents/mcp-adapter/models";
 import { text, waitFor } from "../_helpers.ts";
 import {
   type LegacyMode,
@@ -221,8 +223,8 @@ for (const legacy of ["reject", "serve"] as const) {
         assert.deepEqual(opened, [["url", url, "Sign in, please"]]);
         for (
           const [hostile, said] of [
-            ["javascript:alert(1)", /uses "javascript:"/],
-            ["http://evil.example/", /uses "http:"/],
+            ["javascript:alert(1)", /its scheme "javascript:" is not https:/],
+            ["http://evil.example/", /plain http: on another machine/],
             ["https://bank.example@evil.example/", /credentials/],
             ["not a url", /not a valid absolute URL/],
           ] as const
@@ -249,6 +251,32 @@ for (const legacy of ["reject", "serve"] as const) {
 
     it("deadlines, cancellation, output validation and reconnect", async () => {
       await assertCallBehaviour(stdioConfig(legacy));
+    });
+
+    it("hands its tools to a model (/models) and runs the model's call", async () => {
+      const adapter = new MCPToolAdapter(stdioConfig(legacy));
+      try {
+        await adapter.connect();
+        const registry = new ToolRegistry();
+        await adapter.registerTools(registry, "v2");
+        const tools = modelTools(registry, "openai-chat");
+        const sum = tools.definitions.find((tool) =>
+          tool.function.name === "v2__get_sum"
+        );
+        assert.ok(sum, "get_sum is offered to the model");
+        const [message] = await tools.dispatch({
+          id: "call_1",
+          type: "function",
+          function: { name: "v2__get_sum", arguments: '{"a": 20, "b": 22}' },
+        });
+        assert.deepEqual(message, {
+          role: "tool",
+          tool_call_id: "call_1",
+          content: "42",
+        });
+      } finally {
+        await adapter.disconnect();
+      }
     });
   });
 }

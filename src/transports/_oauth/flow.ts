@@ -142,7 +142,12 @@ async function run(
       serverUrl: state.serverUrl,
       resourceMetadataUrl: state.resourceMetadataUrl,
       scope: state.scope,
-      fetchFn: guardedFetch(state.fetchFn ?? fetch, guard, signal),
+      fetchFn: guardedFetch(
+        state.fetchFn ?? fetch,
+        guard,
+        signal,
+        state.serverUrl,
+      ),
     });
   try {
     const { provider } = state;
@@ -199,6 +204,7 @@ export async function finishAuth(
         state.fetchFn ?? fetch,
         guard,
         AbortSignal.timeout(2 * OAUTH_REQUEST_TIMEOUT_MS),
+        state.serverUrl,
       ),
     });
   } catch (error) {
@@ -253,8 +259,6 @@ function watched(
 ): Provider {
   const target = state.provider as Provider;
   const guard = state.guard!;
-  /** The issuer of this flow's authorization server, once discovered. */
-  const issuer = () => guard.metadata?.issuer as string | undefined;
   return new Proxy(target, {
     get(_, key) {
       if (key === "redirectToAuthorization") {
@@ -274,29 +278,6 @@ function watched(
         return (tokens: { token_type?: unknown }) => {
           checkTokenType(tokens.token_type);
           return target.saveTokens(tokens as never);
-        };
-      }
-      if (key === "clientInformation") {
-        // Credentials of one authorization server are never shown to another.
-        return async () => {
-          const info = await target.clientInformation() as
-            | { issuer?: unknown }
-            | undefined;
-          const current = issuer();
-          return info?.issuer !== undefined && current !== undefined &&
-              info.issuer !== current
-            ? undefined
-            : info;
-        };
-      }
-      if (key === "saveClientInformation") {
-        return (info: Record<string, unknown>) => {
-          const current = issuer();
-          return target.saveClientInformation?.(
-            (current === undefined
-              ? info
-              : { ...info, issuer: current }) as never,
-          );
         };
       }
       if (key === "clientMetadata") {

@@ -43,6 +43,8 @@ export interface GuardState {
   metadata?: Record<string, unknown> | undefined;
   /** Which field of which document named a URL (for error messages). */
   fields: Map<string, string>;
+  /** Whether this flow accepted protected-resource metadata. */
+  resourceMetadata?: boolean;
   /**
    * The redirect that brought the authorization code: its `iss`, or
    * `undefined` when there was none; `null` when only the bare code was
@@ -101,7 +103,9 @@ export function guardedFetch(
   base: typeof fetch,
   state: GuardState,
   signal: AbortSignal,
+  serverUrl: string,
 ): typeof fetch {
+  const serverOrigin = new URL(serverUrl).origin;
   // A refusal ends the flow: the engine may swallow an error of its
   // discovery and fall back, but every later request fails the same way.
   let refused: unknown;
@@ -138,7 +142,7 @@ export function guardedFetch(
     let text: string;
     try {
       text = await readCapped(response, checked);
-      if (response.ok) inspect(checked, text, state);
+      if (response.ok) inspect(checked, text, state, serverOrigin);
     } catch (error) {
       return refuse(error);
     }
@@ -182,8 +186,17 @@ async function readCapped(response: Response, url: URL): Promise<string> {
   return new TextDecoder().decode(bytes);
 }
 
-/** Checks the metadata documents the flow fetches, before the engine reads them. */
-function inspect(url: URL, text: string, state: GuardState): void {
+/**
+ * Checks the metadata documents the flow fetches, before the engine reads
+ * them. `serverOrigin` is the MCP server's: without resource metadata (a
+ * 2025-03-26 server), its own origin stands for the authorization server.
+ */
+function inspect(
+  url: URL,
+  text: string,
+  state: GuardState,
+  serverOrigin: string,
+): void {
   const path = url.pathname;
   const resource = path.includes("/.well-known/oauth-protected-resource");
   const issuer = resource ? undefined : expectedIssuer(url);
@@ -196,6 +209,7 @@ function inspect(url: URL, text: string, state: GuardState): void {
   }
   if (!isRecord(document)) return;
   if (resource) {
+    state.resourceMetadata = true;
     const servers = document.authorization_servers;
     if (!Array.isArray(servers)) return;
     for (const server of servers) {
@@ -208,7 +222,11 @@ function inspect(url: URL, text: string, state: GuardState): void {
     return;
   }
   const said = document.issuer;
-  if (typeof said !== "string" || !sameIssuer(said, issuer!)) {
+  if (
+    typeof said !== "string" ||
+    !(sameIssuer(said, issuer!) ||
+      legacyFallback(url, said, state, serverOrigin))
+  ) {
     throw new MCPConnectionError(
       `OAuth: the authorization-server metadata at ${
         displayUrl(url)
@@ -247,6 +265,27 @@ function expectedIssuer(url: URL): string | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * The one mismatch taken: a 2025-03-26 server (no resource metadata) whose
+ * own origin serves, at the root well-known path, metadata of an issuer on
+ * that same origin under a path. No other authorization server is in play,
+ * so there is nothing to mix up; any other origin is refused.
+ */
+function legacyFallback(
+  url: URL,
+  said: string,
+  state: GuardState,
+  serverOrigin: string,
+): boolean {
+  if (state.resourceMetadata || url.origin !== serverOrigin) return false;
+  if (url.pathname !== "/.well-known/oauth-authorization-server") return false;
+  try {
+    return new URL(said).origin === serverOrigin;
+  } catch {
+    return false;
+  }
 }
 
 /** Issuers compared as RFC 8414 says, one trailing slash aside. */
