@@ -1,19 +1,16 @@
 /**
  * HTTP plumbing shared by the remote transports: header checks, the
- * authorization retry, same-origin redirects, SSE parsing and error text.
+ * authorization retry, same-origin redirects and error text; bodies are
+ * read by `_body.ts`.
  * Web standards only. Internal.
  *
  * @module
  */
 
-import type {
-  EventSourceMessage,
-  EventSourceParser,
-  ParserConfig,
-} from "eventsource-parser";
+import type { EventSourceMessage } from "eventsource-parser";
 import { errorMessage } from "../_util/errors.ts";
-import { concatBytes } from "../_util/bytes.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
+import { EventReader, readCapped } from "./_body.ts";
 import {
   displayUrl,
   excerpt,
@@ -59,13 +56,16 @@ export interface HttpOptions {
   maxMessageBytes?: number | undefined;
 }
 
-/** How much of an error body is read for its excerpt. */
-const EXCERPT_READ_BYTES = 4096;
-const MAX_REDIRECTS = 5;
 /** Authorizations one request may run before its refusal is returned. */
 const MAX_AUTH_ROUNDS = 3;
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const decoder = new TextDecoder();
+/** The statuses of a redirect, followed within the origin (`_redirect.ts`). */
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([
+  301,
+  302,
+  303,
+  307,
+  308,
+]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_HEADER_VALUE = /[\0\r\n]/;
 
@@ -200,196 +200,10 @@ export function notAMessage(
   );
 }
 
-/** The first few KiB of a body as text; the rest is discarded. Never throws. */
-export async function readBodyStart(response: Response): Promise<string> {
-  const body = response.body;
-  if (body === null || body.locked) return "";
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  let bytes = 0;
-  try {
-    while (bytes < EXCERPT_READ_BYTES) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      text += decoder.decode(value, { stream: true });
-    }
-  } catch {
-    // A broken body still leaves what was read.
-  }
-  reader.cancel().catch(() => {});
-  return text;
-}
-
 /** Releases a body we do not read. */
 export function discardBody(response: Response): void {
   const body = response.body;
   if (body !== null && !body.locked) body.cancel().catch(() => {});
-}
-
-/**
- * Whether SSE bodies are read into a buffer of our own (a BYOB reader)
- * rather than in the chunks the runtime allocates. On Deno that made SSE
- * answers 1.3–1.5× faster (64 concurrent calls, `bench/client_bench.ts`);
- * on Node 20 it made them ~10% slower, so there, and wherever the runtime
- * is not known, default reads stay. `navigator.userAgent` is the web
- * standard way to ask; Deno's is `Deno/<version>`.
- */
-const OWN_READ_BUFFER = (globalThis as { navigator?: { userAgent?: unknown } })
-  .navigator?.userAgent?.toString().startsWith("Deno/") === true;
-/**
- * A BYOB reader's first buffer: enough for most answers, cheap to allocate
- * per body. A read that fills it makes the next buffer 8× larger, up to
- * {@linkcode READ_BUFFER_MAX_BYTES} (the chunk size of Deno's default reads).
- */
-const READ_BUFFER_BYTES = 8 * 1024;
-const READ_BUFFER_MAX_BYTES = 64 * 1024;
-
-/** The SSE parser, loaded with the first event stream: JSON-only servers never need it. */
-let sseParser: typeof import("eventsource-parser") | undefined;
-
-/**
- * The events of an SSE body, read on demand: the reader shape of a web
- * stream of events (`read()`, `cancel()`), without the two transform
- * streams a `pipeThrough` chain would put on every chunk. An event larger
- * than `maxBufferSize` characters makes `read()` reject (see
- * {@linkcode isTooLarge}).
- */
-export class EventReader {
-  readonly #body:
-    | ReadableStreamDefaultReader<Uint8Array>
-    | ReadableStreamBYOBReader
-    | undefined;
-  /** A body of known length, read whole on the first `read()`. */
-  #whole: Response | undefined;
-  /** The buffer the next read fills, with a BYOB reader. */
-  #buffer: Uint8Array<ArrayBuffer> | undefined;
-  /** Made on the first streamed read: a body read whole needs none. */
-  #decoder: TextDecoder | undefined;
-  readonly #callbacks: ParserConfig;
-  /** Made on the first read: `eventsource-parser` loads with the first SSE body. */
-  #parser: EventSourceParser | undefined;
-  #queue: EventSourceMessage[] = [];
-  #head = 0;
-  #failure: unknown;
-  #ended = false;
-
-  /**
-   * @param source The SSE body, or a response whose body it is. A response
-   * with a `Content-Length` of at most `maxBufferSize` is read whole, in
-   * one native read: its server had the whole body before sending it, so
-   * streaming it would deliver nothing sooner.
-   * @param maxBufferSize The longest event, in characters.
-   * @param onRetry Receives each `retry:` field.
-   * @param onComment Receives each comment line (keep-alives).
-   */
-  constructor(
-    source: ReadableStream<Uint8Array> | Response,
-    maxBufferSize: number,
-    onRetry?: (ms: number) => void,
-    onComment?: () => void,
-  ) {
-    let body: ReadableStream<Uint8Array> | null;
-    if (source instanceof Response) {
-      const length = source.headers.get("content-length");
-      if (length !== null && Number(length) <= maxBufferSize) {
-        this.#whole = source;
-        body = null;
-      } else body = source.body;
-    } else body = source;
-    if (body === null) this.#body = undefined;
-    else {
-      let byob: ReadableStreamBYOBReader | undefined;
-      if (OWN_READ_BUFFER) {
-        try {
-          byob = body.getReader({ mode: "byob" });
-        } catch {
-          byob = undefined; // not a byte stream (a custom fetch)
-        }
-      }
-      if (byob === undefined) this.#body = body.getReader();
-      else {
-        this.#body = byob;
-        this.#buffer = new Uint8Array(READ_BUFFER_BYTES);
-      }
-    }
-    this.#callbacks = {
-      onEvent: (event) => this.#queue.push(event),
-      onRetry,
-      onComment,
-      onError: (error) => {
-        if (error.type === "max-buffer-size-exceeded") this.#failure = error;
-      },
-      maxBufferSize,
-    };
-  }
-
-  /** The next event, or `done` at the end of the body. */
-  async read(): Promise<ReadableStreamReadResult<EventSourceMessage>> {
-    const parser = this.#parser ??
-      (this.#parser = (sseParser ??= await import("eventsource-parser"))
-        .createParser(this.#callbacks));
-    for (;;) {
-      if (this.#head < this.#queue.length) {
-        const value = this.#queue[this.#head++]!;
-        if (this.#head === this.#queue.length) {
-          this.#queue = [];
-          this.#head = 0;
-        }
-        return { value, done: false };
-      }
-      if (this.#failure !== undefined) throw this.#failure;
-      if (this.#ended) return { value: undefined, done: true };
-      const whole = this.#whole;
-      if (whole !== undefined) {
-        this.#whole = undefined;
-        const text = await whole.text();
-        if (this.#ended) continue; // cancelled meanwhile
-        this.#ended = true;
-        parser.feed(text);
-        continue;
-      }
-      const buffer = this.#buffer;
-      const { value, done } = buffer === undefined
-        ? await (this.#body as ReadableStreamDefaultReader<Uint8Array>).read()
-        : await (this.#body as ReadableStreamBYOBReader).read(buffer);
-      if (done) this.#ended = true;
-      else {
-        parser.feed(
-          (this.#decoder ??= new TextDecoder()).decode(value, { stream: true }),
-        );
-        // The read took the buffer over; the next one fills it again, or a
-        // larger one when this one came back full.
-        if (buffer !== undefined) {
-          this.#buffer = value.byteLength === value.buffer.byteLength &&
-              value.byteLength < READ_BUFFER_MAX_BYTES
-            ? new Uint8Array(value.byteLength * 8)
-            : new Uint8Array(value.buffer as ArrayBuffer);
-        }
-      }
-    }
-  }
-
-  /** Stops reading and releases the body. */
-  cancel(): Promise<void> {
-    this.#ended = true;
-    this.#queue = [];
-    this.#head = 0;
-    const whole = this.#whole;
-    this.#whole = undefined;
-    if (this.#body !== undefined) return this.#body.cancel();
-    // A whole read under way ends by itself (the body is of known length),
-    // or with the transport's close signal.
-    if (whole !== undefined) discardBody(whole);
-    return Promise.resolve();
-  }
-}
-
-/** Whether an {@linkcode EventReader} failed because an event passed `maxMessageBytes`. */
-export function isTooLarge(error: unknown): boolean {
-  return (error as { type?: unknown } | null)?.type ===
-    "max-buffer-size-exceeded";
 }
 
 /** Whether a response asks for (more) authorization. */
@@ -448,12 +262,13 @@ export class HttpClient {
     }
     // Resolved per call, and never called as a method: some runtimes reject a
     // fetch whose `this` is not the global object.
-    this.#fetch = injected ??
+    const base = injected ??
       ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
     const provider = options.authProvider;
     this.#auth = provider
       ? oauthHooks(provider, String(options.url), options.fetch)
       : options;
+    this.#fetch = this.#auth.wrapFetch?.(base) ?? base;
     this.maxMessageBytes = checkMaxMessageBytes(
       options.maxMessageBytes,
       transport,
@@ -491,57 +306,38 @@ export class HttpClient {
   }
 
   /**
-   * A JSON body as text, read up to `maxMessageBytes`: a longer one (by its
-   * Content-Length, or as it arrives) is cancelled and rejected early.
+   * A JSON body as text, at most `maxMessageBytes` decoded bytes (see
+   * {@linkcode readCapped}): a longer one (by its Content-Length, or as it
+   * arrives) is cancelled and rejected early.
    *
    * @param what Names the server and request, for the error message.
    * @throws {MCPConnectionError} When the body is too large.
    */
-  async readText(response: Response, what: () => string): Promise<string> {
+  readText(response: Response, what: () => string): Promise<string> {
     const limit = this.maxMessageBytes;
-    const tooLarge = () =>
-      messageTooLarge(
-        what(),
-        limit,
-        "the request failed and its answer was discarded",
-      );
-    const length = response.headers.get("content-length");
-    if (length !== null) {
-      // The body is exactly this long: read it natively, or not at all.
-      if (Number(length) <= limit) return await response.text();
-      discardBody(response);
-      throw tooLarge();
-    }
-    const body = response.body;
-    if (body === null) return "";
-    const reader = body.getReader();
-    const parts: Uint8Array[] = [];
-    let bytes = 0;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      bytes += value.byteLength;
-      if (bytes > limit) {
-        reader.cancel().catch(() => {});
-        throw tooLarge();
-      }
-      parts.push(value);
-    }
-    return decoder.decode(concatBytes(parts, bytes));
+    return readCapped(
+      response,
+      limit,
+      () =>
+        messageTooLarge(
+          what(),
+          limit,
+          "the request failed and its answer was discarded",
+        ),
+    );
   }
 
   /**
    * Reads an SSE body as events, each at most `maxMessageBytes` characters
-   * (past that `read()` rejects; see {@linkcode isTooLarge}). `onRetry`
-   * receives each `retry:` field, `onComment` each comment line
-   * (keep-alives).
+   * (past that `read()` rejects; see `isTooLarge` in `_body.ts`); the body
+   * is read as decoded, a bounded piece at a time. `onRetry` receives each
+   * `retry:` field.
    */
   events(
     body: ReadableStream<Uint8Array> | Response,
     onRetry?: (ms: number) => void,
-    onComment?: () => void,
   ): EventReader {
-    return new EventReader(body, this.maxMessageBytes, onRetry, onComment);
+    return new EventReader(body, this.maxMessageBytes, onRetry);
   }
 
   /**
@@ -640,7 +436,16 @@ export class HttpClient {
       if (
         response.type === "opaqueredirect" ||
         REDIRECT_STATUSES.has(response.status)
-      ) response = await this.#followWithinOrigin(method, url, init, response);
+      ) {
+        // Rare: the code that follows a redirect is loaded when one comes.
+        const { followWithinOrigin } = await import("./_redirect.ts");
+        response = await followWithinOrigin(response, {
+          fetch: this.#fetch,
+          method,
+          url,
+          init,
+        });
+      }
       if (!auth.authorize || !wantsAuthorization(response)) {
         if (sent) auth.passed?.();
         return response;
@@ -674,68 +479,5 @@ export class HttpClient {
       }
     })().finally(() => this.#authorizing = undefined);
     return this.#authorizing;
-  }
-
-  /**
-   * Follows the redirect `response` within the origin of `url`, fetching
-   * with `init` (manual redirects) again; refuses any other.
-   */
-  async #followWithinOrigin(
-    method: string,
-    url: URL,
-    init: RequestInit,
-    response: Response,
-  ): Promise<Response> {
-    const fetchFn = this.#fetch;
-    let target = url;
-    for (let hop = 0;; hop++) {
-      if (hop > 0) response = await fetchFn(target, init);
-      if (response.type === "opaqueredirect") {
-        throw new MCPConnectionError(
-          `MCP server at ${
-            displayUrl(url)
-          } answered ${method} with a redirect this runtime does not expose; set "url" to the final address.`,
-        );
-      }
-      if (!REDIRECT_STATUSES.has(response.status)) return response;
-      const location = response.headers.get("location");
-      let next: URL | undefined;
-      try {
-        next = location === null ? undefined : new URL(location, target);
-      } catch {
-        next = undefined;
-      }
-      if (next === undefined) return response;
-      discardBody(response);
-      const keepsMethod = response.status === 307 ||
-        response.status === 308 || method !== "POST";
-      if (
-        next.origin !== url.origin || next.username !== url.username ||
-        next.password !== url.password
-      ) {
-        throw new MCPConnectionError(
-          `MCP server at ${displayUrl(url)} redirected ${method} to ${
-            displayUrl(next)
-          }, another origin; the configured headers are never sent there. Set "url" to that address if you trust it.`,
-        );
-      }
-      if (hop >= MAX_REDIRECTS) {
-        throw new MCPConnectionError(
-          `MCP server at ${
-            displayUrl(url)
-          } redirected ${method} more than ${MAX_REDIRECTS} times; set "url" to the final address.`,
-        );
-      }
-      if (!keepsMethod) {
-        throw new MCPConnectionError(
-          `MCP server at ${
-            displayUrl(url)
-          } answered POST with HTTP ${response.status}, a redirect that would drop the request body; set "url" to ${
-            displayUrl(next)
-          }.`,
-        );
-      }
-      target = next;
-    }
   }
 }

@@ -17,18 +17,16 @@ import { asError } from "../_util/errors.ts";
 import { messageTooLarge } from "./_limits.ts";
 import {
   discardBody,
-  type EventReader,
   type EventSourceMessage,
   fetchFailure,
   HttpClient,
   isMessageObject,
-  isTooLarge,
   mediaType,
   notAMessage,
   parseEventData,
-  readBodyStart,
   serverUrl,
 } from "./_http.ts";
+import { type EventReader, isTooLarge, readBodyStart } from "./_body.ts";
 import { displayUrl, excerpt } from "../_util/redact.ts";
 
 /** Options of {@linkcode SSEClientTransport}. */
@@ -63,8 +61,9 @@ export interface SSEClientTransportOptions {
   /** Supplies extra headers (e.g. `Authorization`): called before every request. */
   getHeaders?: () => Promise<Record<string, string>>;
   /**
-   * The largest message (SSE event) the server may send, in characters;
-   * past it the connection is closed. Default 64 MiB.
+   * The largest message (SSE event) the server may send, in characters
+   * after decoding (a `Content-Encoding: gzip` stream is counted
+   * inflated); past it the connection is closed. Default 64 MiB.
    */
   maxMessageBytes?: number;
   /** Not supported: use `headers`, `fetch` and `authorize` instead. */

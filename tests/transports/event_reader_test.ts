@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { EventReader, isTooLarge } from "../../src/transports/_http.ts";
+import { EventReader, isTooLarge } from "../../src/transports/_body.ts";
 
 const encoder = new TextEncoder();
 
@@ -32,7 +32,7 @@ async function drain(reader: EventReader): Promise<string[]> {
 describe("EventReader", () => {
   const events = "id: 1\ndata: one\n\nid: 2\ndata: two\n\n";
 
-  it("reads a body with a Content-Length whole: its events in order, an unfinished last event dropped", async () => {
+  it("reads a body with a Content-Length: its events in order, an unfinished last event dropped", async () => {
     const body = `${events}data: cut`;
     const { response, push, close } = controlledResponse({
       "content-length": String(encoder.encode(body).byteLength),
@@ -44,7 +44,7 @@ describe("EventReader", () => {
     assert.deepEqual(await read, ["one", "two"]);
   });
 
-  it("delivers nothing after cancel(), even when the whole body arrives later", async () => {
+  it("delivers nothing after cancel(), even when the body arrives later", async () => {
     const { response, push, close } = controlledResponse({
       "content-length": String(events.length),
     });
@@ -53,8 +53,9 @@ describe("EventReader", () => {
     // Let the read start, then cancel while the body is still on its way.
     await new Promise((resolve) => setTimeout(resolve, 0));
     await reader.cancel();
-    push(events);
-    close();
+    // The body is cancelled: what the server sends now goes nowhere.
+    assert.throws(() => push(events));
+    assert.throws(() => close());
     assert.deepEqual(await first, { value: undefined, done: true });
     assert.deepEqual(await reader.read(), { value: undefined, done: true });
   });

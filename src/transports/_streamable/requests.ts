@@ -11,21 +11,20 @@ import { MCPConnectionError, MCPRequestLostError } from "../../errors.ts";
 import type { JSONRPCMessage, RequestId } from "../transport.ts";
 import {
   discardBody,
-  type EventReader,
   type HttpClient,
   isMessageObject,
-  isTooLarge,
   mediaType,
   notAMessage,
   parseEventData,
-  readBodyStart,
 } from "../_http.ts";
+import { type EventReader, isTooLarge, readBodyStart } from "../_body.ts";
 import { displayUrl, excerpt } from "../../_util/redact.ts";
 import {
   type Backoff,
-  backoffDelay,
   EVENT_STREAM,
   isMessageEvent,
+  madeProgress,
+  reconnectDelay,
   type StreamableSession,
 } from "./session.ts";
 import { Timers } from "../../_util/time.ts";
@@ -45,6 +44,12 @@ export interface RequestStreamsOptions {
   /** Hands a non-fatal error to the transport's `onerror`; never throws. */
   report: (error: unknown) => void;
 }
+
+/**
+ * What parsed data held: no message, messages but not the response awaited,
+ * or that response.
+ */
+type Delivery = "none" | "delivered" | "answered";
 
 /** A request whose response is still expected on an SSE stream. */
 export interface RequestStream {
@@ -156,7 +161,7 @@ export class RequestStreams {
       typeof code !== "number" || (data as { id?: unknown }).id !== stream.id ||
       (!anyCode && (code > -32020 || code < -32022))
     ) return false;
-    return this.#dispatch(data, stream.id);
+    return this.#dispatch(data, stream.id) === "answered";
   }
 
   /**
@@ -187,14 +192,18 @@ export class RequestStreams {
         } with invalid JSON: ${excerpt(text, this.#http.secrets)}`,
       );
     }
-    if (!this.#dispatch(data, stream.id)) {
+    if (this.#dispatch(data, stream.id) !== "answered") {
       this.#lose(stream, "the server's JSON answer held no response to it");
     }
   }
 
-  /** Delivers the data of a message event of the GET stream. */
-  deliverEvent(data: string): void {
-    this.#dispatchText(data, undefined);
+  /**
+   * Delivers the data of a message event of the GET stream.
+   *
+   * @returns Whether it held a message.
+   */
+  deliverEvent(data: string): boolean {
+    return this.#dispatchText(data, undefined) !== "none";
   }
 
   /** Reads a request's SSE stream; resumes it if it ends before the response. */
@@ -203,21 +212,21 @@ export class RequestStreams {
     body: ReadableStream<Uint8Array> | Response,
     resumed: boolean,
   ): Promise<void> {
+    const openedAt = performance.now();
     const reader = this.#http.events(body, (ms) => stream.retryMs = ms);
     stream.reader = reader;
     if (stream.done) reader.cancel().catch(() => {});
-    let progressed = false;
+    let delivered = false;
     let failure: unknown;
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        if (value.id) {
-          stream.lastEventId = value.id;
-          progressed = true;
-        }
+        if (value.id) stream.lastEventId = value.id;
         if (value.data === "" || !isMessageEvent(value)) continue;
-        if (this.#dispatchText(value.data, stream.id)) {
+        const delivery = this.#dispatchText(value.data, stream.id);
+        if (delivery !== "none") delivered = true;
+        if (delivery === "answered") {
           stream.answered = true;
           this.#streams.delete(stream.id);
           // A resumed stream may be held open by the server: let it go. A
@@ -241,7 +250,7 @@ export class RequestStreams {
       );
       return;
     }
-    if (progressed) stream.attempts = 0;
+    if (madeProgress(this.#backoff, delivered, openedAt)) stream.attempts = 0;
     this.#resume(stream, failure);
   }
 
@@ -263,8 +272,11 @@ export class RequestStreams {
       );
       return;
     }
-    const delayMs = stream.retryMs ??
-      backoffDelay(this.#backoff, stream.attempts);
+    const delayMs = reconnectDelay(
+      this.#backoff,
+      stream.attempts,
+      stream.retryMs,
+    );
     stream.attempts++;
     this.#timers.later(delayMs, () => void this.#reopen(stream));
   }
@@ -327,30 +339,31 @@ export class RequestStreams {
     );
   }
 
-  /** Delivers parsed JSON, one message or a batch; returns whether it held the response to `awaiting`. */
-  #dispatch(data: unknown, awaiting: RequestId | undefined): boolean {
+  /** Delivers parsed JSON, one message or a batch. */
+  #dispatch(data: unknown, awaiting: RequestId | undefined): Delivery {
     if (!Array.isArray(data)) return this.#deliver(data, awaiting);
-    let answered = false;
+    let delivery: Delivery = "none";
     for (const item of data) {
-      if (this.#deliver(item, awaiting)) answered = true;
+      const one = this.#deliver(item, awaiting);
+      if (one === "answered" || delivery === "none") delivery = one;
     }
-    return answered;
+    return delivery;
   }
 
-  /** Parses an event's data and delivers it; returns whether it held the response to `awaiting`. */
-  #dispatchText(data: string, awaiting: RequestId | undefined): boolean {
+  /** Parses an event's data and delivers it. */
+  #dispatchText(data: string, awaiting: RequestId | undefined): Delivery {
     const parsed = parseEventData(data, this.#url, this.#http.secrets);
     if (parsed instanceof Error) {
       this.#report(parsed);
-      return false;
+      return "none";
     }
     return this.#dispatch(parsed, awaiting);
   }
 
-  #deliver(message: unknown, awaiting: RequestId | undefined): boolean {
+  #deliver(message: unknown, awaiting: RequestId | undefined): Delivery {
     if (!isMessageObject(message)) {
       this.#report(notAMessage(message, this.#url, this.#http.secrets));
-      return false;
+      return "none";
     }
     const answered = awaiting !== undefined &&
       (message as { id?: unknown }).id === awaiting &&
@@ -360,7 +373,7 @@ export class RequestStreams {
     } catch (error) {
       this.#report(error);
     }
-    return answered;
+    return answered ? "answered" : "delivered";
   }
 
   /**

@@ -17,13 +17,11 @@ import {
 } from "../../errors.ts";
 import {
   discardBody,
-  type EventReader,
   type EventSourceMessage,
   type HttpClient,
-  isTooLarge,
   mediaType,
-  readBodyStart,
 } from "../_http.ts";
+import { type EventReader, isTooLarge, readBodyStart } from "../_body.ts";
 import { displayUrl, excerpt } from "../../_util/redact.ts";
 import { messageTooLarge } from "../_limits.ts";
 import { Timers } from "../../_util/time.ts";
@@ -54,7 +52,7 @@ const STALE_SESSION_400 =
 /** A session id shorter than this is not looked for in a 400 body: it would match by chance. */
 const MIN_SESSION_ID_CHARS = 8;
 
-/** How broken SSE streams are reopened when the server sent no `retry:` delay. */
+/** How broken SSE streams are reopened. */
 export interface Backoff {
   /** Delay before the first attempt, in milliseconds. */
   initialDelayMs: number;
@@ -66,10 +64,50 @@ export interface Backoff {
   maxRetries: number;
 }
 
-/** The delay before reconnection attempt `attempt` (counted from 0), in milliseconds. */
-export function backoffDelay(backoff: Backoff, attempt: number): number {
+/**
+ * The shortest first delay a server's `retry:` can set, in milliseconds
+ * (unless `initialDelayMs` is shorter): `retry: 0` is waited for this long.
+ */
+export const RETRY_FLOOR_MS = 1000;
+
+/**
+ * The delay before reconnection attempt `attempt` (counted from 0 since the
+ * stream last made progress), in milliseconds: `initialDelayMs`, or the
+ * server's `retry:` raised to {@linkcode RETRY_FLOOR_MS} (or to
+ * `initialDelayMs`, if shorter), times `growFactor` per attempt; never
+ * more than `maxDelayMs`. A server can slow reconnection down, not speed it
+ * past the floor.
+ */
+export function reconnectDelay(
+  backoff: Backoff,
+  attempt: number,
+  retryMs: number | undefined,
+): number {
   const { initialDelayMs, growFactor, maxDelayMs } = backoff;
-  return Math.min(initialDelayMs * growFactor ** attempt, maxDelayMs);
+  const first = retryMs === undefined
+    ? initialDelayMs
+    : Math.max(retryMs, Math.min(RETRY_FLOOR_MS, initialDelayMs));
+  return Math.min(first * growFactor ** attempt, maxDelayMs);
+}
+
+/**
+ * Whether a stream that ended made progress, so that reconnecting starts a
+ * new count of attempts: it delivered a message, or it stayed open at least
+ * `maxDelayMs` (and at least {@linkcode RETRY_FLOOR_MS}), as a healthy
+ * stream that a proxy cuts now and then does. An event without a message
+ * (a bare id, a `retry:`) or a keep-alive is no progress: a server that
+ * sends one and hangs up is given up on after `maxRetries` attempts.
+ *
+ * @param openedAt When the stream's response arrived, on `performance.now()`.
+ */
+export function madeProgress(
+  backoff: Backoff,
+  delivered: boolean,
+  openedAt: number,
+): boolean {
+  return delivered ||
+    performance.now() - openedAt >=
+      Math.max(backoff.maxDelayMs, RETRY_FLOOR_MS);
 }
 
 /** Whether an SSE event carries a message (no `event:` field, or `message`). */
@@ -85,8 +123,11 @@ export interface StreamableSessionOptions {
   http: HttpClient;
   /** Backoff for reopening the GET stream. */
   backoff: Backoff;
-  /** Delivers the data of a message event of the GET stream. */
-  onEvent: (data: string) => void;
+  /**
+   * Delivers the data of a message event of the GET stream; returns
+   * whether it held a message (progress).
+   */
+  onEvent: (data: string) => boolean;
   /** Hands a non-fatal error to the transport's `onerror`; never throws. */
   report: (error: unknown) => void;
 }
@@ -102,7 +143,7 @@ export class StreamableSession {
   readonly #url: URL;
   readonly #http: HttpClient;
   readonly #backoff: Backoff;
-  readonly #onEvent: (data: string) => void;
+  readonly #onEvent: (data: string) => boolean;
   readonly #report: (error: unknown) => void;
   readonly #timers = new Timers();
   #isClosed = false;
@@ -312,28 +353,25 @@ export class StreamableSession {
       } else if (current()) this.#report(error);
       return;
     }
-    // Any sign of life (an event or a keep-alive comment) restarts the count.
-    const alive = () => attempts = 0;
-    const reader = this.#http.events(
-      response.body,
-      (ms) => retryMs = ms,
-      alive,
-    );
+    const openedAt = performance.now();
+    const reader = this.#http.events(response.body, (ms) => retryMs = ms);
     this.#listenReader = reader;
+    let delivered = false;
     let failure: unknown;
     try {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        attempts = 0;
         if (value.id) lastEventId = value.id;
-        if (value.data !== "" && isMessageEvent(value)) {
-          this.#onEvent(value.data);
-        }
+        if (
+          value.data !== "" && isMessageEvent(value) &&
+          this.#onEvent(value.data)
+        ) delivered = true;
       }
     } catch (error) {
       failure = error;
     }
+    if (madeProgress(this.#backoff, delivered, openedAt)) attempts = 0;
     if (this.#listenReader === reader) this.#listenReader = undefined;
     reader.cancel().catch(() => {});
     if (current() && isTooLarge(failure)) {
@@ -371,7 +409,7 @@ export class StreamableSession {
       return;
     }
     this.#timers.later(
-      retryMs ?? backoffDelay(this.#backoff, attempts),
+      reconnectDelay(this.#backoff, attempts, retryMs),
       () =>
         void this.#openListenStream(
           generation,

@@ -1,0 +1,279 @@
+/**
+ * Reading what a server sends in an HTTP body, bounded. Bodies are read as
+ * the runtime hands them over, already decoded (`fetch` inflates
+ * `Content-Encoding: gzip` by itself), so every limit counts decoded bytes
+ * and a declared `Content-Length` is only a hint: with an encoding it counts
+ * the compressed bytes, and a custom `fetch` may say anything. Nothing here
+ * keeps a view into a chunk it was handed: the decompressor's chunks can be
+ * small views into large buffers, which a kept view would keep alive. Web
+ * standards only. Internal.
+ *
+ * @module
+ */
+
+import type {
+  EventSourceMessage,
+  EventSourceParser,
+  ParserConfig,
+} from "eventsource-parser";
+
+/** How much of an error body is read for its excerpt. */
+const EXCERPT_READ_BYTES = 4096;
+
+/** The first few KiB of a body as text; the rest is discarded. Never throws. */
+export async function readBodyStart(response: Response): Promise<string> {
+  const body = response.body;
+  if (body === null || body.locked) return "";
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  try {
+    while (bytes < EXCERPT_READ_BYTES) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      // One decoded chunk may be far larger than the excerpt.
+      const part = value.subarray(0, EXCERPT_READ_BYTES - bytes);
+      bytes += part.byteLength;
+      text += decoder.decode(part, { stream: true });
+    }
+  } catch {
+    // A broken body still leaves what was read.
+  }
+  reader.cancel().catch(() => {});
+  return text;
+}
+
+/**
+ * Whether bodies are read into a buffer of our own (a BYOB reader) rather
+ * than in the chunks the runtime allocates. On Deno that made SSE answers
+ * 1.3–1.5× faster (64 concurrent calls, `bench/client_bench.ts`), and a
+ * gzip body's chunks there are 4 KiB views into 64 KiB buffers; on Node 20
+ * it made SSE answers ~10% slower, so there, and wherever the runtime is not
+ * known, default reads stay. `navigator.userAgent` is the web
+ * standard way to ask; Deno's is `Deno/<version>`.
+ */
+const OWN_READ_BUFFER = (globalThis as { navigator?: { userAgent?: unknown } })
+  .navigator?.userAgent?.toString().startsWith("Deno/") === true;
+/**
+ * A BYOB reader's first buffer: enough for most answers, cheap to allocate
+ * per body. A read that fills it makes the next buffer 8× larger, up to
+ * {@linkcode FEED_BYTES} (the chunk size of Deno's default reads).
+ */
+const READ_BUFFER_BYTES = 8 * 1024;
+/**
+ * The most bytes decoded and handed to the SSE parser at once. A larger
+ * chunk is fed a piece per read: the parser checks its buffer against the
+ * event limit after each piece, and the events of one piece (which keep
+ * their piece's text alive) are read before the next is fed.
+ */
+const FEED_BYTES = 64 * 1024;
+
+/** A BYOB reader of `body`, or `undefined` when it is not a byte stream (a custom fetch). */
+function byobReader(
+  body: ReadableStream<Uint8Array>,
+): ReadableStreamBYOBReader | undefined {
+  try {
+    return body.getReader({ mode: "byob" });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The largest buffer of {@linkcode readCapped}, whatever the Content-Length says. */
+const BUFFER_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A whole body as text, at most `limit` decoded bytes: a `Content-Length`
+ * over it is refused unread, and a body that grows past it is cancelled as
+ * soon as it does; a `Content-Length` within it only sizes the buffer. The
+ * bytes are decoded as they arrive and never kept: what is held is the text
+ * so far and, on Deno, one buffer of our own that the runtime reads into
+ * (at most 1 MiB, reused).
+ *
+ * @param tooLarge The error to throw for a body past the limit.
+ * @throws What `tooLarge()` returns; a failed read as it is.
+ */
+export async function readCapped(
+  response: Response,
+  limit: number,
+  tooLarge: () => Error,
+): Promise<string> {
+  const body = response.body;
+  const length = Number(response.headers.get("content-length") ?? NaN);
+  if (length > limit) {
+    if (body !== null && !body.locked) body.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (body === null) return "";
+  const byob = OWN_READ_BUFFER ? byobReader(body) : undefined;
+  const reader = byob ?? body.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  if (byob === undefined) {
+    for (;;) {
+      const { value, done } = await (reader as ReadableStreamDefaultReader<
+        Uint8Array
+      >).read();
+      if (done) return text + decoder.decode();
+      bytes += value.byteLength;
+      if (bytes > limit) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } else {
+    // Sized for the whole body when its declared length is small, so that
+    // it is decoded in one go; the byte more sees the end.
+    let buffer = new Uint8Array(
+      Math.min(length >= 0 ? length + 1 : FEED_BYTES, BUFFER_MAX_BYTES),
+    );
+    let used = 0;
+    for (;;) {
+      const { value, done } = await byob.read(buffer.subarray(used));
+      // No view comes back only when the body was cancelled meanwhile.
+      if (value === undefined) return text + decoder.decode();
+      buffer = new Uint8Array(value.buffer as ArrayBuffer);
+      used += value.byteLength;
+      bytes += value.byteLength;
+      if (bytes > limit) break;
+      if (done || used === buffer.byteLength) {
+        text += decoder.decode(buffer.subarray(0, used), { stream: !done });
+        if (done) return text;
+        used = 0;
+      }
+    }
+  }
+  reader.cancel().catch(() => {});
+  throw tooLarge();
+}
+
+/** The SSE parser, loaded with the first event stream: JSON-only servers never need it. */
+let sseParser: typeof import("eventsource-parser") | undefined;
+
+/**
+ * The events of an SSE body, read on demand: the reader shape of a web
+ * stream of events (`read()`, `cancel()`), without the two transform
+ * streams a `pipeThrough` chain would put on every chunk. An event larger
+ * than `maxBufferSize` characters makes `read()` reject (see
+ * {@linkcode isTooLarge}) once at most {@linkcode FEED_BYTES} more have
+ * been read; the body as a whole may be of any length.
+ */
+export class EventReader {
+  readonly #body:
+    | ReadableStreamDefaultReader<Uint8Array>
+    | ReadableStreamBYOBReader
+    | undefined;
+  /** The buffer the next read fills, with a BYOB reader. */
+  #buffer: Uint8Array<ArrayBuffer> | undefined;
+  /** What is left of a chunk larger than {@linkcode FEED_BYTES}. */
+  #rest: Uint8Array | undefined;
+  /** Made on the first read. */
+  #decoder: TextDecoder | undefined;
+  readonly #callbacks: ParserConfig;
+  /** Made on the first read: `eventsource-parser` loads with the first SSE body. */
+  #parser: EventSourceParser | undefined;
+  #queue: EventSourceMessage[] = [];
+  #head = 0;
+  #failure: unknown;
+  #ended = false;
+
+  /**
+   * @param source The SSE body, or a response whose body it is (its
+   * headers are not consulted).
+   * @param maxBufferSize The longest event, in characters.
+   * @param onRetry Receives each `retry:` field.
+   */
+  constructor(
+    source: ReadableStream<Uint8Array> | Response,
+    maxBufferSize: number,
+    onRetry?: (ms: number) => void,
+  ) {
+    const body = source instanceof Response ? source.body : source;
+    if (body === null) this.#body = undefined;
+    else {
+      const byob = OWN_READ_BUFFER ? byobReader(body) : undefined;
+      if (byob === undefined) this.#body = body.getReader();
+      else {
+        this.#body = byob;
+        this.#buffer = new Uint8Array(READ_BUFFER_BYTES);
+      }
+    }
+    this.#callbacks = {
+      onEvent: (event) => this.#queue.push(event),
+      onRetry,
+      onError: (error) => {
+        if (error.type === "max-buffer-size-exceeded") this.#failure = error;
+      },
+      maxBufferSize,
+    };
+  }
+
+  /** The next event, or `done` at the end of the body. */
+  async read(): Promise<ReadableStreamReadResult<EventSourceMessage>> {
+    const parser = this.#parser ??
+      (this.#parser = (sseParser ??= await import("eventsource-parser"))
+        .createParser(this.#callbacks));
+    for (;;) {
+      if (this.#head < this.#queue.length) {
+        const value = this.#queue[this.#head++]!;
+        if (this.#head === this.#queue.length) {
+          this.#queue = [];
+          this.#head = 0;
+        }
+        return { value, done: false };
+      }
+      if (this.#failure !== undefined) throw this.#failure;
+      if (this.#rest !== undefined) {
+        this.#feed(parser, this.#rest);
+        continue;
+      }
+      if (this.#ended || this.#body === undefined) {
+        this.#ended = true;
+        return { value: undefined, done: true };
+      }
+      const buffer = this.#buffer;
+      const { value, done } = buffer === undefined
+        ? await (this.#body as ReadableStreamDefaultReader<Uint8Array>).read()
+        : await (this.#body as ReadableStreamBYOBReader).read(buffer);
+      if (done) this.#ended = true;
+      else if (!this.#ended) { // not cancelled meanwhile
+        this.#feed(parser, value);
+        // The read took the buffer over; the next one fills it again, or a
+        // larger one when this one came back full. (A BYOB read is at most
+        // FEED_BYTES long: it leaves no rest that would share the buffer.)
+        if (buffer !== undefined) {
+          this.#buffer = value.byteLength === value.buffer.byteLength &&
+              value.byteLength < FEED_BYTES
+            ? new Uint8Array(value.byteLength * 8)
+            : new Uint8Array(value.buffer as ArrayBuffer);
+        }
+      }
+    }
+  }
+
+  /** Decodes and parses the first {@linkcode FEED_BYTES} of `bytes`; keeps the rest for later. */
+  #feed(parser: EventSourceParser, bytes: Uint8Array): void {
+    const piece = bytes.byteLength > FEED_BYTES
+      ? bytes.subarray(0, FEED_BYTES)
+      : bytes;
+    this.#rest = piece === bytes ? undefined : bytes.subarray(FEED_BYTES);
+    parser.feed(
+      (this.#decoder ??= new TextDecoder()).decode(piece, { stream: true }),
+    );
+  }
+
+  /** Stops reading and releases the body. */
+  cancel(): Promise<void> {
+    this.#ended = true;
+    this.#queue = [];
+    this.#head = 0;
+    this.#rest = undefined;
+    return this.#body?.cancel() ?? Promise.resolve();
+  }
+}
+
+/** Whether an {@linkcode EventReader} failed because an event passed `maxMessageBytes`. */
+export function isTooLarge(error: unknown): boolean {
+  return (error as { type?: unknown } | null)?.type ===
+    "max-buffer-size-exceeded";
+}
