@@ -22,7 +22,9 @@ import { ArgumentError, UsageError } from "./_errors.ts";
  * is parsed as JSON. Without a type (or with several), a value is JSON when
  * it parses, else a string. A key the schema's `properties` do not list is
  * refused as a likely typo, unless `additionalProperties` welcomes others
- * (`--args` stays literal for free-form objects).
+ * (`--args` stays literal for free-form objects). Keys are own properties
+ * only: `__proto__`, `constructor` and `prototype` are plain keys like any
+ * other, so a path never reaches `Object.prototype`.
  *
  * @throws {UsageError} On bad `--args` JSON or a malformed pair.
  * @throws {ArgumentError} On a value of the wrong type, or a key the tool
@@ -83,7 +85,9 @@ function propertySchema(
   for (const [index, key] of path.entries()) {
     const properties: Record<string, unknown> | undefined =
       isRecord(node?.properties) ? node.properties : undefined;
-    const next: unknown = properties?.[key];
+    const next: unknown = properties === undefined
+      ? undefined
+      : ownValue(properties, key);
     if (isRecord(next)) {
       node = next;
       continue;
@@ -173,8 +177,18 @@ function set(
 ): void {
   let node = target;
   for (const key of path.slice(0, -1)) {
-    if (!isRecord(node[key])) setOwn(node, key, {});
-    node = node[key] as Record<string, unknown>;
+    const existing = ownValue(node, key);
+    const next = isRecord(existing) ? existing : {};
+    if (next !== existing) setOwn(node, key, next);
+    node = next;
   }
   setOwn(node, path.at(-1)!, value);
+}
+
+/**
+ * The value of `key` if `target` has it as its own property: `__proto__`
+ * reads the prototype and `constructor` the class, which are no arguments.
+ */
+function ownValue(target: Record<string, unknown>, key: string): unknown {
+  return Object.getOwnPropertyDescriptor(target, key)?.value;
 }

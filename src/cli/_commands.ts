@@ -8,16 +8,16 @@
 
 import type { CliOutput } from "./_output.ts";
 import type { ServerEntry } from "../config/load.ts";
-import { type HubServerStatus, MCPToolHub } from "../hub.ts";
+import type { HubServerStatus } from "../hub.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 import type { MCPCallResult, MCPToolFailure, MCPToolResult } from "../types.ts";
 import {
   DEFAULT_REQUEST_TIMEOUT_MS,
   type MCPToolAdapterOptions,
 } from "../adapter.ts";
-import { didYouMean } from "../_util/closest.ts";
 import { toolArguments } from "./_arguments.ts";
 import { errorMessage } from "../_util/errors.ts";
+import { printable, printableText } from "../_util/terminal.ts";
 import {
   CliError,
   CONNECTION,
@@ -26,13 +26,12 @@ import {
   TOOL_ERROR,
   USAGE,
 } from "./_errors.ts";
-import { tokenStoreAuth } from "./_token_store.ts";
+import { inConfigOrder, namespaceOf, withHub, withTool } from "./_hub.ts";
 import {
   binaryOf,
   firstLine,
   ProgressBar,
   writeJson,
-  writeLog,
   writeRaw,
   writeResult,
   writeTable,
@@ -77,16 +76,7 @@ export interface ToolCall {
 export async function toolsCommand(ctx: Context): Promise<number> {
   return await withHub(ctx, (hub, statuses) => {
     const failed = reportFailures(ctx, statuses);
-    // Config order, every time: servers connect concurrently, so their
-    // tools reach the registry in whatever order they answer.
-    const order = new Map(
-      ctx.servers.map((entry, index) => [entry.namespace, index]),
-    );
-    const tools = hub.registry.list().map((tool, index) => ({ tool, index }))
-      .sort((a, b) =>
-        (order.get(namespaceOf(a.tool.name)) ?? 0) -
-          (order.get(namespaceOf(b.tool.name)) ?? 0) || a.index - b.index
-      ).map(({ tool }) => tool);
+    const tools = inConfigOrder(hub.registry.list(), ctx.servers);
     if (ctx.json) {
       writeJson(
         ctx.stdout,
@@ -149,7 +139,7 @@ export async function checkCommand(ctx: Context): Promise<number> {
 export function schemaCommand(name: string): Command {
   return (ctx) =>
     withTool(ctx, name, (tool) => {
-      writeJson(ctx.stdout, tool.inputSchema);
+      writeJson(ctx.stdout, tool.inputSchema, { printable: true });
       return Promise.resolve(OK);
     });
 }
@@ -194,6 +184,9 @@ export function callCommand(call: ToolCall): Command {
             return TOOL_ERROR;
           }
         } else writeResult(ctx.stdout, result.data, saved);
+      } else if (result.errorKind === "cancelled" && ctx.signal?.aborted) {
+        // Ctrl-C: said once, by the caller, after the servers are stopped.
+        throw new CliError(INTERRUPTED, "interrupted");
       } else {
         reportFailedCall(ctx, tool, result, call.timeoutMs);
       }
@@ -217,18 +210,24 @@ function reportFailedCall(
       )?.requestTimeoutMs ??
       DEFAULT_REQUEST_TIMEOUT_MS;
     ctx.stderr.write(
-      `mcp-adapter: ${tool.name} timed out after ${limit} ms without an answer or progress; give it longer with --timeout MS (e.g. --timeout ${
+      `mcp-adapter: ${
+        printable(tool.name)
+      } timed out after ${limit} ms without an answer or progress; give it longer with --timeout MS (e.g. --timeout ${
         limit * 4
       })\n`,
     );
     return;
   }
   ctx.stderr.write(
-    `mcp-adapter: the call failed (${result.errorKind}): ${result.error}\n`,
+    `mcp-adapter: the call failed (${result.errorKind}): ${
+      printableText(String(result.error))
+    }\n`,
   );
   if (result.errorKind === "validation") {
     ctx.stderr.write(
-      `See the arguments it takes: mcp-adapter schema ${tool.name}\n`,
+      `See the arguments it takes: mcp-adapter schema ${
+        printable(tool.name)
+      }\n`,
     );
   }
 }
@@ -282,98 +281,16 @@ function exitCodeOf(
   }
 }
 
-/** Starts a hub over `ctx.servers`, runs `run`, and always closes the hub (also on abort). */
-async function withHub<T>(
-  ctx: Context,
-  run: (hub: MCPToolHub, statuses: HubServerStatus[]) => Promise<T>,
-): Promise<T> {
-  const hub = new MCPToolHub(ctx.servers, {
-    adapterOptions: ctx.adapterOptions,
-    authProvider: tokenStoreAuth(ctx.tokens),
-    ...(ctx.verbose ? { onLog: (...log) => writeLog(ctx.stderr, ...log) } : {}),
-  });
-  const onAbort = () => void hub.close();
-  ctx.signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const statuses = await hub.start();
-    if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
-    return await run(hub, statuses);
-  } finally {
-    ctx.signal?.removeEventListener("abort", onAbort);
-    await hub.close();
-  }
-}
-
 function reportFailures(ctx: Context, statuses: HubServerStatus[]): boolean {
   const failed = statuses.filter((status) => status.state === "failed");
   for (const status of failed) {
     ctx.stderr.write(
-      `mcp-adapter: server "${status.name}" failed: ${status.error}\n`,
+      `mcp-adapter: server "${printable(status.name)}" failed: ${
+        printableText(String(status.error))
+      }\n`,
     );
   }
   return failed.length > 0;
-}
-
-/**
- * Starts the server(s) a tool name needs and finds the tool. `ns/tool` starts
- * only the server of namespace `ns`; an alias starts them all.
- */
-async function withTool(
-  ctx: Context,
-  name: string,
-  run: (tool: RegisteredTool) => Promise<number>,
-): Promise<number> {
-  const { servers } = ctx;
-  let needed = servers.filter((entry) => entry.enabled);
-  if (name.includes("/")) {
-    const namespace = namespaceOf(name);
-    const entry = servers.find((server) => server.namespace === namespace);
-    if (!entry) {
-      throw new CliError(
-        USAGE,
-        `no server has the namespace ${
-          JSON.stringify(namespace)
-        }; namespaces: ${servers.map((server) => server.namespace).join(", ")}`,
-      );
-    }
-    if (!entry.enabled) {
-      throw new CliError(
-        USAGE,
-        `server "${entry.config.name}" (namespace ${
-          JSON.stringify(namespace)
-        }) is disabled in the config`,
-      );
-    }
-    needed = [entry];
-  }
-  return await withHub({ ...ctx, servers: needed }, async (hub, statuses) => {
-    const tool = hub.registry.resolve(name);
-    if (tool) return await run(tool);
-    const failed = statuses.filter((status) => status.state === "failed");
-    if (failed.length > 0) {
-      throw new CliError(
-        CONNECTION,
-        failed.map((status) =>
-          `server "${status.name}" failed: ${status.error}`
-        ).join("\n"),
-      );
-    }
-    const known = (name.includes("/")
-      ? hub.registry.listNamespace(namespaceOf(name))
-      : hub.registry.list()).map((entry) =>
-        entry.name
-      );
-    throw new CliError(
-      USAGE,
-      `no tool ${JSON.stringify(name)}${didYouMean(name, known)}; ${
-        known.length === 0
-          ? "the server exposes no tools"
-          : `available: ${known.slice(0, 20).join(", ")}${
-            known.length > 20 ? ", …" : ""
-          }`
-      } (see "mcp-adapter tools")`,
-    );
-  });
 }
 
 /** How the access column marks a tool by its `execution.taskSupport`. */
@@ -392,8 +309,4 @@ function transportOf(ctx: Context, status: HubServerStatus): string {
   return configured !== undefined && used !== configured
     ? `${used} (fallback from ${configured})`
     : used;
-}
-
-function namespaceOf(name: string): string {
-  return name.slice(0, name.indexOf("/"));
 }

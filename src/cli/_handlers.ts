@@ -14,6 +14,7 @@ import type {
 } from "../protocol/handlers.ts";
 import type { CliOutput } from "./_output.ts";
 import { isRecord } from "../_util/values.ts";
+import { printable, printableText } from "../_util/terminal.ts";
 
 /**
  * Asks one question and resolves with the line typed; `undefined` at end of
@@ -48,7 +49,9 @@ async function elicit(
   ask: Ask,
   stderr: CliOutput,
 ): Promise<ElicitationResult> {
-  stderr.write(`\nThe server asks: ${request.message}\n`);
+  stderr.write(
+    `\nThe server asks: ${printableText(String(request.message))}\n`,
+  );
   const schema = isRecord(request.requestedSchema)
     ? request.requestedSchema
     : {};
@@ -78,12 +81,12 @@ async function elicit(
       const text = answer.trim() === "" ? fallback ?? "" : answer.trim();
       if (text === "") {
         if (!required.has(name)) break;
-        stderr.write(`  ${name} is required.\n`);
+        stderr.write(`  ${printable(name)} is required.\n`);
         continue;
       }
       const value = read(text, type, options);
       if (value === undefined) {
-        stderr.write(`  expected ${describe(type, options)}.\n`);
+        stderr.write(`  expected ${printable(describe(type, options))}.\n`);
         continue;
       }
       content[name] = value;

@@ -41,7 +41,7 @@ Options:
   -h, --help                 help; also after a command ("mcp-adapter call --help")
 
 Exit codes: 0 ok, 1 the tool reported an error, 2 usage or config error,
-3 connection failure, 130 interrupted.
+3 connection failure, 130 interrupted (128 + the signal: 143 for SIGTERM).
 `,
   tools: `Usage: mcp-adapter tools [--json] [servers]
 
@@ -68,7 +68,8 @@ terminal, questions the server asks (elicitation) are asked here; elsewhere
 they are declined.
 
 Arguments:
-  <ns/tool>      the tool, as "mcp-adapter tools" lists it (or its alias)
+  <ns/tool>      the tool, as "mcp-adapter tools" lists it, or its alias, or
+                 just its name when only one server has a tool of that name
   key=value      one argument, read by the type its schema gives it: a string
                  stays as written (content=123 is "123"), a number or boolean
                  is parsed (n=3, force=true), an array or object is JSON

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
 import type { ServerEntry } from "../config/load.ts";
 import {
   type MCPServerConfig,
@@ -15,12 +17,16 @@ import {
 import { MCPConfigError } from "../errors.ts";
 import type { Options } from "./_args.ts";
 import { UsageError } from "./_errors.ts";
-import { setOwn } from "../_util/values.ts";
+import { isRecord, setOwn } from "../_util/values.ts";
 
-/** The inline server of a command line, or `undefined` when it names none. */
+/**
+ * The inline server of a command line, or `undefined` when it names none.
+ * `cwd` is where a relative `--cwd` and script path are read from.
+ */
 export function inlineServer(
   options: Options,
   command: readonly string[],
+  { cwd = "." }: { cwd?: string } = {},
 ): ServerEntry | undefined {
   const remote = options.url !== undefined;
   if (!remote && command.length === 0) {
@@ -76,7 +82,8 @@ export function inlineServer(
     }
     const [program, ...args] = command;
     config = {
-      name: options.name ?? nameOfCommand(command),
+      name: options.name ??
+        nameOfCommand(command, resolve(cwd, options.cwd ?? ".")),
       transport: "stdio",
       command: program!,
       args,
@@ -116,10 +123,15 @@ function pairs(
 /**
  * The namespace of an inline stdio server: its package or script name
  * (`@modelcontextprotocol/server-memory@1.2` → `server-memory`), else the
- * program's name.
+ * program's name. A script on disk is named by the package it is the entry
+ * of (`…/server-everything/dist/index.js` → `server-everything`), else by
+ * its file name.
  */
-function nameOfCommand(command: readonly string[]): string {
+function nameOfCommand(command: readonly string[], cwd: string): string {
   const candidates = command.slice(1).filter((arg) => !arg.startsWith("-"));
+  const script = candidates.map((arg) => fileAt(resolve(cwd, arg)))
+    .find((file) => file !== undefined);
+  if (script !== undefined) return sanitize(nameOfScript(script));
   // A package or a script names the server; "run", "exec" and the like do not.
   const target =
     candidates.find((arg) => /[/@.]/.test(arg) && /[a-z]/i.test(arg)) ??
@@ -128,6 +140,74 @@ function nameOfCommand(command: readonly string[]): string {
   const base = target.replace(/\\/g, "/").split("/").filter(Boolean).at(-1) ??
     target;
   return sanitize(base.replace(/@[^@]*$/, "").replace(/\.[cm]?[jt]s$/, ""));
+}
+
+/** The real path of a file, or `undefined` if `path` is not one. */
+function fileAt(path: string): string | undefined {
+  try {
+    return statSync(path).isFile() ? realpathSync(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** File names that say nothing about the server, and folders that hold them. */
+const GENERIC_SCRIPTS = new Set(["index", "main", "cli", "server", "mod"]);
+const GENERIC_FOLDERS = new Set(["dist", "build", "lib", "src", "bin", "out"]);
+/** How far up from a script its package.json is looked for. */
+const PACKAGE_LEVELS = 6;
+
+/**
+ * A script's name: its package's (without the scope) when it is the
+ * package's `bin` or `main`, or is called `index.js` and the like; else the
+ * file's name, or for `index.js` without a package, its folder's.
+ */
+function nameOfScript(file: string): string {
+  const stem = basename(file).replace(/\.[cm]?[jt]sx?$/, "");
+  const generic = GENERIC_SCRIPTS.has(stem.toLowerCase());
+  const owner = packageOf(file);
+  if (owner !== undefined && (generic || owner.entries.includes(file))) {
+    return owner.name.split("/").at(-1)!;
+  }
+  if (!generic) return stem;
+  let folder = dirname(file);
+  while (GENERIC_FOLDERS.has(basename(folder)) && dirname(folder) !== folder) {
+    folder = dirname(folder);
+  }
+  return basename(folder) || stem;
+}
+
+/** The nearest package.json above `file` that has a name: the name and entry files. */
+function packageOf(
+  file: string,
+): { name: string; entries: string[] } | undefined {
+  let folder = dirname(file);
+  for (let level = 0; level < PACKAGE_LEVELS; level++) {
+    let manifest: unknown;
+    try {
+      manifest = JSON.parse(
+        readFileSync(resolve(folder, "package.json"), "utf8"),
+      );
+    } catch {
+      manifest = undefined;
+    }
+    if (isRecord(manifest) && typeof manifest.name === "string") {
+      const bin = typeof manifest.bin === "string"
+        ? [manifest.bin]
+        : isRecord(manifest.bin)
+        ? Object.values(manifest.bin)
+        : [];
+      const entries = [...bin, manifest.main]
+        .filter((entry): entry is string => typeof entry === "string")
+        .map((entry) => fileAt(resolve(folder, entry)))
+        .filter((entry): entry is string => entry !== undefined);
+      return { name: manifest.name, entries };
+    }
+    const parent = dirname(folder);
+    if (parent === folder) return undefined;
+    folder = parent;
+  }
+  return undefined;
 }
 
 /** Subcommands of runners (`deno run`, `npm exec`, `pnpm dlx`, `python -m`). */

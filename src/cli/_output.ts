@@ -12,6 +12,7 @@ import type {
   MCPProgress,
   MCPTaskStatus,
 } from "../types.ts";
+import { printable, printableJson, printableText } from "../_util/terminal.ts";
 
 const BAR_WIDTH = 24;
 
@@ -29,7 +30,9 @@ export interface CliOutput {
  * A tool's result, each content block once: text as is; images, audio and
  * resources as a one-line summary (or the file they were saved to, from
  * `saved`). Structured content is printed, as JSON, only when there is no
- * content to show it in: servers put the same data in both.
+ * content to show it in: servers put the same data in both. What the server
+ * sent is made printable (see `printableText`): a result cannot move the
+ * cursor, rewrite a line or set the clipboard.
  */
 export function writeResult(
   out: CliOutput,
@@ -40,33 +43,36 @@ export function writeResult(
   content.forEach((block, index) => {
     const file = saved.get(index);
     if (block?.type === "text" && typeof block.text === "string") {
-      out.write(block.text.endsWith("\n") ? block.text : `${block.text}\n`);
+      const text = printableText(block.text);
+      out.write(text.endsWith("\n") ? text : `${text}\n`);
     } else if (file !== undefined) {
-      out.write(`[${block.type} saved to ${file}]\n`);
+      out.write(`[${printable(block.type)} saved to ${printable(file)}]\n`);
     } else if (block?.type === "image" || block?.type === "audio") {
       const size = typeof block.data === "string"
         ? ` ${Math.floor(block.data.length * 3 / 4)} bytes`
         : "";
       out.write(
         `[${block.type} ${
-          block.mimeType ?? ""
+          printable(String(block.mimeType ?? ""))
         }${size}; --output DIR saves it]\n`,
       );
     } else if (block?.type === "resource_link") {
-      out.write(`[resource link ${block.uri ?? ""}]\n`);
+      out.write(`[resource link ${printable(String(block.uri ?? ""))}]\n`);
     } else if (block?.type === "resource") {
       const resource = block.resource;
       out.write(
         typeof resource?.text === "string"
-          ? `${resource.text}\n`
-          : `[resource ${resource?.uri ?? ""}; --output DIR saves it]\n`,
+          ? `${printableText(resource.text)}\n`
+          : `[resource ${
+            printable(String(resource?.uri ?? ""))
+          }; --output DIR saves it]\n`,
       );
     } else {
-      out.write(`${JSON.stringify(block)}\n`);
+      out.write(`${printableJson(block)}\n`);
     }
   });
   if (content.length === 0 && data.structuredContent !== undefined) {
-    out.write(`${JSON.stringify(data.structuredContent, null, 2)}\n`);
+    out.write(`${printableJson(data.structuredContent, 2)}\n`);
   }
 }
 
@@ -111,18 +117,36 @@ function extensionOf(mimeType: string | undefined): string {
   return (mimeType && EXTENSIONS[mimeType.toLowerCase()]) ?? "bin";
 }
 
-/** `value` as indented JSON and a newline. */
-export function writeJson(out: CliOutput, value: unknown): void {
-  out.write(`${JSON.stringify(value, null, 2)}\n`);
+/**
+ * `value` as indented JSON and a newline, exactly as JSON.stringify writes
+ * it (`--json`); with `printable`, the control and bidirectional characters
+ * it leaves raw are `\u` escapes instead (the same value, safe on a terminal).
+ */
+export function writeJson(
+  out: CliOutput,
+  value: unknown,
+  options: { printable?: boolean } = {},
+): void {
+  out.write(
+    `${
+      options.printable
+        ? printableJson(value, 2)
+        : JSON.stringify(value, null, 2)
+    }\n`,
+  );
 }
 
-/** Left-aligned columns; the last one is cut to the terminal's width. */
+/**
+ * Left-aligned columns; the last one is cut to the terminal's width. Each
+ * cell is made printable first (see `printable`): names and descriptions
+ * come from servers.
+ */
 export function writeTable(
   out: CliOutput,
   header: readonly string[],
   rows: readonly string[][],
 ): void {
-  const all = [header, ...rows];
+  const all = [header, ...rows].map((row) => row.map(printable));
   const widths = header.map((_, column) =>
     Math.max(...all.map((row) => (row[column] ?? "").length))
   );
@@ -142,7 +166,7 @@ export function firstLine(text: string): string {
   return text.split("\n", 1)[0]!.trim();
 }
 
-/** One server log message as a line: `[server] level logger: data`. */
+/** One server log message as a line, made printable: `[server] level logger: data`. */
 export function writeLog(
   out: CliOutput,
   level: MCPLogLevel,
@@ -150,8 +174,12 @@ export function writeLog(
   data: unknown,
   server: string,
 ): void {
-  const text = typeof data === "string" ? data : JSON.stringify(data);
-  out.write(`[${server}] ${level}${logger ? ` ${logger}` : ""}: ${text}\n`);
+  const text = typeof data === "string" ? data : JSON.stringify(data) ?? "";
+  out.write(
+    `${
+      printable(`[${server}] ${level}${logger ? ` ${logger}` : ""}: ${text}`)
+    }\n`,
+  );
 }
 
 /**
@@ -183,6 +211,8 @@ export class ProgressBar {
     const report = this.#progress;
     let line = report === undefined ? "" : progressLine(report);
     if (this.#status) line += `${line ? " " : ""}[${this.#status}]`;
+    // The message and status come from the server.
+    line = printable(line);
     // A pseudo-terminal without a size reports 0 columns.
     const width = (this.#out.columns || 80) - 1;
     if (line.length > width) line = line.slice(0, width);
