@@ -9,6 +9,8 @@
 
 import type { MCPServerConfig } from "./server.ts";
 import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
+import { isRecord, kindOf } from "../_util/values.ts";
+import { firstReference } from "./_interpolate.ts";
 
 /** A server as read from the file, before validation of its config. */
 export interface Draft {
@@ -38,11 +40,14 @@ export function draftsOf(
   problems: ConfigProblem[],
 ): Draft[] {
   if (Array.isArray(root.servers)) {
-    return root.servers.map((raw: Record<string, unknown>, index) => {
+    return root.servers.flatMap((raw: unknown, index): Draft[] => {
+      const path = ["servers", index];
+      if (!entryIsObject(raw, path, problems)) return [];
       const name = raw.name as string;
       const explicit = typeof raw.namespace === "string";
-      return {
-        path: ["servers", index],
+      unreplaced(raw, path, true, problems);
+      return [{
+        path,
         raw,
         name,
         namespace: explicit ? raw.namespace as string : name,
@@ -50,13 +55,14 @@ export function draftsOf(
         transport: raw.transport as MCPServerConfig["transport"],
         ours: true,
         enabled: raw.enabled !== false,
-      };
+      }];
     });
   }
   const key = Object.hasOwn(root, "mcpServers") ? "mcpServers" : "servers";
-  const servers = root[key] as Record<string, Record<string, unknown>>;
-  return Object.entries(servers).flatMap(([name, raw]) => {
+  const servers = root[key] as Record<string, unknown>;
+  return Object.entries(servers).flatMap(([name, raw]): Draft[] => {
     const path = [key, name];
+    if (!entryIsObject(raw, path, problems)) return [];
     let transport: MCPServerConfig["transport"];
     try {
       transport = transportOf(raw, path);
@@ -65,6 +71,7 @@ export function draftsOf(
       problems.push(error);
       return [];
     }
+    unreplaced(raw, path, false, problems);
     return [{
       path,
       raw,
@@ -76,6 +83,78 @@ export function draftsOf(
       enabled: raw.disabled !== true && raw.enabled !== false,
     }];
   });
+}
+
+/**
+ * Whether a server entry is an object; when it is not (`null`, an empty
+ * YAML list item, a number), it is a problem of its own, reported once:
+ * the schema has usually reported it already.
+ */
+function entryIsObject(
+  raw: unknown,
+  path: Path,
+  problems: ConfigProblem[],
+): raw is Record<string, unknown> {
+  if (isRecord(raw)) return true;
+  const at = formatPath(path);
+  if (!problems.some((problem) => formatPath(problem.path) === at)) {
+    problems.push(
+      new ConfigProblem(
+        path,
+        `expected a server (an object), got ${kindOf(raw)}; write e.g. ${
+          path[0] === "servers" && typeof path[1] === "number"
+            ? '{ name: "files", transport: "stdio", command: "mcp-files" }'
+            : '{ "command": "mcp-files" }'
+        } or remove the entry`,
+      ),
+    );
+  }
+  return false;
+}
+
+/**
+ * Reports a `${…}` in a field that is used as written (a name, a namespace,
+ * tool patterns): it would otherwise be taken literally and go unnoticed.
+ */
+function unreplaced(
+  raw: Record<string, unknown>,
+  path: Path,
+  ours: boolean,
+  problems: ConfigProblem[],
+): void {
+  const check = (value: unknown, at: Path, what: string) => {
+    const reference = typeof value === "string"
+      ? firstReference(value)
+      : undefined;
+    if (reference === undefined) return;
+    problems.push(
+      new ConfigProblem(
+        at,
+        `uses ${reference}, but variables are not replaced in ${what}; write the value itself`,
+        { continuesPath: true },
+      ),
+    );
+  };
+  if (!ours) {
+    check(path.at(-1), path, "a server's name");
+    return;
+  }
+  check(raw.name, [...path, "name"], "a server's name");
+  check(raw.namespace, [...path, "namespace"], "a namespace");
+  if (isRecord(raw.filter)) {
+    for (const key of ["include", "exclude"] as const) {
+      const patterns = raw.filter[key];
+      if (!Array.isArray(patterns)) continue;
+      patterns.forEach((pattern, index) =>
+        check(pattern, [...path, "filter", key, index], "tool patterns")
+      );
+    }
+  }
+  if (isRecord(raw.overrides)) {
+    for (const pattern of Object.keys(raw.overrides)) {
+      check(pattern, [...path, "overrides", pattern], "tool patterns");
+    }
+  }
 }
 
 /** The transport of a Claude Desktop / Cursor / Claude Code / VS Code entry. */

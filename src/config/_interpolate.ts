@@ -250,6 +250,19 @@ export function inputReferences(value: unknown): string[] {
   return ids;
 }
 
+/**
+ * The first `${…}` reference of a string (`$${` escapes skipped), for the
+ * fields that are not interpolated: they say so.
+ *
+ * @param value A config string.
+ * @returns The reference as written, e.g. `${TEAM}`, or `undefined`.
+ */
+export function firstReference(value: string): string | undefined {
+  if (!hasReference(value)) return undefined;
+  const [first] = references(value);
+  return first === undefined ? undefined : `\${${first}}`;
+}
+
 /** The `${…}` references of a string, without `$${` escapes; stops at an unclosed one. */
 function references(value: string): string[] {
   const found: string[] = [];

@@ -9,11 +9,18 @@
  * Positions of YAML values are found only when a problem needs one, from
  * js-yaml's event stream.
  *
+ * Nothing is nested more than {@linkcode MAX_DEPTH} levels deep, in either
+ * format and at any depth: JSON's brackets are counted before it is parsed
+ * (`jsonc-parser` recurses per level and overflows the stack on deep text);
+ * js-yaml counts its own depth as it parses, and YAML's aliases, which can
+ * nest a value deeper than the text does, are measured on the loaded value.
+ *
  * @module
  */
 
 import { setOwn } from "../_util/values.ts";
 import {
+  COLLECTION_STYLE,
   CORE_SCHEMA,
   type Event,
   EVENT_ID,
@@ -27,6 +34,7 @@ import {
 import * as jsoncModule from "jsonc-parser";
 import type { Node, ParseError } from "jsonc-parser";
 import { ConfigProblem, type Path } from "./_problem.ts";
+import { MAX_DEPTH, TOO_DEEP, tooDeepJson, tooDeepPath } from "./_depth.ts";
 
 /** The two text formats. */
 export type TextFormat = "yaml" | "json";
@@ -54,6 +62,12 @@ export interface ParsedDocument {
 
 // YAML 1.2 core types plus `<<` merge keys, for entries that share fields.
 const YAML_SCHEMA = CORE_SCHEMA.withTags(mergeTag);
+/**
+ * js-yaml's own limit: above ours, since it counts a level or two more than
+ * the value has; a document it refuses is deeper than ours allows anyway.
+ */
+const YAML_PARSER_DEPTH = MAX_DEPTH + 10;
+const YAML_OPTIONS = { schema: YAML_SCHEMA, maxDepth: YAML_PARSER_DEPTH };
 const BLANK_YAML = /^(?:[ \t\r\uFEFF]*(?:#[^\n]*)?\n)*[ \t\r\uFEFF]*(?:#.*)?$/;
 
 /**
@@ -73,13 +87,15 @@ export function parseDocument(
   if (BLANK_YAML.test(text)) return emptyDocument();
   let value: unknown;
   try {
-    value = load(text, { schema: YAML_SCHEMA });
+    value = load(text, YAML_OPTIONS);
   } catch (error) {
     if (error instanceof YAMLException) {
       const mark = error.mark;
       throw new ConfigProblem(
         [],
-        error.reason,
+        error.reason === `nesting exceeded maxDepth (${YAML_PARSER_DEPTH})`
+          ? TOO_DEEP
+          : error.reason,
         mark ? { line: mark.line + 1, column: mark.column + 1 } : {},
       );
     }
@@ -90,7 +106,12 @@ export function parseDocument(
       })`,
     );
   }
-  return { empty: false, value, locate: lazyLocator(text) };
+  const locate = lazyLocator(text);
+  const deep = tooDeepPath(value);
+  if (deep !== undefined) {
+    throw new ConfigProblem([], TOO_DEEP, locate(deep) ?? {});
+  }
+  return { empty: false, value, locate };
 }
 
 /**
@@ -121,10 +142,12 @@ function emptyDocument(): ParsedDocument {
 const jsonc: typeof jsoncModule =
   (jsoncModule as unknown as { default?: typeof jsoncModule }).default ??
     jsoncModule;
-const MAX_JSON_DEPTH = 100;
-
 function parseJson(text: string): ParsedDocument {
   const source = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
+  const deep = tooDeepJson(source);
+  if (deep !== undefined) {
+    throw new ConfigProblem([], TOO_DEEP, positionAt(source, deep));
+  }
   const errors: ParseError[] = [];
   const root = jsonc.parseTree(source, errors, {
     allowTrailingComma: true,
@@ -165,12 +188,8 @@ function parseJson(text: string): ParsedDocument {
 
 /** A node's value; objects get own properties (even `__proto__`), duplicate keys are errors. */
 function jsonValue(text: string, node: Node, depth: number): unknown {
-  if (depth > MAX_JSON_DEPTH) {
-    throw new ConfigProblem(
-      [],
-      `is nested more than ${MAX_JSON_DEPTH} levels deep`,
-      positionAt(text, node.offset),
-    );
+  if (depth > MAX_DEPTH) {
+    throw new ConfigProblem([], TOO_DEEP, positionAt(text, node.offset));
   }
   switch (node.type) {
     case "object": {
@@ -266,6 +285,8 @@ function lazyLocator(text: string): (path: Path) => Position | undefined {
 
 interface Frame {
   mapping: boolean;
+  /** Where a block sequence starts (its first dash); -1 for other collections. */
+  dash: number;
   /** `null` inside a complex key or under one, whose contents have no path. */
   path: (string | number)[] | null;
   index: number;
@@ -282,12 +303,14 @@ function indexOffsets(text: string): Map<string, number> {
   const offsets = new Map<string, number>();
   let events: Event[];
   try {
-    events = parseEvents(text, {});
+    events = parseEvents(text, { maxDepth: YAML_PARSER_DEPTH });
   } catch {
     return offsets;
   }
   const stack: Frame[] = [];
   let documents = 0;
+  // Where the text read so far ends: an empty list item is the next dash.
+  let end = 0;
   for (const event of events) {
     if (event.type === EVENT_ID.DOCUMENT) {
       if (++documents > 1) break;
@@ -317,12 +340,20 @@ function indexOffsets(text: string): Map<string, number> {
       at = top.keyOffset;
     } else {
       path = top.path === null ? null : [...top.path, top.index];
+      if (at < 0 && top.dash >= 0) {
+        at = top.index === 0 ? top.dash : nextDash(text, end);
+      }
       top.index++;
     }
     if (path !== null && at >= 0) offsets.set(JSON.stringify(path), at);
+    end = Math.max(end, endOf(event));
     if (event.type === EVENT_ID.MAPPING || event.type === EVENT_ID.SEQUENCE) {
       stack.push({
         mapping: event.type === EVENT_ID.MAPPING,
+        dash: event.type === EVENT_ID.SEQUENCE &&
+            event.style === COLLECTION_STYLE.BLOCK
+          ? event.start
+          : -1,
         path,
         index: 0,
         expectKey: true,
@@ -332,6 +363,29 @@ function indexOffsets(text: string): Map<string, number> {
     }
   }
   return offsets;
+}
+
+/** Where an event's text ends, as far as it is known. */
+function endOf(event: Event): number {
+  switch (event.type) {
+    case EVENT_ID.MAPPING:
+    case EVENT_ID.SEQUENCE:
+      return event.start + 1;
+    case EVENT_ID.SCALAR:
+      return event.valueEnd;
+    case EVENT_ID.ALIAS:
+      return event.anchorEnd;
+    default:
+      return 0;
+  }
+}
+
+/** The offset of the first list dash that starts a line after `from`; -1 when none. */
+function nextDash(text: string, from: number): number {
+  const dash = /^[ \t]*-(?=[ \t\r\n]|$)/gm;
+  dash.lastIndex = from;
+  const match = dash.exec(text);
+  return match === null ? -1 : match.index + match[0].length - 1;
 }
 
 function nodeOffset(event: Event): number {

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { describeValue, setOwn } from "../_util/values.ts";
+
 /** A JSON Schema node (boolean schemas are handled where they can occur). */
 export type Schema = { [key: string]: unknown };
 
@@ -62,9 +64,10 @@ export function mapChildren(
   for (const key of MAPS) {
     const children = node[key];
     if (!isSchema(children)) continue;
+    // Property names are data: `__proto__` and `constructor` are names too.
     const mapped: Schema = {};
     for (const [name, child] of Object.entries(children)) {
-      mapped[name] = map(child, key);
+      setOwn(mapped, name, map(child, key));
     }
     out[key] = mapped;
   }
@@ -82,13 +85,12 @@ export function resolveRef(root: Schema, ref: string): unknown {
   if (!ref.startsWith("#/")) return undefined;
   let node: unknown = root;
   for (const raw of ref.slice(2).split("/")) {
-    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll(
-      "~0",
-      "~",
-    );
+    const decoded = decodeSegment(raw);
+    if (decoded === undefined) return undefined;
+    const key = decoded.replaceAll("~1", "/").replaceAll("~0", "~");
     if (!isSchema(node) && !Array.isArray(node)) return undefined;
+    if (!Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
-    if (node === undefined) return undefined;
   }
   return node;
 }
@@ -96,7 +98,22 @@ export function resolveRef(root: Schema, ref: string): unknown {
 /** A readable name for a reference: its last pointer segment. */
 export function refName(ref: string): string {
   if (ref === "#") return "the whole arguments object";
-  return decodeURIComponent(ref.slice(ref.lastIndexOf("/") + 1)) || ref;
+  const name = decodeSegment(ref.slice(ref.lastIndexOf("/") + 1)) || ref;
+  return name.length > 80 ? `${name.slice(0, 79)}…` : name;
+}
+
+/** A pointer segment with its %-escapes decoded; `undefined` when malformed. */
+function decodeSegment(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A reference, quoted and shortened, for a note. */
+function quoteRef(ref: string): string {
+  return describeValue(ref, 80);
 }
 
 /** Options of {@linkcode inlineRefs}. */
@@ -121,9 +138,18 @@ const NODE_BUDGET = 5_000;
 export function inlineRefs(root: Schema, options: InlineOptions): Schema {
   const depth = options.recursionDepth ?? 1;
   let budget = NODE_BUDGET;
+  let overBudget = false;
   const expand = (node: unknown, stack: readonly string[]): unknown => {
     if (!isSchema(node)) return node;
-    if (--budget < 0) return cut(node, "the schema is too large to inline");
+    if (--budget < 0) {
+      if (!overBudget) {
+        overBudget = true;
+        options.note(
+          `inlining $ref grew the schema past ${NODE_BUDGET} nodes; the rest is cut to its types (the arguments are still validated against the whole schema)`,
+        );
+      }
+      return cut(node, "the schema is too large to inline");
+    }
     const ref = node.$ref;
     if (typeof ref === "string") {
       const { $ref: _, ...siblings } = node;
@@ -131,7 +157,7 @@ export function inlineRefs(root: Schema, options: InlineOptions): Schema {
       if (!isSchema(target)) {
         options.note(
           `$ref ${
-            JSON.stringify(ref)
+            quoteRef(ref)
           } does not resolve locally; replaced by an unconstrained value`,
         );
         return expand(siblings, stack);
@@ -139,7 +165,7 @@ export function inlineRefs(root: Schema, options: InlineOptions): Schema {
       if (stack.filter((seen) => seen === ref).length > depth) {
         options.note(
           `$ref ${
-            JSON.stringify(ref)
+            quoteRef(ref)
           } is recursive; cut after ${depth} level(s) of nesting`,
         );
         return cut(
@@ -213,13 +239,19 @@ export interface ObjectRoot {
 export function objectRoot(input: Schema): ObjectRoot {
   const notes: string[] = [];
   const hints: string[] = [];
-  const schema: Schema = copy(input);
+  let schema: Schema = copy(input);
   delete schema.$schema;
   delete schema.$id;
+  if (typeof schema.$ref === "string") {
+    // E.g. Pydantic's `{ $ref: "#/$defs/Model", $defs }`: the target is the root.
+    schema = derefTop(schema, schema);
+    delete schema.$ref;
+    notes.push("inlined the root $ref");
+  }
   if (schema.type !== undefined && schema.type !== "object") {
     notes.push(
       `the root type ${
-        JSON.stringify(schema.type)
+        describeValue(schema.type, 80)
       } is not "object"; declared as an object`,
     );
   }
@@ -234,15 +266,7 @@ export function objectRoot(input: Schema): ObjectRoot {
   );
   if (Array.isArray(schema.allOf)) {
     for (const branch of schema.allOf) {
-      if (!isSchema(branch)) continue;
-      if (isSchema(branch.properties)) {
-        for (const [name, child] of Object.entries(branch.properties)) {
-          if (!(name in properties)) properties[name] = child;
-        }
-      }
-      if (Array.isArray(branch.required)) {
-        for (const key of branch.required) required.add(String(key));
-      }
+      absorb(schema, branch, properties, required);
     }
     notes.push("merged the root allOf into one object");
     delete schema.allOf;
@@ -253,11 +277,7 @@ export function objectRoot(input: Schema): ObjectRoot {
     const shown: string[] = [];
     for (const branch of branches) {
       if (!isSchema(branch)) continue;
-      if (isSchema(branch.properties)) {
-        for (const [name, child] of Object.entries(branch.properties)) {
-          if (!(name in properties)) properties[name] = child;
-        }
-      }
+      absorb(schema, branch, properties, undefined);
       shown.push(describeBranch(branch));
     }
     const kind = key === "anyOf" ? "at least one" : "exactly one";
@@ -274,11 +294,100 @@ export function objectRoot(input: Schema): ObjectRoot {
     }
   }
   schema.properties = properties;
-  const declared = [...required].filter((key) => key in properties);
+  const declared = [...required].filter((key) =>
+    Object.hasOwn(properties, key)
+  );
   if (declared.length > 0) schema.required = declared;
   else delete schema.required;
   const hint = hints.length > 0 ? hints.join(" ") : undefined;
   return hint === undefined ? { schema, notes } : { schema, hint, notes };
+}
+
+/** Levels of `$ref` and nested `allOf` followed at the root. */
+const ROOT_LEVELS = 8;
+
+/** `node` with a local `$ref` at its top replaced by its target (its siblings win). */
+function derefTop(root: Schema, node: Schema): Schema {
+  let out = node;
+  for (let level = 0; level < ROOT_LEVELS; level++) {
+    if (typeof out.$ref !== "string") break;
+    const target = resolveRef(root, out.$ref);
+    const { $ref: _, ...siblings } = out;
+    out = isSchema(target) ? { ...target, ...siblings } : siblings;
+  }
+  return out;
+}
+
+/**
+ * Adds what a root branch declares — its properties, and for `allOf` its
+ * required names — following its `$ref` and its own `allOf`.
+ */
+function absorb(
+  root: Schema,
+  branch: unknown,
+  properties: Schema,
+  required: Set<string> | undefined,
+  level = 0,
+): void {
+  if (!isSchema(branch) || level > ROOT_LEVELS) return;
+  const node = derefTop(root, branch);
+  if (isSchema(node.properties)) mergeProperties(properties, node.properties);
+  if (required !== undefined && Array.isArray(node.required)) {
+    for (const key of node.required) required.add(String(key));
+  }
+  if (Array.isArray(node.allOf)) {
+    for (const inner of node.allOf) {
+      absorb(root, inner, properties, required, level + 1);
+    }
+  }
+}
+
+/**
+ * The branches of an `allOf`, with the `allOf` inside them spread out (a
+ * branch that is nothing but an `allOf` leaves no empty branch behind), so
+ * that a merge sees every one.
+ */
+export function flattenAllOf(
+  branches: readonly unknown[],
+  level = 0,
+): unknown[] {
+  const out: unknown[] = [];
+  for (const branch of branches) {
+    if (
+      !isSchema(branch) || !Array.isArray(branch.allOf) || level >= ROOT_LEVELS
+    ) {
+      out.push(branch);
+      continue;
+    }
+    const { allOf, ...rest } = branch;
+    if (Object.keys(rest).length > 0) out.push(rest);
+    out.push(...flattenAllOf(allOf, level + 1));
+  }
+  return out;
+}
+
+/**
+ * Adds the properties of `from` that `into` does not have yet (own names
+ * only, so `constructor` or `__proto__` are properties like any other).
+ */
+export function mergeProperties(into: Schema, from: Schema): void {
+  for (const [name, child] of Object.entries(from)) {
+    if (!Object.hasOwn(into, name)) setOwn(into, name, child);
+  }
+}
+
+/**
+ * `required` of an object node, keeping only names of its own `properties`
+ * (model APIs refuse a required property that is not declared).
+ */
+export function existingRequired(
+  required: unknown,
+  properties: unknown,
+): string[] {
+  if (!Array.isArray(required) || !isSchema(properties)) return [];
+  return [...new Set(required)].filter((name): name is string =>
+    typeof name === "string" && Object.hasOwn(properties, name)
+  );
 }
 
 /** A short text for one root alternative: `requires "a", "b"` or its JSON. */

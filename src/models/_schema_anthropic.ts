@@ -19,6 +19,7 @@ import {
   objectRoot,
   type Schema,
 } from "./_json_schema.ts";
+import { setOwn } from "../_util/values.ts";
 
 /** An Anthropic `input_schema` and what was changed to get it. */
 export interface AnthropicInputSchema {
@@ -37,6 +38,16 @@ export function anthropicInputSchema(input: Schema): AnthropicInputSchema {
   const walk = (node: unknown): unknown => {
     if (!isSchema(node)) return node;
     const out = mapChildren(node, walk);
+    // References stay, so the definitions they point at are rewritten too.
+    for (const key of ["$defs", "definitions"] as const) {
+      const defs = node[key];
+      if (!isSchema(defs)) continue;
+      const mapped: Schema = {};
+      for (const [name, def] of Object.entries(defs)) {
+        setOwn(mapped, name, walk(def));
+      }
+      out[key] = mapped;
+    }
     if (Array.isArray(node.items)) {
       out.prefixItems = out.items;
       if ("additionalItems" in node) out.items = out.additionalItems;

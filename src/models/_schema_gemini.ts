@@ -18,12 +18,16 @@
  */
 
 import {
+  existingRequired,
+  flattenAllOf,
   inlineRefs,
   isSchema,
   mapChildren,
+  mergeProperties,
   objectRoot,
   type Schema,
 } from "./_json_schema.ts";
+import { setOwn } from "../_util/values.ts";
 
 /** A Gemini parameters schema and what was changed to get it. */
 export interface GeminiParameters {
@@ -116,6 +120,12 @@ export function geminiJsonSchema(input: Schema): GeminiParameters {
     }
     if (Array.isArray(node.anyOf) && Array.isArray(node.oneOf)) {
       out.anyOf = [...node.anyOf, ...node.oneOf];
+    }
+    if (Object.hasOwn(out, "required")) {
+      // Gemini refuses a required property that is not declared.
+      const required = existingRequired(out.required, out.properties);
+      if (required.length > 0) out.required = required;
+      else delete out.required;
     }
     return mapChildren(out, walk);
   };
@@ -242,13 +252,11 @@ function toOpenApi(node: unknown, dropped: Set<string>): Schema {
   if (isSchema(source.properties)) {
     const properties: Schema = {};
     for (const [name, child] of Object.entries(source.properties)) {
-      properties[name] = toOpenApi(child, dropped);
+      setOwn(properties, name, toOpenApi(child, dropped));
     }
     out.properties = properties;
-    if (Array.isArray(source.required)) {
-      const required = source.required.filter((key) => key in properties);
-      if (required.length > 0) out.required = required;
-    }
+    const required = existingRequired(source.required, properties);
+    if (required.length > 0) out.required = required;
   }
   if (isSchema(source.items)) {
     out.items = toOpenApi(source.items, dropped);
@@ -301,19 +309,19 @@ function mergeAllOf(node: Schema): Schema {
     : {};
   const required = new Set(Array.isArray(rest.required) ? rest.required : []);
   let type = rest.type;
-  for (const branch of allOf as unknown[]) {
+  for (const branch of flattenAllOf(allOf as unknown[])) {
     if (!isSchema(branch)) continue;
     if (isSchema(branch.properties)) {
-      for (const [name, child] of Object.entries(branch.properties)) {
-        if (!(name in properties)) properties[name] = child;
-      }
+      mergeProperties(properties, branch.properties);
     }
     if (Array.isArray(branch.required)) {
       for (const key of branch.required) required.add(key);
     }
     type ??= branch.type;
     for (const [key, value] of Object.entries(branch)) {
-      if (!(key in rest) && !STRUCTURE.has(key)) rest[key] = value;
+      if (!Object.hasOwn(rest, key) && !STRUCTURE.has(key)) {
+        setOwn(rest, key, value);
+      }
     }
   }
   const out: Schema = { ...rest };

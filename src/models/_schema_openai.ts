@@ -18,11 +18,14 @@
 import {
   acceptsNull,
   copy,
+  flattenAllOf,
   isSchema,
+  mergeProperties,
   objectRoot,
   resolveRef,
   type Schema,
 } from "./_json_schema.ts";
+import { setOwn } from "../_util/values.ts";
 
 /** The parameters of one OpenAI function, and how they were chosen. */
 export interface OpenAIParameters {
@@ -148,7 +151,7 @@ class Strictifier {
       if (!isSchema(defs)) continue;
       const mapped: Schema = {};
       for (const [name, def] of Object.entries(defs)) {
-        mapped[name] = this.#node(copy(def), `/${key}/${name}`, 1);
+        setOwn(mapped, name, this.#node(copy(def), `/${key}/${name}`, 1));
       }
       out[key] = mapped;
     }
@@ -234,9 +237,9 @@ class Strictifier {
     for (const [name, child] of Object.entries(properties)) {
       const strict = this.#node(child, `${path}/properties/${name}`, depth + 1);
       if (required.has(name) || acceptsNull(strict)) {
-        out[name] = strict;
+        setOwn(out, name, strict);
       } else {
-        out[name] = nullable(strict);
+        setOwn(out, name, nullable(strict));
         this.#changes.push(
           `optional ${path}/properties/${name} made required and nullable (null is dropped before the call)`,
         );
@@ -247,7 +250,7 @@ class Strictifier {
   }
 
   #mergeAllOf(node: Schema, at: string): void {
-    const branches = node.allOf as unknown[];
+    const branches = flattenAllOf(node.allOf as unknown[]);
     if (
       !branches.every((branch) => isSchema(branch) && isObjectSchema(branch))
     ) {
@@ -261,9 +264,7 @@ class Strictifier {
     );
     for (const branch of branches as Schema[]) {
       if (isSchema(branch.properties)) {
-        for (const [name, child] of Object.entries(branch.properties)) {
-          if (!(name in properties)) properties[name] = child;
-        }
+        mergeProperties(properties, branch.properties);
       }
       if (Array.isArray(branch.required)) {
         for (const key of branch.required) required.add(String(key));
@@ -347,11 +348,13 @@ function clean(
   const required = Array.isArray(node.required) ? node.required : [];
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    const child = node.properties[key];
+    const child = Object.hasOwn(node.properties, key)
+      ? node.properties[key]
+      : undefined;
     if (item === null && !required.includes(key) && !acceptsNull(child)) {
       continue;
     }
-    out[key] = clean(root, child, item, depth + 1);
+    setOwn(out, key, clean(root, child, item, depth + 1));
   }
   return out;
 }

@@ -245,18 +245,18 @@ describe("${VAR} interpolation", () => {
     assert.equal(interpolated("cost: $5", {}), "cost: $5");
   });
 
-  it("does not interpolate names, namespaces, cwd or overrides", () => {
+  it("interpolates cwd too (names and patterns that use ${} are reported: hardening_test.ts)", () => {
     const { servers } = parseConfig(
       yaml([
         ...STDIO,
         "    command: srv",
-        "    cwd: ${DIR}",
+        "    cwd: ${DIR:-/srv}",
         "    namespace: ns",
       ]),
       "yaml",
       { env: {} },
     );
-    assert.equal(servers[0]?.config.cwd, "${DIR}");
+    assert.equal(servers[0]?.config.cwd, "/srv");
   });
 
   it("ignores inherited keys of the env object", () => {

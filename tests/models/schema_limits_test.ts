@@ -1,0 +1,87 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { MCPToolDescriptor } from "@cleveragents/mcp-adapter";
+import { modelTools } from "@cleveragents/mcp-adapter/models";
+import { registryOf } from "./_tools.ts";
+
+/** `$defs` L0 … L{levels}, each object holding two references to the next: 2^levels nodes inlined. */
+function exponential(levels: number): Record<string, unknown> {
+  const defs: Record<string, unknown> = {};
+  for (let level = 0; level < levels; level++) {
+    const next = { $ref: `#/$defs/L${level + 1}` };
+    defs[`L${level}`] = {
+      type: "object",
+      properties: { left: next, right: next },
+    };
+  }
+  defs[`L${levels}`] = { type: "string" };
+  return {
+    type: "object",
+    properties: { root: { $ref: "#/$defs/L0" } },
+    $defs: defs,
+  };
+}
+
+const descriptors = (schemas: Record<string, unknown>): MCPToolDescriptor[] =>
+  Object.entries(schemas).map(([name, inputSchema]) => ({
+    name,
+    description: "",
+    inputSchema: inputSchema as MCPToolDescriptor["inputSchema"],
+  }));
+
+describe("schema limits in the per-tool report", () => {
+  it("gemini and gemini-openapi report a schema cut at the $ref inlining limit", () => {
+    const registry = registryOf(
+      "t",
+      descriptors({ big: exponential(14), small: exponential(3) }),
+    );
+    for (const provider of ["gemini", "gemini-openapi"] as const) {
+      const { report } = modelTools(registry, provider);
+      const [big, small] = report;
+      assert.ok(
+        big!.notes.some((note) =>
+          /inlining \$ref grew the schema past 5000 nodes/.test(note)
+        ),
+        `${provider}: no note of the cut in ${JSON.stringify(big!.notes)}`,
+      );
+      assert.equal(
+        big!.notes.filter((note) => note.includes("5000 nodes")).length,
+        1,
+        `${provider}: the cut is reported once`,
+      );
+      assert.ok(
+        !small!.notes.some((note) => note.includes("5000 nodes")),
+        `${provider}: a small schema is not cut`,
+      );
+    }
+  });
+
+  it("notes quote at most a short excerpt of a long $ref or root type", () => {
+    const long = `#/$defs/${"x".repeat(10_000)}`;
+    const registry = registryOf(
+      "t",
+      descriptors({
+        dangling: { type: "object", properties: { a: { $ref: long } } },
+        typed: { type: Array.from({ length: 5_000 }, (_, i) => `t${i}`) },
+        // A malformed %-escape in a pointer is a dangling reference, not a crash.
+        escape: { type: "object", properties: { a: { $ref: "#/$defs/%E0" } } },
+      }),
+    );
+    for (const provider of ["gemini", "anthropic"] as const) {
+      const { report } = modelTools(registry, provider);
+      for (const entry of report) {
+        for (const note of entry.notes) {
+          assert.ok(
+            note.length < 300,
+            `${provider} ${entry.tool}: a note of ${note.length} characters`,
+          );
+        }
+      }
+    }
+    const { report } = modelTools(registry, "gemini");
+    assert.ok(
+      report[2]!.notes.some((note) => note.includes("does not resolve")),
+      JSON.stringify(report[2]!.notes),
+    );
+  });
+});
