@@ -518,7 +518,26 @@ export class MCPToolAdapter {
     }
     // Compiled once per schema object; a refreshed list brings new objects.
     let validator = validatorFor(tool.inputSchema);
-    if (validator instanceof Promise) validator = await validator;
+    if (validator instanceof Promise) {
+      // Building it (vetting the schema's patterns) is part of the call: its deadlines hold.
+      const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
+      try {
+        validator = await race(validator, {
+          signal: options.signal,
+          timeoutMs: Math.min(
+            deadlineMs - (performance.now() - started),
+            2 ** 31 - 1,
+          ),
+          onTimeout: () =>
+            new MCPTimeoutError(
+              `it ran past its deadline of ${deadlineMs} ms while its input schema was prepared for validation`,
+              deadlineMs,
+            ),
+        });
+      } catch (error) {
+        return this.#failed(name, error, options.signal, started);
+      }
+    }
     const problems = validator(args);
     if (problems) {
       return this.#fail(

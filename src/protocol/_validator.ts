@@ -2,7 +2,13 @@
  * The validator of one schema, loaded lazily by `validation.ts`: a compiled
  * quick check (`_fast_check.ts`) settles most calls; `@cfworker/json-schema`
  * judges the rest and its errors become messages that say what to write.
- * Internal.
+ * Nothing a schema or an argument holds may stall the process: patterns
+ * that may backtrack are vetted out first (`_pattern_safety.ts`, loaded
+ * only for schemas that have patterns), `uniqueItems` is left to the server
+ * above a bound (the validator compares every pair of items), and the
+ * messages are built in time linear in the number of errors. Arguments
+ * JSON cannot carry as they are (NaN, a BigInt, a cycle, a getter that
+ * throws) are refused before anything else. Internal.
  *
  * @module
  */
@@ -10,6 +16,8 @@
 import { type Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "../types.ts";
 import { compileFastCheck } from "./_fast_check.ts";
+import { loosen } from "./_loosen.ts";
+import { describe, quickJson, unsendable } from "./_sendable.ts";
 import { didYouMean } from "../_util/closest.ts";
 import { isRecord } from "../_util/values.ts";
 
@@ -26,79 +34,247 @@ export type Draft = "4" | "7" | "2019-09" | "2020-12";
 
 /** Arguments nested deeper than this are rejected when their validation overflows the stack. */
 const MAX_CHECKED_DEPTH = 256;
+/**
+ * The most work `uniqueItems` may cost one check: the validator compares
+ * every item of an array with every other, so an array of n items holding
+ * s values in all costs up to n·s. Above this (about 1,000 numbers, or 580
+ * small objects) the check runs without `uniqueItems` and leaves it to the
+ * server; below, it takes a few milliseconds.
+ */
+export const MAX_UNIQUE_ITEMS_WORK = 1_000_000;
+/** Problems listed in one message; the rest are counted. */
+const MAX_PROBLEMS = 50;
 
 /**
- * Builds the validator of an already vetted schema.
- *
- * @throws When cfworker cannot compile the schema.
+ * Builds the validator of a schema as the server sent it: picks the draft,
+ * vets its patterns, compiles it. When cfworker cannot compile the schema,
+ * the validator only refuses arguments JSON cannot carry: the server
+ * validates the rest on its own.
  */
-export function buildValidator(
-  local: JsonSchema,
-  draft: Draft,
+export async function buildValidator(
+  schema: JsonSchema,
   subject: Subject = "arguments",
-): ArgumentValidator {
-  const validator = new Validator(local as Schema, draft, false);
-  const quickYes = compileFastCheck(local);
+): Promise<ArgumentValidator> {
+  const draft = draftOf(schema);
+  const refOverrides = draft === "4" || draft === "7";
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    text = undefined; // a cycle: let the walks below handle it
+  }
+  let local = schema;
+  if (
+    text === undefined || text.includes('"pattern') || text.includes('"url"')
+  ) {
+    const { vetPatterns } = await import("./_pattern_safety.ts");
+    local = (await vetPatterns(schema, refOverrides)).schema;
+  }
+  let full: Validator | undefined;
+  let lenient: Validator | undefined;
+  try {
+    full = new Validator(local as Schema, draft, false);
+    if (text === undefined || text.includes('"uniqueItems"')) {
+      const unique = loosen(
+        local,
+        (node, keyword) => keyword === "uniqueItems" && node[keyword] === true,
+        refOverrides,
+      );
+      if (unique !== local) {
+        lenient = new Validator(unique as Schema, draft, false);
+      }
+    }
+  } catch {
+    full = undefined;
+  }
+  const quickYes = full && compileFastCheck(local);
+  const sendable = subject === "arguments";
   return (args) => {
-    if (quickYes?.(args)) return undefined;
-    let outcome: ReturnType<Validator["validate"]>;
+    // Whether the arguments are plain JSON at a glance (arguments only).
+    let plain: boolean | undefined;
     try {
-      outcome = validator.validate(args);
+      plain = sendable ? quickJson(args, 0) : true;
+      if (plain && quickYes?.(args)) return undefined;
+    } catch {
+      // A getter threw: the walk below says where.
+    }
+    try {
+      if (plain !== true) {
+        const problem = unsendable(args);
+        if (problem !== undefined) return [problem];
+      }
+      if (full === undefined) return undefined;
+      const validator = lenient !== undefined &&
+          uniqueItemsWork(args) > MAX_UNIQUE_ITEMS_WORK
+        ? lenient
+        : full;
+      return check(validator, local, args, subject);
     } catch (error) {
-      const ref = unresolvedRef(error);
-      if (ref !== undefined) {
-        // Never fetched (MCP 2026-07-28), and never taken as "anything goes".
-        return [
-          `/: the ${
-            subject === "arguments" ? "tool's input" : "output"
-          } schema's $ref ${ref} points outside the schema, and this client never fetches a $ref, so these ${
-            subject === "arguments" ? "arguments" : "results"
-          } cannot be checked and are refused; ask the server's maintainers to put the referenced schema in $defs`,
-        ];
-      }
-      if (error instanceof RangeError && depthOf(args) > MAX_CHECKED_DEPTH) {
-        return [
-          subject === "arguments"
-            ? `/: the arguments are nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels); flatten them`
-            : `/: the structuredContent is nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels)`,
-        ];
-      }
-      return undefined;
+      // A value that changed between two reads (a getter, a Proxy).
+      return [
+        `/: the ${
+          subject === "arguments" ? "arguments" : "structuredContent"
+        } could not be read: ${describe(error)}`,
+      ];
     }
-    const { valid, errors } = outcome;
-    if (valid) return undefined;
-    // Keep the leaves: an error whose keyword location prefixes another's only says "a subschema failed".
-    const problems: string[] = [];
-    const unknown = new Set<string>();
-    for (const error of errors) {
-      if (error.keyword !== "additionalProperties") continue;
-      // Its "False boolean schema" leaves are the arguments the tool does not take.
-      for (const leaf of errors) {
-        const name = childName(error.instanceLocation, leaf.instanceLocation);
-        if (leaf.keyword !== "false" || name === undefined) continue;
-        unknown.add(leaf.instanceLocation);
-        problems.push(
-          unknownProperty(local, error.keywordLocation, leaf, name, subject),
-        );
-      }
+  };
+}
+
+/** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
+function draftOf(schema: JsonSchema): Draft {
+  const uri = schema.$schema;
+  if (typeof uri !== "string") return "2020-12";
+  if (uri.includes("draft-04")) return "4";
+  if (uri.includes("draft-06") || uri.includes("draft-07")) return "7";
+  if (uri.includes("2019-09")) return "2019-09";
+  return "2020-12";
+}
+
+/** Runs cfworker and turns its errors into messages. */
+function check(
+  validator: Validator,
+  local: JsonSchema,
+  args: Record<string, unknown>,
+  subject: Subject,
+): string[] | undefined {
+  let outcome: ReturnType<Validator["validate"]>;
+  try {
+    outcome = validator.validate(args);
+  } catch (error) {
+    const ref = unresolvedRef(error);
+    if (ref !== undefined) {
+      // Never fetched (MCP 2026-07-28), and never taken as "anything goes".
+      return [
+        `/: the ${
+          subject === "arguments" ? "tool's input" : "output"
+        } schema's $ref ${ref} points outside the schema, and this client never fetches a $ref, so these ${
+          subject === "arguments" ? "arguments" : "results"
+        } cannot be checked and are refused; ask the server's maintainers to put the referenced schema in $defs`,
+      ];
     }
-    for (const error of errors) {
-      if (unknown.has(error.instanceLocation) && error.keyword === "false") {
-        continue;
-      }
-      const prefix = `${error.keywordLocation}/`;
-      if (
-        error.keyword === "additionalProperties" ||
-        errors.some((other) => other.keywordLocation.startsWith(prefix))
-      ) continue;
+    if (error instanceof RangeError && depthOf(args) > MAX_CHECKED_DEPTH) {
+      return [
+        subject === "arguments"
+          ? `/: the arguments are nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels); flatten them`
+          : `/: the structuredContent is nested too deeply to check (more than ${MAX_CHECKED_DEPTH} levels)`,
+      ];
+    }
+    return undefined;
+  }
+  const { valid, errors } = outcome;
+  if (valid) return undefined;
+  // Keep the leaves: an error whose keyword location prefixes another's only
+  // says "a subschema failed". Every proper prefix of every location, once.
+  const inner = new Set<string>();
+  // The "False boolean schema" leaves by the instance location of their parent.
+  const falseLeaves = new Map<string, typeof errors>();
+  for (const error of errors) {
+    const location = error.keywordLocation;
+    for (
+      let end = location.lastIndexOf("/");
+      end > 0;
+      end = location.lastIndexOf("/", end - 1)
+    ) {
+      const prefix = location.slice(0, end);
+      if (inner.has(prefix)) break; // and so are all of its own prefixes
+      inner.add(prefix);
+    }
+    if (error.keyword === "false") {
+      const at = error.instanceLocation;
+      const parent = at.slice(0, at.lastIndexOf("/"));
+      const leaves = falseLeaves.get(parent);
+      if (leaves === undefined) falseLeaves.set(parent, [error]);
+      else leaves.push(error);
+    }
+  }
+  const problems: string[] = [];
+  let more = 0;
+  const add = (problem: () => string) => {
+    if (problems.length < MAX_PROBLEMS) problems.push(problem());
+    else more++;
+  };
+  const unknown = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword !== "additionalProperties") continue;
+    // Its "False boolean schema" leaves are the arguments the tool does not take.
+    for (const leaf of falseLeaves.get(error.instanceLocation) ?? []) {
+      const name = childName(error.instanceLocation, leaf.instanceLocation);
+      if (name === undefined) continue;
+      unknown.add(leaf.instanceLocation);
+      add(() =>
+        unknownProperty(local, error.keywordLocation, leaf, name, subject)
+      );
+    }
+  }
+  for (const error of errors) {
+    if (unknown.has(error.instanceLocation) && error.keyword === "false") {
+      continue;
+    }
+    if (
+      error.keyword === "additionalProperties" ||
+      inner.has(error.keywordLocation)
+    ) continue;
+    add(() => {
       const pointer = error.instanceLocation.slice(1) || "/";
       const message = error.error.endsWith(".")
         ? error.error.slice(0, -1)
         : error.error;
-      problems.push(`${pointer}: ${message}`);
+      // A schema value (a 20,000-entry enum, a long pattern) is quoted in
+      // part: the message says what to write, not the whole schema.
+      return `${pointer}: ${excerpt(message)}`;
+    });
+  }
+  if (more > 0) problems.push(`and ${more} more problems`);
+  return problems;
+}
+
+/** The longest validation message kept whole. */
+const MAX_MESSAGE_CHARS = 300;
+/** The most property names an unknown-argument message lists. */
+const MAX_LISTED = 30;
+
+/** `message`, cut to {@linkcode MAX_MESSAGE_CHARS} with a note of what was left out. */
+function excerpt(message: string): string {
+  return message.length <= MAX_MESSAGE_CHARS
+    ? message
+    : `${message.slice(0, MAX_MESSAGE_CHARS)}… (${
+      message.length - MAX_MESSAGE_CHARS
+    } more characters)`;
+}
+
+/**
+ * What `uniqueItems` could cost over `value`: for every array, its number
+ * of items times the values it holds in all (what comparing each item with
+ * each other takes at most). Stops counting past the limit.
+ */
+function uniqueItemsWork(value: unknown): number {
+  let work = 0;
+  let visited = 0;
+  const stack: unknown[] = [value];
+  // An array's item count and the count of values visited when it was entered.
+  const open: { items: number; from: number }[] = [];
+  const exits: number[] = [];
+  while (stack.length > 0 && work <= MAX_UNIQUE_ITEMS_WORK) {
+    while (exits.length > 0 && exits[exits.length - 1] === stack.length) {
+      exits.pop();
+      const { items, from } = open.pop()!;
+      work += items * (visited - from);
     }
-    return problems;
-  };
+    const node = stack.pop();
+    visited++;
+    if (typeof node !== "object" || node === null) continue;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    if (Array.isArray(node)) {
+      open.push({ items: node.length, from: visited });
+      exits.push(stack.length);
+    }
+    for (const child of children) stack.push(child);
+  }
+  while (open.length > 0) {
+    const { items, from } = open.pop()!;
+    work += items * (visited - from);
+  }
+  return work;
 }
 
 /**
@@ -139,9 +315,13 @@ function unknownProperty(
       ? node[segment.replaceAll("~1", "/").replaceAll("~0", "~")]
       : undefined;
   }
-  const known = isRecord(node) && isRecord(node.properties)
+  const all = isRecord(node) && isRecord(node.properties)
     ? Object.keys(node.properties)
     : [];
+  // The names listed, at most MAX_LISTED of them; did-you-mean sees them all.
+  const known = all.length > MAX_LISTED
+    ? [...all.slice(0, MAX_LISTED), `… (${all.length} in all)`]
+    : all;
   const at = leaf.instanceLocation.slice(1);
   if (subject === "output") {
     return `${at}: unexpected property ${JSON.stringify(name)} (${
@@ -154,7 +334,7 @@ function unknownProperty(
     ? "it takes no other arguments"
     : `the tool takes: ${known.join(", ")}`;
   return `${at}: unknown argument ${JSON.stringify(name)}${
-    didYouMean(name, known)
+    didYouMean(name, all)
   } (${takes})`;
 }
 

@@ -13,7 +13,7 @@
  */
 
 import type { JsonSchema } from "../types.ts";
-import type { ArgumentValidator, Draft, Subject } from "./_validator.ts";
+import type { ArgumentValidator, Subject } from "./_validator.ts";
 
 export type { ArgumentValidator, Subject };
 
@@ -54,21 +54,12 @@ export function validatorFor(
   return compiling;
 }
 
-/** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
-function draftOf(schema: JsonSchema): Draft {
-  const uri = schema.$schema;
-  if (typeof uri !== "string") return "2020-12";
-  if (uri.includes("draft-04")) return "4";
-  if (uri.includes("draft-06") || uri.includes("draft-07")) return "7";
-  if (uri.includes("2019-09")) return "2019-09";
-  return "2020-12";
-}
-
 /**
  * Compiles a validator for one schema; compile once per tool and reuse it.
  * When the schema itself cannot be compiled, the validator accepts
- * everything: the server then validates on its own. Patterns that cannot be proven free of
- * catastrophic backtracking are left out of the local check.
+ * everything JSON can carry: the server then validates on its own.
+ * Patterns that cannot be proven free of catastrophic backtracking are left
+ * out of the local check, so that it only ever gets looser.
  *
  * The validator never throws and never turns itself off. A `$ref` is
  * never fetched: arguments that reach one the schema cannot resolve itself
@@ -86,25 +77,11 @@ export async function compileValidator(
   subject: Subject = "arguments",
 ): Promise<ArgumentValidator> {
   try {
-    let local = schema;
-    if (mayHavePatterns(schema)) {
-      const { vetPatterns } = await import("./_pattern_safety.ts");
-      local = (await vetPatterns(schema)).schema;
-    }
     const { buildValidator } = await import("./_validator.ts");
-    return buildValidator(local, draftOf(schema), subject);
+    return await buildValidator(schema, subject);
   } catch {
     return acceptAll;
   }
 }
 
 const acceptAll: ArgumentValidator = () => undefined;
-
-/** Whether a schema may have a `pattern` or `patternProperties` (a cheap text test). */
-function mayHavePatterns(schema: JsonSchema): boolean {
-  try {
-    return JSON.stringify(schema).includes('"pattern');
-  } catch {
-    return true; // a cycle: let vetPatterns() walk it
-  }
-}
