@@ -279,7 +279,7 @@ export function stepFigures(name: string, log: string): string {
   if (name === "test-deno") {
     const counts = denoCounts(log);
     if (counts) parts.push(describeDeno(counts));
-  } else if (name === "test-node") {
+  } else if (isNodeStep(name)) {
     const counts = nodeCounts(log);
     if (counts) parts.push(describeNode(counts));
   } else if (name.startsWith("smoke-")) {
@@ -334,17 +334,41 @@ export interface StepResult {
   log: string;
 }
 
-/** The stages of the closing summary and the step each is read from. */
-const STAGES: readonly { stage: string; step: string }[] = [
-  { stage: "Deno", step: "test-deno" },
-  { stage: "Node", step: "test-node" },
-  { stage: "Bun", step: "smoke-bun" },
-  { stage: "workerd", step: "smoke-workerd" },
+/**
+ * Whether a step runs the suite on Node: `test-node`, or `test-node-<line>`
+ * for one Node line (`test-node-24`).
+ *
+ * @param name The step's name.
+ * @returns `true` for the Node suite's steps.
+ *
+ * @example
+ * ```ts
+ * import { isNodeStep } from "./_ci_report.ts";
+ *
+ * isNodeStep("test-node-24"); // true
+ * ```
+ */
+export function isNodeStep(name: string): boolean {
+  return name === "test-node" || name.startsWith("test-node-");
+}
+
+/**
+ * The stages of the closing summary, in order, and the steps each is read
+ * from; a stage of several steps (one per Node line) gets a row per step,
+ * labelled with the step's suffix (`Node 24`).
+ */
+const STAGES: readonly { stage: string; steps: (name: string) => boolean }[] = [
+  { stage: "Deno", steps: (name) => name === "test-deno" },
+  { stage: "Node", steps: isNodeStep },
+  { stage: "Bun", steps: (name) => name === "smoke-bun" },
+  { stage: "workerd", steps: (name) => name === "smoke-workerd" },
+  { stage: "browser", steps: (name) => name === "smoke-browser" },
 ];
 
 /**
- * The closing summary: one line per stage that ran (Deno, Node, Bun,
- * workerd, conformance, bundle), then node's own summary lines, last.
+ * The closing summary: one line per stage that ran (Deno, each Node line,
+ * Bun, workerd, browser, conformance, bundle), then node's own summary
+ * lines (of the last Node step), last.
  *
  * @param results The steps that ran, in order.
  * @param logDir Where the logs are.
@@ -366,23 +390,25 @@ export function closingSummary(
   const lines = ["", "== summary =="];
   const row = (stage: string, text: string) =>
     lines.push(`${stage.padEnd(8)} ${text}`);
-  for (const { stage, step } of STAGES) {
-    const result = results.find((result) => result.name === step);
-    if (result === undefined) continue;
-    const figures = step === "test-deno"
-      ? describeCounts(denoCounts(result.log), describeDeno)
-      : step === "test-node"
-      ? describeCounts(nodeCounts(result.log), describeNode)
-      : describeCounts(
-        smokeCounts(result.log),
-        (counts) => `${counts.passed} passed, ${counts.failed} failed`,
+  for (const { stage, steps } of STAGES) {
+    for (const result of results.filter((result) => steps(result.name))) {
+      const step = result.name;
+      const figures = step === "test-deno"
+        ? describeCounts(denoCounts(result.log), describeDeno)
+        : isNodeStep(step)
+        ? describeCounts(nodeCounts(result.log), describeNode)
+        : describeCounts(
+          smokeCounts(result.log),
+          (counts) => `${counts.passed} passed, ${counts.failed} failed`,
+        );
+      const line = /^test-node-(.+)$/.exec(step)?.[1];
+      row(
+        line === undefined ? stage : `${stage} ${line}`,
+        `${result.code === 0 ? "ok" : "FAILED"}  ${figures} in ${
+          result.seconds.toFixed(1)
+        } s`,
       );
-    row(
-      stage,
-      `${result.code === 0 ? "ok" : "FAILED"}  ${figures} in ${
-        result.seconds.toFixed(1)
-      } s`,
-    );
+    }
   }
   const bundled = [...results].reverse().map((result) => bundleSize(result.log))
     .find((size) => size !== undefined);
@@ -414,7 +440,7 @@ export function closingSummary(
     "total",
     `${results.length} steps in ${total.toFixed(1)} s; logs in ${logDir}`,
   );
-  const node = results.find((result) => result.name === "test-node");
+  const node = results.findLast((result) => isNodeStep(result.name));
   if (node !== undefined) lines.push(...nodeSummaryLines(node.log));
   return lines;
 }

@@ -30,6 +30,8 @@ export const TEST_PACKAGES: readonly string[] = [
   "ai",
   // tests/cli/redis_store_test.ts: the Redis token store over node-redis.
   "redis",
+  // tests/fuzz/: property-based tests.
+  "fast-check",
 ];
 
 /**
@@ -53,6 +55,20 @@ export const SMOKE_PACKAGES: Readonly<Record<string, string>> = {
   workerd: "1.20261117.1",
   // Bundles the workerd smoke's Worker; this release depends on the workerd above.
   wrangler: "4.164.0",
+};
+
+/**
+ * The Node.js lines the packed tarball's test suite runs on
+ * (`scripts/test_node.ts --node=<line>`), line → exact version of the npm
+ * package `node`, which ships that release's binary. The maintained lines:
+ * 22 and 24 (LTS: `process.release.lts` is "Jod", "Krypton") and 26 (the
+ * current release). Node 20 reached its end of life on 2026-04-30 and is no
+ * longer promised or tested.
+ */
+export const NODE_LINES: Readonly<Record<string, string>> = {
+  "22": "22.23.3",
+  "24": "24.21.0",
+  "26": "26.10.0",
 };
 
 /** The parts of `deno.json` the scripts read. */

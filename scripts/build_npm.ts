@@ -22,7 +22,7 @@ import {
   tarballPath,
   TEST_PACKAGES,
 } from "./_deps.ts";
-import { log, logError, mustRun } from "./_run.ts";
+import { log, logError, mustRun, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 
 /** Where the unpacked npm package is written. */
 export const NPM_DIR: string = join(ROOT, "dist", "npm");
@@ -43,8 +43,18 @@ const NPM_METADATA = {
     type: "git",
     url: "git+https://github.com/cleveragents/mcp-adapter.git",
   },
-  engines: { node: ">=20" },
+  // The maintained Node lines, which CI tests (NODE_LINES in _deps.ts);
+  // 22.12 is the oldest that eventsource-parser 4 supports.
+  engines: { node: ">=22.12" },
 };
+
+/**
+ * Modules that do something on import beyond declaring: the CLI runs when
+ * it is the program. Every other module only declares (audited: no
+ * top-level call but in `const` initialisers of its own values), so
+ * bundlers may drop any module whose exports an app does not use.
+ */
+const SIDE_EFFECTS: readonly string[] = ["./cli.js"];
 
 /**
  * Executables for `package.json` `bin`, command name → path inside the
@@ -137,15 +147,58 @@ async function packAndUnpack(): Promise<void> {
   try {
     // --allow-dirty: this is a build, not a release; it must work on a work
     // tree with uncommitted changes (and on CI's clean clone alike).
-    await mustRun(
-      Deno.execPath(),
-      ["pack", "--no-source-maps", "--allow-dirty", "--output", packed],
-      { cwd: ROOT, timeoutMs: PACK_TIMEOUT_MS },
-    );
+    await denoPack([
+      "pack",
+      "--no-source-maps",
+      "--allow-dirty",
+      "--output",
+      packed,
+    ]);
     const untar = ["-xzf", packed, "-C", NPM_DIR, "--strip-components=1"];
     await mustRun("tar", untar, { timeoutMs: TAR_TIMEOUT_MS });
   } finally {
     await removeIfPresent(packed);
+  }
+}
+
+/**
+ * `deno pack`'s warning for every module that no public type refers to:
+ * it writes `.d.ts` files only for the modules the entries' declarations
+ * reach, and warns about each other one, however fully typed
+ * (denoland/deno#36829). Those are our internal modules;
+ * {@linkcode assertTypesResolvable} proves that no `.d.ts` needs one.
+ */
+const NO_TYPES =
+  /^Could not generate types for '[^']+'\. Types will not be included for this module\.$/;
+
+/**
+ * Runs `deno pack` and prints its output but for the {@linkcode NO_TYPES}
+ * warnings, which it counts in one line.
+ */
+async function denoPack(args: readonly string[]): Promise<void> {
+  const decoder = new TextDecoder();
+  let output = "";
+  const code = await run(Deno.execPath(), args, {
+    cwd: ROOT,
+    timeoutMs: PACK_TIMEOUT_MS,
+    onOutput: (chunk) => output += decoder.decode(chunk, { stream: true }),
+  });
+  // deno-lint-ignore no-control-regex
+  const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, "");
+  const lines = output.replace(/\n$/, "").split("\n");
+  const untyped = lines.filter((line) => NO_TYPES.test(plain(line))).length;
+  log(lines.filter((line) => !NO_TYPES.test(plain(line))).join("\n"));
+  if (untyped > 0) {
+    log(
+      `deno pack: ${untyped} internal modules get no .d.ts, as no public type refers to them (its "Could not generate types" warnings; checked below)`,
+    );
+  }
+  if (code !== 0) {
+    throw new Error(
+      code === TIMEOUT_EXIT_CODE
+        ? `deno pack timed out after ${PACK_TIMEOUT_MS} ms`
+        : `deno pack exited with code ${code}`,
+    );
   }
 }
 
@@ -253,6 +306,12 @@ function mergeMetadata(generated: Manifest): Manifest {
     keywords: NPM_METADATA.keywords,
     repository: NPM_METADATA.repository,
     ...rest,
+    // Tools read the manifest through exports (`pkg/package.json`).
+    exports: {
+      ...(rest.exports as Record<string, unknown>),
+      "./package.json": "./package.json",
+    },
+    sideEffects: SIDE_EFFECTS,
     ...(Object.keys(BIN).length > 0 ? { bin: BIN } : {}),
     engines: NPM_METADATA.engines,
   };

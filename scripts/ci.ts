@@ -2,21 +2,22 @@
  * The CI pipeline: every check, in order, stopping at the first failure.
  *
  * Run it with `deno task ci`, or name steps to run only those:
- * `deno task ci build-npm test-node`. Each step's whole output goes to its
- * own log file in a fresh temporary folder (printed first); the console gets
- * one line per step — name, ok or FAILED, seconds, and the step's key
+ * `deno task ci build-npm test-node-24`. Each step's whole output goes to
+ * its own log file in a fresh temporary folder (printed first); the console
+ * gets one line per step — name, ok or FAILED, seconds, and the step's key
  * figures (test counts, smoke counts, bundle and tarball sizes) — and, when
  * a step fails, its last lines. The run closes with a summary per stage
- * (Deno, Node, Bun, workerd, bundle) that ends with `node --test`'s own
- * summary lines (`# tests N`, `# pass N`, `# fail N`, …), so a reader of the
- * last lines of the output sees node's counts.
+ * (Deno, each Node line, Bun, workerd, browser, bundle) that ends with the
+ * last Node line's `node --test` summary lines (`# tests N`, `# pass N`,
+ * `# fail N`, …), so a reader of the last lines of the output sees node's
+ * counts.
  *
  * @module
  */
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readDenoConfig, ROOT } from "./_deps.ts";
+import { NODE_LINES, readDenoConfig, ROOT } from "./_deps.ts";
 import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 import {
   closingSummary,
@@ -45,6 +46,7 @@ const CHECKED = [
   "config.ts",
   "cli.ts",
   "models.ts",
+  "auth.ts",
   "src",
   "tests",
   "scripts",
@@ -88,8 +90,17 @@ export function ciSteps(entries: readonly string[]): Step[] {
     // The npm build on Bun and the root entry on workerd (both need the tarball).
     denoStep("smoke-bun", ["run", "-A", "scripts/smoke_bun.ts"], 10),
     denoStep("smoke-workerd", ["run", "-A", "scripts/smoke_workerd.ts"], 10),
-    // test_node bounds its own run at 20 minutes; this is the backstop.
-    denoStep("test-node", ["run", "-A", "scripts/test_node.ts"], 25),
+    // The root entry bundled for browsers, in headless Chromium, cross-origin.
+    denoStep("smoke-browser", ["run", "-A", "scripts/smoke_browser.ts"], 10),
+    // The whole suite on each maintained Node line (NODE_LINES), oldest
+    // first. test_node bounds its own run at 20 minutes; this is the backstop.
+    ...Object.keys(NODE_LINES).map((line) =>
+      denoStep(
+        `test-node-${line}`,
+        ["run", "-A", "scripts/test_node.ts", `--node=${line}`],
+        25,
+      )
+    ),
   ];
 }
 

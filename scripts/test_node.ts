@@ -14,17 +14,25 @@
  * `../src/session.ts`) gets the same module from the installed package.
  * `tests/scripts/` (the tests of the Deno-only build scripts) is left out.
  *
- * Run it with `deno task test:node` (builds the tarball first). Arguments are
- * passed on to `node --test`, e.g. `--test-name-pattern=invoke`.
+ * `--node=<line>` (a line of `NODE_LINES` in `scripts/_deps.ts`: 22, 24, 26)
+ * installs that Node release (the npm package `node`) into the folder too
+ * and runs the suite on it, with its `bin/` first on `PATH`, so the servers
+ * the tests start as `node` run on the same line; without it, the `node` on
+ * `PATH` runs the suite. CI runs one step per line.
+ *
+ * Run it with `deno task test:node` (builds the tarball first). Other
+ * arguments are passed on to `node --test`, e.g. `--test-name-pattern=invoke`
+ * or `deno task test:node --node=24`.
  *
  * @module
  */
 
-import { dirname, join, posix } from "node:path";
+import { delimiter, dirname, join, posix } from "node:path";
 import { stop } from "esbuild";
 import {
   assertTarball,
   type DenoConfig,
+  NODE_LINES,
   npmSpec,
   readDenoConfig,
   ROOT,
@@ -55,6 +63,11 @@ export interface TestNodeOptions {
   nodeArgs?: string[];
   /** Deadline for the whole run in milliseconds. */
   timeoutMs?: number;
+  /**
+   * A key of `NODE_LINES` (`"24"`): runs on that Node release, installed
+   * from npm; the `node` on `PATH` by default.
+   */
+  nodeLine?: string;
 }
 
 /**
@@ -64,8 +77,9 @@ export interface TestNodeOptions {
  * @param config The parsed `deno.json`.
  * @param options Tarball, extra node arguments, deadline.
  * @returns Node's exit code (124 when the deadline passed).
- * @throws {Error} When the tarball is missing, a test file cannot be
- * transpiled, or a test imports something Node cannot reach.
+ * @throws {Error} When the tarball is missing, the Node line is unknown, a
+ * test file cannot be transpiled, or a test imports something Node cannot
+ * reach.
  *
  * @example
  * ```ts ignore
@@ -84,50 +98,97 @@ export async function testNode(
     Math.max(1, Math.min(capMs, deadline - Date.now()));
   const tarball = options.tarball ?? tarballPath(config);
   await assertTarball(tarball);
+  const nodeSpec = options.nodeLine === undefined
+    ? undefined
+    : nodeLineSpec(options.nodeLine);
   const dir = await Deno.makeTempDir({ prefix: "mcp-adapter-node-test-" });
   try {
-    await install(dir, tarball, config, remaining(INSTALL_TIMEOUT_MS));
+    const extra = nodeSpec === undefined ? [] : [nodeSpec];
+    await install(dir, tarball, config, extra, remaining(INSTALL_TIMEOUT_MS));
+    const node = nodeSpec === undefined
+      ? "node"
+      : join(dir, "node_modules", "node", "bin", "node");
     const testFiles = await copyTests(dir, config.name);
     await copyDataFiles(dir);
     if (testFiles.length === 0) {
       throw new Error("found no *_test.ts files under tests/");
     }
-    log(`test_node: node --test over ${testFiles.length} file(s) in ${dir}`);
+    const version = await nodeVersion(node);
+    log(
+      `test_node: node --test on Node ${version} over ${testFiles.length} file(s) in ${dir}`,
+    );
     const args = [...(options.nodeArgs ?? []), ...testFiles];
-    return await runNodeTests(dir, args, remaining(TOTAL_TIMEOUT_MS));
+    return await runNodeTests(node, dir, args, remaining(TOTAL_TIMEOUT_MS));
   } finally {
     await Deno.remove(dir, { recursive: true });
     await stop();
   }
 }
 
-/** Installs the tarball and the test-only packages into `dir`. */
+/** The npm install spec of a Node line, e.g. `node@24.21.0`. */
+function nodeLineSpec(line: string): string {
+  const version = NODE_LINES[line];
+  if (version === undefined) {
+    throw new Error(
+      `unknown Node line "${line}"; the lines are ${
+        Object.keys(NODE_LINES).join(", ")
+      } (NODE_LINES in scripts/_deps.ts)`,
+    );
+  }
+  return `node@${version}`;
+}
+
+/** Installs the tarball, the test-only packages and `extra` into `dir`. */
 function install(
   dir: string,
   tarball: string,
   config: DenoConfig,
+  extra: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
   const specs = TEST_PACKAGES.map((name) => npmSpec(config, name));
-  return installPackages(dir, tarball, specs, timeoutMs);
+  return installPackages(dir, tarball, [...specs, ...extra], timeoutMs);
 }
 
-/** Runs `node --test` in `dir`, which holds the tests and node_modules. */
+/** What `node --version` prints, e.g. `v24.21.0`. */
+async function nodeVersion(node: string): Promise<string> {
+  const output = await new Deno.Command(node, {
+    args: ["--version"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+    signal: AbortSignal.timeout(30_000),
+  }).output();
+  if (!output.success) throw new Error(`${node} --version failed`);
+  return new TextDecoder().decode(output.stdout).trim();
+}
+
+/**
+ * Runs `node --test` in `dir`, which holds the tests and node_modules, with
+ * the folder of `node` first on `PATH` (for the servers tests start as `node`).
+ */
 async function runNodeTests(
+  node: string,
   dir: string,
   args: readonly string[],
   timeoutMs: number,
 ): Promise<number> {
+  const env = node === "node" ? undefined : {
+    PATH: `${dirname(node)}${delimiter}${Deno.env.get("PATH") ?? ""}`,
+  };
   return await run(
-    "node",
+    node,
     [
       "--enable-source-maps",
       "--test",
+      // TAP on every line: Node 24 and later default to the "spec" reporter
+      // even into a pipe, and CI reads TAP's "# tests N" summary.
+      "--test-reporter=tap",
       `--test-concurrency=${CONCURRENCY}`,
       `--test-timeout=${TEST_TIMEOUT_MS}`,
       ...args,
     ],
-    { cwd: dir, timeoutMs },
+    { cwd: dir, timeoutMs, ...(env === undefined ? {} : { env }) },
   );
 }
 
@@ -244,7 +305,16 @@ async function* walkFiles(dir: string, prefix = ""): AsyncGenerator<string> {
 if (import.meta.main) {
   await exitWith(
     "test_node",
-    async () => await testNode(await readDenoConfig(), { nodeArgs: Deno.args }),
+    async () => {
+      const line = Deno.args.findLast((arg) => arg.startsWith("--node="));
+      const nodeArgs = Deno.args.filter((arg) => !arg.startsWith("--node="));
+      return await testNode(await readDenoConfig(), {
+        nodeArgs,
+        ...(line === undefined
+          ? {}
+          : { nodeLine: line.slice("--node=".length) }),
+      });
+    },
     TOTAL_TIMEOUT_MS,
   );
 }

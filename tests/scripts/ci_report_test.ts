@@ -152,6 +152,29 @@ describe("scripts/_ci_report.ts: the figures ci.ts prints", () => {
     assert.equal(lines.at(-1), "# duration_ms 312345.6");
   });
 
+  it("gives each Node line its own row and the browser smoke one, and ends with the last Node line's summary", () => {
+    const lines = closingSummary([
+      {
+        name: "smoke-browser",
+        code: 0,
+        seconds: 4.2,
+        log: "smoke-browser: 5 passed, 0 failed",
+      },
+      { name: "test-node-22", code: 0, seconds: 80.1, log: NODE_LOG },
+      { name: "test-node-26", code: 1, seconds: 90.4, log: NODE_LOG },
+    ], "/tmp/logs");
+    assert.deepEqual(lines.slice(2, 5), [
+      "Node 22  ok  485 tests: 480 pass, 1 fail, 4 skipped in 80.1 s",
+      "Node 26  FAILED  485 tests: 480 pass, 1 fail, 4 skipped in 90.4 s",
+      "browser  ok  5 passed, 0 failed in 4.2 s",
+    ]);
+    assert.equal(
+      stepFigures("test-node-24", NODE_LOG),
+      stepFigures("test-node", NODE_LOG),
+    );
+    assert.equal(lines.at(-1), "# duration_ms 312345.6");
+  });
+
   it("keeps the last lines of a log", () => {
     assert.deepEqual(lastLines("a\r\nb\nc\n", 2), ["b", "c"]);
   });

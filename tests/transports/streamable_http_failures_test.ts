@@ -17,7 +17,7 @@ import {
   tokenOf,
   withoutToken,
 } from "../_remote.ts";
-import { text } from "../_helpers.ts";
+import { text, waitFor } from "../_helpers.ts";
 import { assertClean, streamableFixture } from "./_streamable.ts";
 
 const { adapterFor, cleanups, sdkServer, started } = streamableFixture();
@@ -198,6 +198,17 @@ describe("streamable HTTP failures", () => {
       });
       await rpc.initialize();
       assert.equal(rpc.transport.sessionId, "raw-session");
+      // The GET stream opens in the background after initialize; whether it
+      // leaves before an immediate close() is up to the runtime's scheduling
+      // (always on Node 20, never on 22+, either on Bun). Wait for it, so
+      // the order below is the transport's, not the event loop's.
+      assert.ok(
+        await waitFor(
+          () => server.requests.some((r) => r.method === "GET"),
+          5000,
+        ),
+        "the GET stream was opened",
+      );
       const closing = performance.now();
       await rpc.transport.close();
       assert.ok(performance.now() - closing < 2000, "close() waited too long");
