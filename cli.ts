@@ -34,8 +34,18 @@ export type {
   StoredTokens,
 } from "./src/cli/_store.ts";
 // Types the API above refers to, listed so this entry documents on its own.
-export type { ServerAuth, ServerEntry } from "./src/config/load.ts";
+export type {
+  EnterpriseManagedAuth,
+  OAuthLoginAuth,
+  ServerAuth,
+  ServerEntry,
+  WorkloadIdentityAuth,
+} from "./src/config/load.ts";
 export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
+export type {
+  DPoPProofRequest,
+  DPoPSessionLike,
+} from "./src/transports/_oauth/state.ts";
 export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
 export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "./src/types.ts";
@@ -66,16 +76,23 @@ import {
   CliError,
   INTERRUPTED,
   OK,
+  TOOL_ERROR,
   USAGE,
   UsageError,
 } from "./src/cli/_errors.ts";
 import { COMMAND_OPTIONS, HELP } from "./src/cli/_help.ts";
 import { loginCommand, logoutCommand } from "./src/cli/_login.ts";
 import { tokenStorePath } from "./src/cli/_token_store.ts";
+import { printable, printableText } from "./src/_util/terminal.ts";
+import { guardedOutput } from "./src/cli/_stdio.ts";
+import { interruptOnSignals } from "./src/cli/_signals.ts";
 
 /** Options of {@linkcode main}: the process's environment, for tests and embedding. */
 export interface CliOptions {
-  /** Standard output. Default: `process.stdout`. */
+  /**
+   * Standard output. Default: `process.stdout`, whose reader going away
+   * (`| head`) ends the output quietly.
+   */
   stdout?: CliOutput;
   /** Standard error; errors and the progress bar go here. Default: `process.stderr`. */
   stderr?: CliOutput;
@@ -117,8 +134,8 @@ export async function main(
   args: readonly string[],
   options: CliOptions = {},
 ): Promise<number> {
-  const stdout = options.stdout ?? process.stdout;
-  const stderr = options.stderr ?? process.stderr;
+  const stdout = options.stdout ?? guardedOutput(process.stdout);
+  const stderr = options.stderr ?? guardedOutput(process.stderr);
   let line: CommandLine;
   try {
     line = readCommandLine(args);
@@ -174,11 +191,12 @@ export async function main(
       "--connect-timeout",
       values["connect-timeout"],
     );
-    const inline = inlineServer(values, line.inline);
+    const cwd = options.cwd ?? process.cwd();
+    const inline = inlineServer(values, line.inline, { cwd });
     const ask = options.ask ?? terminalAsk(stderr);
     const servers = inline !== undefined ? [inline] : await readConfig(
       values.config,
-      { cwd: options.cwd ?? process.cwd(), env: options.env, stderr, ask },
+      { cwd, env: options.env, stderr, ask },
     );
     return await run({
       stdout,
@@ -193,7 +211,8 @@ export async function main(
         handlers: cliHandlers(ask, stderr),
         ...(values.verbose
           ? {
-            onStderr: (line: string) => stderr.write(`[server] ${line}\n`),
+            onStderr: (line: string) =>
+              stderr.write(`[server] ${printable(line)}\n`),
           }
           : {}),
       },
@@ -204,21 +223,22 @@ export async function main(
       stderr.write("mcp-adapter: interrupted\n");
       return INTERRUPTED;
     }
+    // Messages may quote what a server sent: tool names, errors.
     if (error instanceof CliError) {
-      stderr.write(`mcp-adapter: ${error.message}\n`);
+      stderr.write(`mcp-adapter: ${printableText(error.message)}\n`);
       if (error instanceof UsageError) {
         stderr.write(`Run "mcp-adapter ${command} --help" for usage.\n`);
       }
       return error.exitCode;
     }
-    stderr.write(`mcp-adapter: ${errorMessage(error)}\n`);
+    stderr.write(`mcp-adapter: ${printableText(errorMessage(error))}\n`);
     return USAGE;
   }
 }
 
 function usageError(stderr: CliOutput, message: string, command = ""): number {
   stderr.write(
-    `mcp-adapter: ${message}\nRun "mcp-adapter ${
+    `mcp-adapter: ${printableText(message)}\nRun "mcp-adapter ${
       command ? `${command} ` : ""
     }--help" for usage.\n`,
   );
@@ -307,7 +327,10 @@ function parseMs(
  */
 function terminalAsk(stderr: CliOutput): Ask | undefined {
   if (!process.stdin.isTTY || !stderr.isTTY) return undefined;
-  return async (question, options) => {
+  return async (text, options) => {
+    // Questions quote the config's input descriptions and the server's
+    // elicitation fields.
+    const question = printable(text);
     const { createInterface } = await import("node:readline/promises");
     const readline = createInterface({
       input: process.stdin,
@@ -363,9 +386,11 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  const abort = new AbortController();
-  const onInterrupt = () => abort.abort(new Error("interrupted (Ctrl-C)"));
-  process.once("SIGINT", onInterrupt);
+  // Installed first and kept until the servers are stopped: a signal, or a
+  // reader that went away, must not end the process while one still runs.
+  const interrupts = interruptOnSignals();
+  const stdout = guardedOutput(process.stdout);
+  const stderr = guardedOutput(process.stderr);
   // `deno task cli` runs in the repository, the folder of this file;
   // INIT_CWD is where the user was, and what config paths are relative to.
   const from = process.env.INIT_CWD;
@@ -376,8 +401,23 @@ if (isMain()) {
       // Gone meanwhile: stay where we are.
     }
   }
-  const code = await main(process.argv.slice(2), { signal: abort.signal });
-  process.off("SIGINT", onInterrupt);
+  let code = await main(process.argv.slice(2), {
+    signal: interrupts.signal,
+    stdout,
+    stderr,
+  });
+  interrupts.dispose();
+  // 128 + the signal's number: 130 for Ctrl-C, 143 for SIGTERM.
+  if (code === INTERRUPTED) code = interrupts.exitCode ?? code;
+  // A reader that went away ends the output quietly; other failures are said.
+  if (stdout.failure !== undefined) {
+    stderr.write(
+      `mcp-adapter: writing the output failed: ${
+        printable(stdout.failure.message)
+      }\n`,
+    );
+    if (code === OK) code = TOOL_ERROR;
+  }
   process.exitCode = code;
   // Exit even if something still holds the event loop; output is flushed by now.
   startTimer(() => process.exit(code), 1000).unref();

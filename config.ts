@@ -36,13 +36,16 @@ export type {
   ConfigInputs,
   ConfigText,
   ConfigVariableOptions,
+  EnterpriseManagedAuth,
   LoadConfigOptions,
   LoadedConfig,
   MCPConfigFileErrorOptions,
   MCPConfigFileProblem,
+  OAuthLoginAuth,
   ParseConfigOptions,
   ServerAuth,
   ServerEntry,
+  WorkloadIdentityAuth,
 } from "./src/config/load.ts";
 export { loadSkill, parseSkill } from "./src/config/skill.ts";
 export type { ParseSkillOptions, Skill } from "./src/config/skill.ts";

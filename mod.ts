@@ -40,6 +40,10 @@ export type {
 } from "./src/adapter.ts";
 export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
 export type {
+  DPoPProofRequest,
+  DPoPSessionLike,
+} from "./src/transports/_oauth/state.ts";
+export type {
   ClientHandlers,
   ElicitationRequest,
   ElicitationResult,
@@ -86,6 +90,11 @@ export type {
   ServerAuth,
   ServerEntry,
 } from "./src/hub.ts";
+export type {
+  EnterpriseManagedAuth,
+  OAuthLoginAuth,
+  WorkloadIdentityAuth,
+} from "./src/config/types.ts";
 export { StdioTransport } from "./src/transports/stdio.ts";
 export type { StdioTransportOptions } from "./src/transports/stdio.ts";
 export { StreamableHTTPTransport } from "./src/transports/streamable_http.ts";

@@ -81,6 +81,34 @@ export interface Credentials<P = OAuthClientProvider> {
   privateKeyJwt(clientId: string, privateKey: string, algorithm: string): P;
   /** The authorization-code flow, played headlessly. */
   authorizationCode(options: ConformanceOAuthProviderOptions): P;
+  /**
+   * The providers of the authorization extensions; a driver without them
+   * does not run those scenarios.
+   */
+  extensions?: ExtensionCredentials<P>;
+}
+
+/** The providers of the extension scenarios (conformance 0.2). */
+export interface ExtensionCredentials<P = OAuthClientProvider> {
+  /** `provider` with DPoP-bound tokens (`auth/dpop`, `auth/dpop-nonce`). */
+  dpop(provider: P): P;
+  /** The JWT-bearer grant with a workload's JWT (`auth/wif-jwt-bearer`). */
+  workloadIdentity(clientId: string, assertion: string): P;
+  /**
+   * Enterprise-managed authorization: an ID-JAG from the IdP, then the
+   * JWT-bearer grant (`auth/enterprise-managed-authorization`, and 0.1.16's
+   * `auth/cross-app-access-complete-flow`).
+   */
+  enterprise(context: EnterpriseContext): P;
+}
+
+/** What the SEP-990 scenarios give a client (`MCP_CONFORMANCE_CONTEXT`). */
+export interface EnterpriseContext {
+  client_id: string;
+  client_secret: string;
+  idp_client_id: string;
+  idp_id_token: string;
+  idp_token_endpoint: string;
 }
 
 /** What the authorization-code scenarios configure their provider with. */
@@ -293,7 +321,14 @@ export function scenarios<P = OAuthClientProvider>(
       });
     },
     "auth/cross-app-access-complete-flow": async (url) => {
-      const token = await crossAppAccessToken(url, conformanceContext());
+      const context = conformanceContext();
+      const extensions = credentials.extensions;
+      if (extensions !== undefined) {
+        return await exercise(url, {
+          authProvider: extensions.enterprise(enterpriseContext(context)),
+        }, TEST_TOOL);
+      }
+      const token = await crossAppAccessToken(url, context);
       await exercise(
         url,
         { headers: { Authorization: `Bearer ${token}` } },
@@ -316,6 +351,33 @@ export function scenarios<P = OAuthClientProvider>(
   for (const name of MODERN_SCENARIOS) {
     table[name] = (url) => exercise(url, { allHandlers: true }, "every");
   }
+  const extensions = credentials.extensions;
+  if (extensions !== undefined) {
+    for (const name of ["auth/dpop", "auth/dpop-nonce"]) {
+      // A dynamically registered client: the suite's server has no CIMD.
+      table[name] = (url) =>
+        exercise(url, {
+          authProvider: extensions.dpop(
+            credentials.authorizationCode({ clientName }),
+          ),
+        }, TEST_TOOL);
+    }
+    table["auth/enterprise-managed-authorization"] = (url) =>
+      exercise(url, {
+        authProvider: extensions.enterprise(
+          enterpriseContext(conformanceContext()),
+        ),
+      }, TEST_TOOL);
+    table["auth/wif-jwt-bearer"] = (url) => {
+      const context = conformanceContext();
+      return exercise(url, {
+        authProvider: extensions.workloadIdentity(
+          context.client_id!,
+          context.valid_jwt!,
+        ),
+      }, TEST_TOOL);
+    };
+  }
   for (const name of AUTH_CODE_SCENARIOS) {
     table[name] = (url) =>
       exercise(url, {
@@ -326,6 +388,27 @@ export function scenarios<P = OAuthClientProvider>(
       }, TEST_TOOL);
   }
   return table;
+}
+
+/**
+ * The SEP-990 fields of a scenario's context.
+ *
+ * @throws {Error} Naming a missing field.
+ */
+function enterpriseContext(context: Record<string, string>): EnterpriseContext {
+  const fields = [
+    "client_id",
+    "client_secret",
+    "idp_client_id",
+    "idp_id_token",
+    "idp_token_endpoint",
+  ] as const;
+  for (const field of fields) {
+    if (typeof context[field] !== "string") {
+      throw new Error(`the scenario's context has no ${field}`);
+    }
+  }
+  return context as unknown as EnterpriseContext;
 }
 
 /**

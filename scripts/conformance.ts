@@ -21,13 +21,18 @@
  * {@linkcode REQUIREMENTS_VERSION} run, `--requirements 2025-11-25` and
  * `--requirements 2026-07-28`, one suite process each (the suite runs a
  * set's scenarios itself and prints a summary, which is read here), for our
- * client and then for the SDK v2's.
+ * client and then for the SDK v2's; and last the extension scenarios of
+ * that suite our client implements ({@linkcode EXTENSION_SCENARIOS}: DPoP,
+ * enterprise-managed authorization, workload identity), ours only. A named
+ * scenario the 0.1.16 suite lacks runs on {@linkcode REQUIREMENTS_VERSION}.
  *
  * Exits non-zero only when a scenario our client is expected to pass fails
  * ({@linkcode EXPECTED_FAILURES} and
  * {@linkcode EXPECTED_REQUIREMENT_FAILURES} list the others, each with its
- * reason), or the suite could not be run. Usage:
- * `deno run -A scripts/conformance.ts [--sdk] [--ours-only] [scenario…]`, or
+ * reason; an extension scenario is always expected to pass), or the suite
+ * could not be run. Usage:
+ * `deno run -A scripts/conformance.ts [--sdk] [--ours-only] [scenario…]`
+ * (e.g. `auth/dpop auth/wif-jwt-bearer`), or
  * `deno run -A scripts/conformance.ts --requirements=2026-07-28 [--ours-only]`.
  *
  * @module
@@ -60,6 +65,19 @@ export const EXPECTED_REQUIREMENT_FAILURES: Readonly<
 };
 /** The Node the suite runs on (npm package `node`, which ships the binary). */
 export const NODE_VERSION = "22.23.3";
+
+/**
+ * Extension scenarios of {@linkcode REQUIREMENTS_VERSION} (in no
+ * requirement set) our client implements, through `/auth`'s providers.
+ * They run after the requirement sets, for our client only (the SDK
+ * drivers do not implement them), and fail the run when one fails.
+ */
+export const EXTENSION_SCENARIOS: readonly string[] = [
+  "auth/dpop",
+  "auth/dpop-nonce",
+  "auth/enterprise-managed-authorization",
+  "auth/wif-jwt-bearer",
+];
 
 /**
  * Scenarios our client is known to fail today, with the reason. A failure
@@ -392,11 +410,18 @@ export async function conformance(
   const started = performance.now();
   const suite = await installSuite();
   const listed = await listScenarios(suite);
-  const unknown = options.only.filter((name) => !listed.includes(name));
+  // Named scenarios the 0.1.16 suite lacks (the extensions) run on the newer one.
+  const newer = options.only.some((name) => !listed.includes(name))
+    ? await installSuite(REQUIREMENTS_VERSION)
+    : undefined;
+  const newerListed = newer === undefined ? [] : await listScenarios(newer);
+  const unknown = options.only.filter((name) =>
+    !listed.includes(name) && !newerListed.includes(name)
+  );
   if (unknown.length > 0) {
     throw new Error(
-      `unknown scenario(s) ${unknown.join(", ")}; the suite has ${
-        listed.join(", ")
+      `unknown scenario(s) ${unknown.join(", ")}; the suites have ${
+        [...new Set([...listed, ...newerListed])].join(", ")
       }`,
     );
   }
@@ -407,26 +432,92 @@ export async function conformance(
     ...(options.sdk2 ? ["sdk2" as const] : []),
   ];
   log(
-    `conformance ${CONFORMANCE_VERSION} on Node ${NODE_VERSION}: ${scenarios.length} client scenarios × ${
+    `conformance ${
+      newer === undefined
+        ? CONFORMANCE_VERSION
+        : `${CONFORMANCE_VERSION} and ${REQUIREMENTS_VERSION}`
+    } on Node ${NODE_VERSION}: ${scenarios.length} client scenarios × ${
       clients.join(", ")
     }`,
   );
+  const jobs = clients.flatMap((client) =>
+    scenarios.flatMap((scenario) => {
+      if (listed.includes(scenario)) return [{ client, scenario, suite }];
+      // Only our driver implements the extension scenarios.
+      return client === "adapter" ? [{ client, scenario, suite: newer! }] : [];
+    })
+  );
+  const results = await runJobs(jobs);
+  const code = report(scenarios, clients, results, performance.now() - started);
+  if (options.only.length > 0) return code;
+  let failed = code;
+  for (const revision of REQUIREMENT_SETS) {
+    const reference = options.reference ?? true;
+    if (await requirements(revision, { reference }) !== 0) failed = 1;
+  }
+  if (await extensions() !== 0) failed = 1;
+  return failed;
+}
+
+/**
+ * Runs {@linkcode EXTENSION_SCENARIOS} of {@linkcode REQUIREMENTS_VERSION}
+ * for our client and prints their table.
+ *
+ * @returns 1 when one of them failed.
+ *
+ * @example
+ * ```ts ignore
+ * import { extensions } from "./conformance.ts";
+ *
+ * Deno.exit(await extensions());
+ * ```
+ */
+export async function extensions(): Promise<number> {
+  const started = performance.now();
+  const suite = await installSuite(REQUIREMENTS_VERSION);
+  log(
+    `\nconformance ${REQUIREMENTS_VERSION} extension scenarios on Node ${NODE_VERSION}: ${EXTENSION_SCENARIOS.length} × ours`,
+  );
+  const results = await runJobs(
+    EXTENSION_SCENARIOS.map((scenario) => ({
+      client: "adapter" as const,
+      scenario,
+      suite,
+    })),
+  );
+  return report(
+    EXTENSION_SCENARIOS,
+    ["adapter"],
+    results,
+    performance.now() - started,
+  );
+}
+
+/** One scenario for one client on one suite. */
+interface Job {
+  client: ClientName;
+  scenario: string;
+  suite: Suite;
+}
+
+/**
+ * Runs the jobs ({@linkcode CONCURRENCY} at once, within the run deadline),
+ * stopping every suite process on Ctrl-C and at the end.
+ */
+async function runJobs(jobs: readonly Job[]): Promise<ScenarioResult[]> {
   const running = new Set<Background>();
   const stopAll = () => Promise.all([...running].map((p) => p.stop()));
   const onSignal = () => void stopAll().finally(() => Deno.exit(130));
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
-  const pairs = clients.flatMap((client) =>
-    scenarios.map((scenario) => ({ client, scenario }))
-  );
-  let results: ScenarioResult[];
   try {
-    results = await runAll(
-      pairs.map(({ client, scenario }) => () =>
+    return await runAll(
+      jobs.map(({ client, scenario, suite }) => () =>
         runScenario(suite, client, scenario, running)
       ),
       (index) => ({
-        ...pairs[index]!,
+        client: jobs[index]!.client,
+        scenario: jobs[index]!.scenario,
         passed: false,
         problems: [`not run: the whole run passed ${RUN_TIMEOUT_MS} ms`],
         durationMs: 0,
@@ -437,14 +528,6 @@ export async function conformance(
     Deno.removeSignalListener("SIGINT", onSignal);
     Deno.removeSignalListener("SIGTERM", onSignal);
   }
-  const code = report(scenarios, clients, results, performance.now() - started);
-  if (options.only.length > 0) return code;
-  let failed = code;
-  for (const revision of REQUIREMENT_SETS) {
-    const reference = options.reference ?? true;
-    if (await requirements(revision, { reference }) !== 0) failed = 1;
-  }
-  return failed;
 }
 
 /** The deadline of one requirement-set run (every scenario of the set). */
@@ -720,8 +803,14 @@ function report(
     } else if (expected !== undefined) note = `expected: ${expected}`;
     log(
       pad(scenario, width) +
-        clients.map((c) => pad(of(c, scenario)?.passed ? "pass" : "FAIL", 8))
-          .join("") +
+        clients.map((c) => {
+          const result = of(c, scenario);
+          // "-": not run for that client (its driver lacks the scenario).
+          return pad(
+            result === undefined ? "-" : result.passed ? "pass" : "FAIL",
+            8,
+          );
+        }).join("") +
         note,
     );
   }

@@ -26,15 +26,22 @@ import {
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import {
+  EnterpriseAuthProvider,
+  withDPoP,
+  WorkloadIdentityProvider,
+} from "@cleveragents/mcp-adapter/auth";
+import {
   approveHeadlesslyRedirect,
   ConformanceOAuthProvider,
 } from "./_conformance_auth.ts";
 import {
   callTools,
+  type Credentials,
   type Exercise,
   main,
   scenarios,
   type ScenarioTool,
+  SDK_V1_CREDENTIALS,
 } from "./_conformance_shared.ts";
 import { logError } from "./_run.ts";
 
@@ -187,7 +194,29 @@ const exercise: Exercise = (url, options, tool) => {
   );
 };
 
-const SCENARIOS = scenarios("mcp-adapter-conformance", exercise);
+/**
+ * The SDK v1's `client_credentials` providers, the shared authorization-code
+ * one, and this library's providers of the authorization extensions
+ * (`@cleveragents/mcp-adapter/auth`), configured as a user would.
+ */
+const CREDENTIALS: Credentials = {
+  ...SDK_V1_CREDENTIALS,
+  extensions: {
+    dpop: (provider) => withDPoP(provider),
+    workloadIdentity: (clientId, assertion) =>
+      new WorkloadIdentityProvider({ clientId, assertion }),
+    enterprise: (context) =>
+      new EnterpriseAuthProvider({
+        clientId: context.client_id,
+        clientSecret: context.client_secret,
+        idToken: context.idp_id_token,
+        idpTokenEndpoint: context.idp_token_endpoint,
+        idpClientId: context.idp_client_id,
+      }),
+  },
+};
+
+const SCENARIOS = scenarios("mcp-adapter-conformance", exercise, CREDENTIALS);
 
 /** The scenario names this driver knows, listed in its usage message. */
 const DRIVER_SCENARIOS: readonly string[] = Object.keys(SCENARIOS);

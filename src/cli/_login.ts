@@ -152,6 +152,12 @@ function remoteEntry(ctx: Context, name: string): ServerEntry {
       `server "${name}" has no "auth: oauth" in the config; add it to log in with OAuth`,
     );
   }
+  if (entry.auth.type !== "oauth") {
+    throw new CliError(
+      USAGE,
+      `server "${name}" signs in as a machine (auth type ${entry.auth.type}): its credentials come from the config, and there is no login to run`,
+    );
+  }
   return entry;
 }
 

@@ -269,8 +269,9 @@ export function tokenStoreAuth(
   store: OAuthTokenStore | string = tokenStorePath(),
 ): (entry: ServerEntry) => OAuthClientProviderLike | undefined {
   const opened = typeof store === "string" ? new FileTokenStore(store) : store;
+  // Only a user's login is stored; machine grants come from the config.
   return (entry) =>
-    entry.auth && entry.config.url
+    entry.auth?.type === "oauth" && entry.config.url
       ? new StoredOAuthProvider(opened, entry)
       : undefined;
 }

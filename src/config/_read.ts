@@ -29,9 +29,9 @@ import {
   overridesOf,
   readDocument,
   readFailure,
-  readText,
   schemaProblems,
 } from "./_document.ts";
+import { readEnvFileText } from "./_env_file.ts";
 import type { ParsedDocument } from "./_text.ts";
 import {
   envLookup,
@@ -45,6 +45,7 @@ import { type Draft, draftsOf, uniquenessProblems, within } from "./_drafts.ts";
 import { parseDotenv } from "./_dotenv.ts";
 import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
 import { declareSecrets } from "../_util/redact.ts";
+import { type ReadAuth, readAuth } from "./_auth.ts";
 import { isRecord, kindOf, setOwn } from "../_util/values.ts";
 
 const EXAMPLE =
@@ -53,6 +54,7 @@ const INTERPOLATED: readonly string[] = [
   "command",
   "args",
   "env",
+  "cwd",
   "url",
   "headers",
 ];
@@ -184,12 +186,15 @@ export function usedInputs(drafts: readonly Draft[]): string[] {
 
 function inputsOf(draft: Draft): string[] {
   const fields = [...fieldsOf(draft), "envFile"];
-  return fields.flatMap((field) =>
-    INTERPOLATED.includes(field) ||
-      field === "envFile"
-      ? inputReferences(draft.raw[field])
-      : []
-  );
+  return [
+    ...fields.flatMap((field) =>
+      INTERPOLATED.includes(field) ||
+        field === "envFile"
+        ? inputReferences(draft.raw[field])
+        : []
+    ),
+    ...(draft.ours ? inputReferences(draft.raw.auth) : []),
+  ];
 }
 
 export function variablesOf(
@@ -253,7 +258,7 @@ export async function readEnvFiles(
     }
     let text: string;
     try {
-      text = await readText(name);
+      text = await readEnvFileText(name);
     } catch (error) {
       read.problems.push(
         new ConfigProblem(at, `cannot read ${name}: ${readFailure(error)}`, {
@@ -343,6 +348,7 @@ function entryOf(
     }
     local.push(new ConfigProblem(at, problem.detail));
   }
+  let auth: ReadAuth | undefined;
   if (raw.auth !== undefined && transport === "stdio") {
     local.push(
       new ConfigProblem(
@@ -350,18 +356,20 @@ function entryOf(
         'is for remote servers (OAuth over HTTP); remove it, or set transport to "streamable-http" or "sse"',
       ),
     );
+  } else if (raw.auth !== undefined && draft.ours) {
+    auth = readAuth(raw.auth, vars, path, local);
   }
   if (local.length > 0) {
     read.problems.push(...local);
     return undefined;
   }
   const config = candidate as unknown as MCPServerConfig;
-  declareSecrets(
-    config,
-    inputsOf(draft).filter((id) => read.declared.get(id)?.password)
+  declareSecrets(config, [
+    ...inputsOf(draft).filter((id) => read.declared.get(id)?.password)
       .map((id) => vars.input(id))
       .filter((value): value is string => typeof value === "string"),
-  );
+    ...auth?.secrets ?? [],
+  ]);
   const entry: ServerEntry = {
     config,
     namespace: draft.namespace,
@@ -376,12 +384,7 @@ function entryOf(
   if (typeof raw.requestTimeoutMs === "number") {
     entry.requestTimeoutMs = raw.requestTimeoutMs;
   }
-  if (raw.auth !== undefined) {
-    const auth = isRecord(raw.auth) ? raw.auth : {};
-    entry.auth = { type: "oauth" };
-    if (typeof auth.clientId === "string") entry.auth.clientId = auth.clientId;
-    if (Array.isArray(auth.scopes)) entry.auth.scopes = [...auth.scopes];
-  }
+  if (auth !== undefined) entry.auth = auth.auth;
   return entry;
 }
 

@@ -7,8 +7,8 @@
  * `{ mcpServers: { name: {...} } }` files of Claude Desktop, Cursor and
  * Claude Code; and VS Code's `{ servers: { name: {...} } }` (JSON files may
  * have comments and trailing commas, as VS Code writes them). Strings in
- * `command`, `args`, `env`, `url`, `headers` and `envFile` may use `${VAR}`
- * and `${VAR:-default}` (`$${` is a literal `${`), and VS Code's
+ * `command`, `args`, `env`, `cwd`, `url`, `headers` and `envFile` may use
+ * `${VAR}` and `${VAR:-default}` (`$${` is a literal `${`), and VS Code's
  * `${env:VAR}`, `${workspaceFolder}`, `${userHome}` and `${input:id}`. A
  * server's `envFile` (a dotenv file) is read into its `env`. Every problem
  * of a file is reported at once.
@@ -46,11 +46,14 @@ export type {
   ConfigFormat,
   ConfigText,
   ConfigVariableOptions,
+  EnterpriseManagedAuth,
   LoadConfigOptions,
   LoadedConfig,
+  OAuthLoginAuth,
   ParseConfigOptions,
   ServerAuth,
   ServerEntry,
+  WorkloadIdentityAuth,
 } from "./types.ts";
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { MCPServerConfig, MCPTransportKind } from "./server.ts";
@@ -145,7 +148,8 @@ export function parseConfig(
  * read with `node:fs/promises`, imported on first use. A relative `envFile`
  * is relative to the config file's folder; other relative paths inside the
  * file (`cwd`, `args`) are not rewritten: they resolve against the working
- * directory of the process.
+ * directory of the process. An `envFile` must be a regular file of at most
+ * 1 MiB: a device, FIFO or socket is refused without being read.
  *
  * @param source A file path, or `{ text, format, source? }`.
  * @param options Variables, input values or a function that asks for them,

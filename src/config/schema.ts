@@ -82,6 +82,172 @@ const SHARED_FIELDS = Object.fromEntries(
     ]),
 );
 
+/** The fields of each kind of `auth`, besides `type`. */
+const AUTH_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  oauth: ["clientId", "scopes"],
+  "workload-identity": [
+    "clientId",
+    "assertion",
+    "assertionFile",
+    "scopes",
+    "expectedIssuer",
+    "dpop",
+  ],
+  "enterprise-managed": [
+    "clientId",
+    "clientSecret",
+    "idpTokenEndpoint",
+    "idpClientId",
+    "idpClientSecret",
+    "idToken",
+    "idTokenFile",
+    "scopes",
+    "expectedIssuer",
+    "dpop",
+  ],
+};
+
+/** Text fields of `auth`, all `${VAR}`-replaced. */
+const AUTH_TEXT: Readonly<
+  Record<string, [description: string, example: string]>
+> = {
+  clientId: [
+    "The client ID registered with the authorization server (oauth: default dynamic registration).",
+    "my-client-id",
+  ],
+  assertion: [
+    "workload-identity: the workload's JWT, e.g. ${WORKLOAD_JWT}.",
+    "${WORKLOAD_JWT}",
+  ],
+  assertionFile: [
+    "workload-identity: an absolute path to the file holding the workload's JWT, read for every token request.",
+    "/var/run/secrets/tokens/mcp",
+  ],
+  expectedIssuer: [
+    "The authorization server's issuer URL: the credentials are only sent there.",
+    "https://auth.example.com",
+  ],
+  clientSecret: [
+    "enterprise-managed: the client secret at the MCP server's authorization server.",
+    "${MCP_CLIENT_SECRET}",
+  ],
+  idpTokenEndpoint: [
+    "enterprise-managed: the identity provider's token endpoint, where the ID token is exchanged for an ID-JAG.",
+    "https://login.example.com/oauth2/token",
+  ],
+  idpClientId: [
+    "enterprise-managed: the client ID at the identity provider.",
+    "my-idp-client",
+  ],
+  idpClientSecret: [
+    "enterprise-managed: the client secret at the identity provider, if it has one.",
+    "${IDP_CLIENT_SECRET}",
+  ],
+  idToken: [
+    "enterprise-managed: the user's ID token from the identity provider, e.g. ${ID_TOKEN}.",
+    "${ID_TOKEN}",
+  ],
+  idTokenFile: [
+    "enterprise-managed: an absolute path to the file holding the user's ID token, read for every token request.",
+    "/run/user/1000/id_token",
+  ],
+};
+
+/** One kind of `auth`: what it needs, and that it takes no other kind's fields. */
+function authKind(
+  type: string,
+  needs: readonly string[],
+  oneOf?: readonly [string, string],
+): JsonSchema {
+  const others = Object.values(AUTH_FIELDS).flat().filter((field) =>
+    !AUTH_FIELDS[type]!.includes(field)
+  );
+  const rules: JsonSchema[] = [];
+  if (needs.length > 0) {
+    rules.push({
+      required: [...needs],
+      errorMessage: `type ${type} needs ${needs.join(", ")}`,
+    });
+  }
+  if (oneOf !== undefined) {
+    const [token, file] = oneOf;
+    rules.push({
+      anyOf: [{ required: [token] }, { required: [file] }],
+      errorMessage:
+        `type ${type} needs ${token} (the token, e.g. \${VAR}) or ${file} (a file holding it)`,
+    }, {
+      not: { required: [token, file] },
+      errorMessage: `type ${type} takes ${token} or ${file}, not both`,
+    });
+  }
+  rules.push({
+    not: {
+      anyOf: [...new Set(others)].map((field) => ({ required: [field] })),
+    },
+    errorMessage: `type ${type} takes only ${AUTH_FIELDS[type]!.join(", ")}`,
+  });
+  return {
+    if: { required: ["type"], properties: { type: { const: type } } },
+    then: { allOf: rules },
+  };
+}
+
+/** `auth` of a remote server. */
+const AUTH: JsonSchema = {
+  description:
+    'sse / streamable-http: how the server authorizes this client. "oauth" (or { type: oauth, clientId, scopes }): a user\'s login (authorization code + PKCE), stored by "mcp-adapter login <name>". { type: workload-identity, clientId, assertion | assertionFile }: the workload\'s JWT (RFC 7523 JWT-bearer grant). { type: enterprise-managed, clientId, clientSecret, idpTokenEndpoint, idpClientId, idToken | idTokenFile }: the user\'s ID token exchanged for an ID-JAG (SEP-990). dpop: true binds the tokens of the last two with DPoP.',
+  if: { type: "string" },
+  then: {
+    const: "oauth",
+    errorMessage:
+      'expected "oauth" or { type: oauth | workload-identity | enterprise-managed, ... }',
+  },
+  else: {
+    type: "object",
+    additionalProperties: false,
+    required: ["type"],
+    properties: {
+      type: {
+        enum: Object.keys(AUTH_FIELDS),
+        description:
+          "oauth: a user's login; workload-identity: the workload's JWT; enterprise-managed: an ID-JAG from the identity provider.",
+        errorMessage: "expected oauth, workload-identity or enterprise-managed",
+      },
+      ...Object.fromEntries(
+        Object.entries(AUTH_TEXT).map(([field, [description, example]]) => [
+          field,
+          { type: "string", minLength: 1, description, examples: [example] },
+        ]),
+      ),
+      scopes: {
+        type: "array",
+        items: { type: "string", minLength: 1 },
+        description: "Scopes to ask for when the server names none.",
+        examples: [["read", "write"]],
+      },
+      dpop: {
+        type: "boolean",
+        description:
+          "workload-identity, enterprise-managed: bind the tokens to a key of this process with DPoP (RFC 9449).",
+        examples: [true],
+      },
+    },
+    allOf: [
+      authKind("oauth", []),
+      authKind("workload-identity", ["clientId"], [
+        "assertion",
+        "assertionFile",
+      ]),
+      authKind(
+        "enterprise-managed",
+        ["clientId", "clientSecret", "idpTokenEndpoint", "idpClientId"],
+        ["idToken", "idTokenFile"],
+      ),
+    ],
+  },
+  examples: ["oauth"],
+};
+
 /**
  * The config file format as JSON Schema (draft-07): our own
  * `{ servers: [...] }` list, the `mcpServers` files of Claude Desktop, Cursor
@@ -185,37 +351,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
           default: true,
           examples: [false],
         },
-        auth: {
-          description:
-            'sse / streamable-http: log in with OAuth (authorization code + PKCE): "oauth", or { type: oauth, clientId, scopes }. "mcp-adapter login <name>" stores the tokens.',
-          if: { type: "string" },
-          then: {
-            const: "oauth",
-            errorMessage: 'expected "oauth" or { type: oauth }',
-          },
-          else: {
-            type: "object",
-            additionalProperties: false,
-            required: ["type"],
-            properties: {
-              type: { const: "oauth", description: "The login kind." },
-              clientId: {
-                type: "string",
-                minLength: 1,
-                description:
-                  "A client ID registered with the authorization server; default: dynamic registration.",
-                examples: ["my-client-id"],
-              },
-              scopes: {
-                type: "array",
-                items: { type: "string", minLength: 1 },
-                description: "Scopes to ask for when the server names none.",
-                examples: [["read", "write"]],
-              },
-            },
-          },
-          examples: ["oauth"],
-        },
+        auth: AUTH,
       },
       allOf: [
         {
@@ -385,8 +521,9 @@ export const CONFIG_SCHEMA: JsonSchema = {
     },
     cwd: {
       type: "string",
-      description: "stdio: the working directory of the server process.",
-      examples: ["."],
+      description:
+        `stdio: the working directory of the server process. ${VARIABLES}`,
+      examples: ["${workspaceFolder}"],
     },
     url: {
       type: "string",

@@ -12,18 +12,83 @@ import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { MCPToolFilter } from "../types.ts";
 
 /**
+ * How a remote server authorizes this client (`auth:` in the file): a
+ * user's OAuth login ({@linkcode OAuthLoginAuth}), or a machine grant that
+ * needs no user at hand ({@linkcode WorkloadIdentityAuth},
+ * {@linkcode EnterpriseManagedAuth}), whose providers `configAuth()` of
+ * `@cleveragents/mcp-adapter/auth` builds.
+ */
+export type ServerAuth =
+  | OAuthLoginAuth
+  | WorkloadIdentityAuth
+  | EnterpriseManagedAuth;
+
+/**
  * OAuth for a remote server (`auth: oauth` in the file): the user logs in
  * with `mcp-adapter login <name>`, which keeps the tokens in a per-user
  * store that the command line and `MCPToolHub` (its `authProvider` option)
  * use.
  */
-export interface ServerAuth {
-  /** Always `"oauth"`: the authorization-code flow with PKCE. */
+export interface OAuthLoginAuth {
+  /** `"oauth"`: the authorization-code flow with PKCE. */
   type: "oauth";
   /** A client ID registered with the authorization server beforehand; default: dynamic registration. */
   clientId?: string;
   /** Scopes to ask for when the server does not name any. */
   scopes?: string[];
+}
+
+/**
+ * A workload's own JWT, presented with the JWT-bearer grant (RFC 7523,
+ * workload identity federation): `auth: { type: workload-identity,
+ * clientId, assertionFile }`.
+ */
+export interface WorkloadIdentityAuth {
+  /** `"workload-identity"`. */
+  type: "workload-identity";
+  /** The client ID registered with the authorization server. */
+  clientId: string;
+  /** The JWT itself (usually `${VAR}`); or {@linkcode WorkloadIdentityAuth.assertionFile}. */
+  assertion?: string;
+  /** An absolute path to a file holding the JWT, read for every token request (platforms rotate it). */
+  assertionFile?: string;
+  /** Scopes to ask for when the server does not name any. */
+  scopes?: string[];
+  /** The authorization server's issuer: the credentials go only there. */
+  expectedIssuer?: string;
+  /** Bind the tokens with DPoP (RFC 9449). */
+  dpop?: boolean;
+}
+
+/**
+ * Enterprise-managed authorization (SEP-990): the user's ID token is
+ * exchanged at the identity provider for an ID-JAG, which the
+ * authorization server takes with the JWT-bearer grant:
+ * `auth: { type: enterprise-managed, … }`.
+ */
+export interface EnterpriseManagedAuth {
+  /** `"enterprise-managed"`. */
+  type: "enterprise-managed";
+  /** The client ID at the MCP server's authorization server. */
+  clientId: string;
+  /** The client secret there (usually `${VAR}`). */
+  clientSecret: string;
+  /** The identity provider's token endpoint. */
+  idpTokenEndpoint: string;
+  /** The client ID at the identity provider. */
+  idpClientId: string;
+  /** The client secret at the identity provider, if it has one. */
+  idpClientSecret?: string;
+  /** The user's ID token (usually `${VAR}`); or {@linkcode EnterpriseManagedAuth.idTokenFile}. */
+  idToken?: string;
+  /** An absolute path to a file holding the ID token, read for every token request. */
+  idTokenFile?: string;
+  /** Scopes to ask for when the server does not name any. */
+  scopes?: string[];
+  /** The authorization server's issuer: the credentials go only there. */
+  expectedIssuer?: string;
+  /** Bind the tokens with DPoP (RFC 9449). */
+  dpop?: boolean;
 }
 
 /** One server of a config file, ready to build an adapter from. */
@@ -42,7 +107,7 @@ export interface ServerEntry {
   requestTimeoutMs?: number;
   /** `false` when the file switches the server off. Default `true`. */
   enabled: boolean;
-  /** OAuth login for a remote server (`auth: oauth`). */
+  /** How a remote server authorizes this client (`auth:`). */
   auth?: ServerAuth;
 }
 

@@ -4,7 +4,9 @@
  * authorize on 401 / 403 and finish an authorization-code login. This part
  * is loaded with the transports and stays small; the flow itself
  * (`_oauth/flow.ts`, and through it the SDK's `auth()`) is imported on the
- * first 401, so users without OAuth never load it. Internal.
+ * first 401, so users without OAuth never load it. A DPoP provider's
+ * requests go through `_oauth/dpop.ts` (a proof each), loaded on the first
+ * one. Internal.
  *
  * @module
  */
@@ -29,6 +31,8 @@ export interface AuthHooks {
   passed?: () => void;
   /** Values to keep out of messages (tokens, codes, secrets), longest first. */
   secrets?: () => readonly string[];
+  /** Wraps the transport's `fetch` (DPoP: a proof on each request). */
+  wrapFetch?: ((next: typeof fetch) => typeof fetch) | undefined;
 }
 
 const states = new WeakMap<object, Map<string, OAuthState>>();
@@ -66,6 +70,13 @@ export function oauthHooks(
       }
       return tokens ? { authorization: `Bearer ${tokens.access_token}` } : {};
     },
+    // A DPoP provider's requests: its DPoP token goes as `DPoP`, with a proof.
+    wrapFetch: provider.dpop &&
+      ((next) => async (input, init) =>
+        (await import("./_oauth/dpop.ts")).resourceFetch(provider, next)(
+          input,
+          init,
+        )),
     authorize: async (response, signal) =>
       (await flow()).authorize(s, response, signal),
     finishAuth: async (code) => (await flow()).finishAuth(s, code),

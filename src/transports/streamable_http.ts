@@ -22,9 +22,9 @@ import {
   fetchFailure,
   HttpClient,
   mediaType,
-  readBodyStart,
   serverUrl,
 } from "./_http.ts";
+import { readBodyStart } from "./_body.ts";
 import { displayUrl, excerpt } from "../_util/redact.ts";
 import { RequestStreams } from "./_streamable/requests.ts";
 import {
@@ -33,17 +33,26 @@ import {
   StreamableSession,
 } from "./_streamable/session.ts";
 
-/** How broken SSE streams are reopened when the server sent no `retry:` delay. */
+/**
+ * How broken SSE streams are reopened. A server's `retry:` takes the place
+ * of `initialDelayMs`, but never below 1 s (or `initialDelayMs`, if you set
+ * it shorter) and never above `maxDelayMs`.
+ */
 export interface StreamableHTTPReconnectionOptions {
   /** Delay before the first attempt, in milliseconds. Default 1000. */
   initialDelayMs?: number;
-  /** Longest delay between attempts, in milliseconds. Default 30000. */
+  /**
+   * Longest delay between attempts, in milliseconds; it caps a server's
+   * `retry:` too. Default 30000.
+   */
   maxDelayMs?: number;
   /** Each delay is the previous one times this. Default 1.5. */
   growFactor?: number;
   /**
    * Attempts per broken stream before giving up. The count starts again
-   * whenever a reopened stream delivers an event. Default 2.
+   * only when a stream made progress: it delivered a message, or stayed
+   * open at least `maxDelayMs` (and 1 s). An event without a message (a
+   * bare id or `retry:`) or a keep-alive does not count. Default 2.
    */
   maxRetries?: number;
 }
@@ -88,7 +97,8 @@ export interface StreamableHTTPTransportOptions {
    */
   getHeaders?: () => Promise<Record<string, string>>;
   /**
-   * The largest message the server may send, in bytes: a JSON answer
+   * The largest message the server may send, in bytes after decoding (a
+   * `Content-Encoding: gzip` body is counted inflated): a JSON answer
    * longer than this fails its request early; an SSE event (counted in
    * characters) longer than this ends its stream. Default 64 MiB.
    */
@@ -110,9 +120,9 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
  *   messages is opened if the server offers one (405 means it does not),
  *   and reopened with backoff when it drops.
  * - When a request's SSE stream breaks before the response, it is resumed
- *   with GET and `Last-Event-ID` after the server's `retry:` delay (or the
- *   backoff). If that fails, `onerror` receives an
- *   {@linkcode MCPRequestLostError} for the request.
+ *   with GET and `Last-Event-ID` after the server's `retry:` delay (at
+ *   least 1 s, at most `maxDelayMs`) or the backoff. If that fails,
+ *   `onerror` receives an {@linkcode MCPRequestLostError} for the request.
  * - A 404 to a request that carried the session id (or a 400 whose body
  *   names that id or says "No valid session ID", "Session not found" and
  *   the like) clears `sessionId` and rejects `send()` with
@@ -165,6 +175,12 @@ export class StreamableHTTPTransport implements MCPTransport {
   #state: "new" | "starting" | "open" | "closed" = "new";
   #starting: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
+  /**
+   * The last `initialize` answer was cross-origin (a browser's CORS rules
+   * applied) and showed no `Mcp-Session-Id`: the server may have assigned
+   * one that the browser hid.
+   */
+  #sessionMaybeHidden = false;
 
   /**
    * Creates a transport; nothing is sent until the first `send()`.
@@ -379,11 +395,12 @@ export class StreamableHTTPTransport implements MCPTransport {
           flight.signal,
         );
       } catch (error) {
-        throw this.#fetchError(error, `POST ${describe(method)}`);
+        throw await this.#fetchError(error, `POST ${describe(method)}`);
       }
       if (initialize && response.ok) {
         const session = response.headers.get("mcp-session-id");
         if (session) this.#session.adopt(checkSessionId(session, this.#url));
+        this.#sessionMaybeHidden = !session && response.type === "cors";
       }
       if (!response.ok) {
         const probing = method === "server/discover";
@@ -395,11 +412,25 @@ export class StreamableHTTPTransport implements MCPTransport {
           (response.status === 400 || response.status === 404) &&
           this.#requests.deliverError(stream, text, modern || probing)
         ) return;
-        throw this.#session.statusError(response, text, {
+        const error = this.#session.statusError(response, text, {
           what: `POST ${describe(method)}`,
           session: sentSession,
           initialize: initialize || probing,
         });
+        // A session-less legacy request refused after a cross-origin
+        // initialize: most likely the browser hid the session id.
+        if (
+          this.#sessionMaybeHidden && !initialize && !probing && !modern &&
+          sentSession === undefined &&
+          (response.status === 400 || response.status === 404)
+        ) {
+          const { HIDDEN_SESSION_HINT } = await import("./_cors.ts");
+          throw new MCPConnectionError(
+            `${error.message} ${HIDDEN_SESSION_HINT}`,
+            { cause: error },
+          );
+        }
+        throw error;
       }
       if (stream === undefined || response.status === 202 || stream.done) {
         discardBody(response);
@@ -423,7 +454,7 @@ export class StreamableHTTPTransport implements MCPTransport {
               })`,
           );
         } catch (error) {
-          throw this.#fetchError(error, `POST ${describe(method)}`);
+          throw await this.#fetchError(error, `POST ${describe(method)}`);
         }
         this.#requests.deliverJson(stream, text);
       } else {
@@ -467,13 +498,20 @@ export class StreamableHTTPTransport implements MCPTransport {
     return () => ({ ...this.#session.postHeaders(), ...own });
   }
 
-  #fetchError(error: unknown, what: string): MCPConnectionError {
+  async #fetchError(
+    error: unknown,
+    what: string,
+  ): Promise<MCPConnectionError> {
     if (this.#closed()) return this.#closedError();
     if (error instanceof MCPConnectionError) return error;
+    // In a browser a request blocked by CORS fails like this too.
+    const { corsBlockedHint } = await import("./_cors.ts");
     return new MCPConnectionError(
       `Cannot reach MCP server at ${displayUrl(this.#url)} (${what}): ${
         this.#http.redact(fetchFailure(error))
-      }. Check that the server runs and "url" is right.`,
+      }. Check that the server runs and "url" is right.${
+        corsBlockedHint(this.#url)
+      }`,
       { cause: error },
     );
   }

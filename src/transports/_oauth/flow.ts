@@ -34,6 +34,8 @@ import {
   guardState,
   OAUTH_REQUEST_TIMEOUT_MS,
 } from "./guard.ts";
+import { tokenRequestFetch } from "./dpop.ts";
+import { grantOf } from "./grant.ts";
 import { isLoopbackHost } from "../../_util/url_policy.ts";
 import { race } from "../../_util/time.ts";
 
@@ -114,11 +116,17 @@ async function run(
   signal: AbortSignal,
 ): Promise<boolean> {
   const { auth, extractWWWAuthenticateParams } = await sdk();
-  const challenge = extractWWWAuthenticateParams(response);
+  const challenge = extractWWWAuthenticateParams(asBearer(response));
   const stepUp = response.status === 403;
   const where = displayUrl(new URL(state.serverUrl));
   if (challenge.resourceMetadataUrl) {
     state.resourceMetadataUrl = challenge.resourceMetadataUrl;
+  }
+  if (challenge.error === "use_dpop_nonce") {
+    // The transport retried once with the nonce it sent; a new token would not help.
+    throw new MCPConnectionError(
+      `MCP server at ${where} still asks for a DPoP nonce (use_dpop_nonce) after a retry with the nonce it sent; check its DPoP nonce handling`,
+    );
   }
   if (state.rounds >= MAX_AUTHORIZATIONS) {
     state.rounds = 0; // a later attempt (after fixing the grant) starts afresh
@@ -137,18 +145,18 @@ async function run(
   let authorizationUrl: URL | undefined;
   let result: string | undefined;
   const guard = state.guard ??= guardState();
-  const attempt = () =>
-    auth(watched(state, stepUp, (url) => authorizationUrl = url), {
-      serverUrl: state.serverUrl,
-      resourceMetadataUrl: state.resourceMetadataUrl,
-      scope: state.scope,
-      fetchFn: guardedFetch(
-        state.fetchFn ?? fetch,
-        guard,
-        signal,
-        state.serverUrl,
-      ),
-    });
+  const attempt = async () => {
+    const fetches = await engineFetch(state, guard, signal);
+    return await auth(
+      watched(state, stepUp, (url) => authorizationUrl = url, fetches.plain),
+      {
+        serverUrl: state.serverUrl,
+        resourceMetadataUrl: state.resourceMetadataUrl,
+        scope: state.scope,
+        fetchFn: fetches.engine,
+      },
+    );
+  };
   try {
     const { provider } = state;
     if (!stepUp && provider.refreshExclusive) {
@@ -163,7 +171,7 @@ async function run(
     }
     result ??= await attempt();
   } catch (error) {
-    throw await failure(state, error, "authorization");
+    throw await failure(state, refusal(state, error), "authorization");
   }
   await remember(state);
   if (result === "AUTHORIZED") return true;
@@ -195,17 +203,17 @@ export async function finishAuth(
   // Checked against the issuer before the code goes out (guard.ts).
   guard.callbackIss = iss;
   try {
-    await auth(watched(state, false, () => {}), {
+    const fetches = await engineFetch(
+      state,
+      guard,
+      AbortSignal.timeout(2 * OAUTH_REQUEST_TIMEOUT_MS),
+    );
+    await auth(watched(state, false, () => {}, fetches.plain), {
       serverUrl: state.serverUrl,
       authorizationCode: code,
       resourceMetadataUrl: state.resourceMetadataUrl,
       scope: state.scope,
-      fetchFn: guardedFetch(
-        state.fetchFn ?? fetch,
-        guard,
-        AbortSignal.timeout(2 * OAUTH_REQUEST_TIMEOUT_MS),
-        state.serverUrl,
-      ),
+      fetchFn: fetches.engine,
     });
   } catch (error) {
     throw await failure(state, error, "the authorization code exchange");
@@ -248,19 +256,73 @@ function callbackParams(
 }
 
 /**
+ * `fetch` for the engine (`engine`: with the guard's checks, and for a
+ * DPoP provider a proof on each token request) and for a grant's own
+ * requests (`plain`: the checks only; an identity provider gets no proof).
+ */
+async function engineFetch(
+  state: OAuthState,
+  guard: GuardState,
+  signal: AbortSignal,
+): Promise<{ engine: typeof fetch; plain: typeof fetch }> {
+  const plain = guardedFetch(
+    state.fetchFn ?? fetch,
+    guard,
+    signal,
+    state.serverUrl,
+  );
+  guard.tokenError = undefined;
+  const session = await state.provider.dpop?.();
+  return {
+    plain,
+    engine: session === undefined ? plain : tokenRequestFetch(session, plain),
+  };
+}
+
+/**
  * The provider, seen through: the authorization URL it is sent to is
  * recorded, and for a step-up its refresh token is hidden, so `auth()`
- * starts a new authorization instead of refreshing the old grant.
+ * starts a new authorization instead of refreshing the old grant. A grant
+ * provider (`grant.ts`) builds its token request from what was discovered,
+ * and is not asked again once the authorization server refused it.
  */
 function watched(
   state: OAuthState,
   hideRefreshToken: boolean,
   onRedirect: (url: URL) => void,
+  grantFetch: typeof fetch,
 ): Provider {
   const target = state.provider as Provider;
   const guard = state.guard!;
+  const grant = grantOf(target);
   return new Proxy(target, {
     get(_, key) {
+      if (grant && key === "prepareTokenRequest") {
+        return (scope?: string) =>
+          grant.request({
+            scope: state.scope ?? guard.resourceScopes ?? scope,
+            issuer: guard.metadata?.issuer as string | undefined,
+            resource: guard.resource,
+            serverUrl: state.serverUrl,
+            fetch: grantFetch,
+            secret: (...values) => {
+              const named = values.flatMap((value) =>
+                value === undefined ? [] : [["token", value] as const]
+              );
+              state.secrets = mergeSecrets(state.secrets, secretsOf(named));
+            },
+          });
+      }
+      if (grant && key === "invalidateCredentials") {
+        // The engine retries after invalid_grant / unauthorized_client; a
+        // refused assertion is not presented again (SEP-1933).
+        return () => {
+          throw refusal(state, undefined) ??
+            new MCPConnectionError(
+              `OAuth: the authorization server refused the ${grant.name} grant; not retried`,
+            );
+        };
+      }
       if (key === "redirectToAuthorization") {
         return (url: URL) => {
           checkAuthorizationUrl(url, guard);
@@ -276,7 +338,7 @@ function watched(
       }
       if (key === "saveTokens") {
         return (tokens: { token_type?: unknown }) => {
-          checkTokenType(tokens.token_type);
+          checkTokenType(tokens.token_type, typeof target.dpop === "function");
           return target.saveTokens(tokens as never);
         };
       }
@@ -319,17 +381,61 @@ function checkAuthorizationUrl(url: URL, guard: GuardState): void {
 }
 
 /**
- * Only Bearer tokens are sent as `Authorization: Bearer` (RFC 6749 §7.1).
+ * Only Bearer tokens are sent as `Authorization: Bearer` (RFC 6749 §7.1),
+ * and DPoP tokens as `Authorization: DPoP`, by a DPoP provider only.
  *
  * @throws {MCPConnectionError} For any other token type.
  */
-function checkTokenType(type: unknown): void {
-  if (type === undefined || String(type).toLowerCase() === "bearer") return;
+function checkTokenType(type: unknown, dpop: boolean): void {
+  const name = String(type).toLowerCase();
+  if (type === undefined || name === "bearer" || (dpop && name === "dpop")) {
+    return;
+  }
   throw new MCPConnectionError(
     `OAuth: the authorization server issued a token of type ${
       JSON.stringify(String(type).slice(0, 40))
-    }; this client sends only Bearer tokens (RFC 6749 §7.1), so it was not used`,
+    }; this client sends only Bearer tokens${
+      dpop ? " and DPoP tokens (RFC 9449)" : ""
+    } (RFC 6749 §7.1), so it was not used${
+      name === "dpop" && !dpop
+        ? "; to use DPoP, give the provider a DPoP session (withDPoP())"
+        : ""
+    }`,
   );
+}
+
+/**
+ * The error of a grant provider's token request that the authorization
+ * server refused, naming what it said (`guard.tokenError`): reported as it
+ * is, never retried. Other errors are returned unchanged.
+ */
+function refusal(state: OAuthState, error: unknown): unknown {
+  const grant = grantOf(state.provider);
+  const said = state.guard?.tokenError;
+  if (
+    grant === undefined || said === undefined ||
+    error instanceof MCPAdapterError
+  ) return error;
+  return new MCPConnectionError(
+    `OAuth: the authorization server refused the ${grant.name} grant for MCP server at ${
+      displayUrl(new URL(state.serverUrl))
+    }: ${said}; not retried. Check the client ID, the assertion (its audience, expiry and subject) and the scopes this client may ask for`,
+    error === undefined ? undefined : { cause: error },
+  );
+}
+
+/**
+ * A DPoP challenge as the engine's parser reads challenges (it knows only
+ * `Bearer`): same parameters, so `resource_metadata`, `scope` and `error`
+ * are read from either.
+ */
+function asBearer(response: Response): Response {
+  const header = response.headers.get("www-authenticate") ?? "";
+  if (!/^\s*dpop\s/i.test(header)) return response;
+  return new Response(null, {
+    status: response.status,
+    headers: { "www-authenticate": header.replace(/^\s*dpop\s/i, "Bearer ") },
+  });
 }
 
 /**

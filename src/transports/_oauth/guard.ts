@@ -45,6 +45,16 @@ export interface GuardState {
   fields: Map<string, string>;
   /** Whether this flow accepted protected-resource metadata. */
   resourceMetadata?: boolean;
+  /** That metadata's `resource`. */
+  resource?: string | undefined;
+  /** That metadata's `scopes_supported`, space-separated. */
+  resourceScopes?: string | undefined;
+  /**
+   * What the authorization server said when it refused the last token
+   * request (`HTTP 400 "invalid_grant" ("…")`), for grants that report it
+   * rather than retry.
+   */
+  tokenError?: string | undefined;
   /**
    * The redirect that brought the authorization code: its `iss`, or
    * `undefined` when there was none; `null` when only the bare code was
@@ -146,6 +156,11 @@ export function guardedFetch(
     } catch (error) {
       return refuse(error);
     }
+    if (!response.ok && grantType(init?.body) !== null) {
+      state.tokenError = `HTTP ${response.status}${
+        oauthErrorText(parseJson(text))
+      }`;
+    }
     return new Response(
       response.status === 204 || response.status === 304 ? null : text,
       {
@@ -210,6 +225,11 @@ function inspect(
   if (!isRecord(document)) return;
   if (resource) {
     state.resourceMetadata = true;
+    const { resource: named, scopes_supported: scopes } = document;
+    if (typeof named === "string") state.resource = named;
+    if (Array.isArray(scopes) && scopes.every((s) => typeof s === "string")) {
+      state.resourceScopes = scopes.join(" ") || undefined;
+    }
     const servers = document.authorization_servers;
     if (!Array.isArray(servers)) return;
     for (const server of servers) {
@@ -297,11 +317,37 @@ function sameIssuer(said: string, expected: string): boolean {
 
 /** Whether a token request body is an authorization-code exchange. */
 function isCodeExchange(body: BodyInit | null | undefined): boolean {
-  if (body instanceof URLSearchParams) {
-    return body.get("grant_type") === "authorization_code";
+  return grantType(body) === "authorization_code";
+}
+
+/** The `grant_type` of a token request's form body; `null` for other bodies. */
+function grantType(body: BodyInit | null | undefined): string | null {
+  if (body instanceof URLSearchParams) return body.get("grant_type");
+  return typeof body === "string"
+    ? new URLSearchParams(body).get("grant_type")
+    : null;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
-  return typeof body === "string" &&
-    new URLSearchParams(body).get("grant_type") === "authorization_code";
+}
+
+/**
+ * ` "error" ("description")` of an OAuth error body, bounded and quoted;
+ * `""` when it has no `error`.
+ */
+export function oauthErrorText(body: unknown): string {
+  if (!isRecord(body) || typeof body.error !== "string") return "";
+  const description = body.error_description;
+  return ` ${JSON.stringify(body.error.slice(0, 60))}${
+    typeof description === "string"
+      ? ` (${JSON.stringify(description.slice(0, 200))})`
+      : ""
+  }`;
 }
 
 /**

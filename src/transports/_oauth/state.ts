@@ -28,6 +28,40 @@ export interface OAuthClientProviderLike {
     refresh: () => Promise<void>,
     options: { stale?: { access_token: string } | undefined },
   ): Promise<unknown>;
+  /**
+   * The DPoP session the provider's tokens are bound to (RFC 9449), or
+   * `undefined` for none. With one, token requests carry a DPoP proof and a
+   * `DPoP` token is sent with `Authorization: DPoP` and a fresh proof per
+   * request. Optional; `withDPoP()` of `@cleveragents/mcp-adapter/auth` adds
+   * it to any provider.
+   */
+  dpop?():
+    | DPoPSessionLike
+    | undefined
+    | Promise<DPoPSessionLike | undefined>;
+}
+
+/** What one DPoP proof is for (RFC 9449 §4.2). */
+export interface DPoPProofRequest {
+  /** The request's method. */
+  htm: string;
+  /** The request's URL; its query and fragment are left out of the proof. */
+  htu: string | URL;
+  /** The access token sent with the request: its hash goes in `ath`. */
+  accessToken?: string;
+  /** The nonce to put in; default the latest one of the URL's origin. */
+  nonce?: string;
+}
+
+/**
+ * A DPoP signing key with the nonces servers sent: `DPoPSession` of
+ * `@cleveragents/mcp-adapter/auth`, or the MCP SDK v2's `DpopSession`.
+ */
+export interface DPoPSessionLike {
+  /** A fresh signed proof (a new `jti` each time). */
+  buildProof(request: DPoPProofRequest): Promise<string>;
+  /** Keeps the `DPoP-Nonce` of `response`, the answer from `url`, if it has one. */
+  observeNonce(response: Response, url: string | URL): void;
 }
 
 /**
