@@ -296,7 +296,8 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
       assert.match(error.message, /lost/);
       return true;
     });
-    assert.ok(performance.now() - started < 1000);
+    // The call would sleep 10 s: rejecting in half that is the drop's doing.
+    assert.ok(performance.now() - started < 5000);
     assert.equal(adapter.connected, false);
     await assert.rejects(
       adapter.invoke("echo", { message: "x" }),
@@ -373,7 +374,8 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
         return true;
       },
     );
-    assert.ok(performance.now() - started < 2000);
+    // A mute server never answers: any end at all is the deadline's.
+    assert.ok(performance.now() - started < 10_000);
   });
 
   it("registerTools() registers provenance, capabilities and replaces only its namespace", async () => {

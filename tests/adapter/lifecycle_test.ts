@@ -74,10 +74,11 @@ describe("lifecycle under concurrent calls", () => {
       adapter.connect({ timeoutMs: 200 }),
       /timed out after 200 ms/,
     );
-    assert.ok(performance.now() - started < 2000);
+    // The factory never answers: any end at all is the deadline's.
+    assert.ok(performance.now() - started < 10_000);
     const stopping = performance.now();
     await adapter.disconnect();
-    assert.ok(performance.now() - stopping < 1000);
+    assert.ok(performance.now() - stopping < 10_000);
   });
 
   it("disconnect() cancels a reconnect() in progress; the late transport is closed", async () => {
@@ -126,7 +127,8 @@ describe("lifecycle under concurrent calls", () => {
       const timedOut = await adapter.invoke("a", {}, { totalTimeoutMs: 100 });
       assert.equal(timedOut.errorKind, "timeout");
       assert.match(timedOut.error!, /total deadline of 100 ms/);
-      assert.ok(performance.now() - started < 1500);
+      // The reconnect is held forever: ending at all is the deadlines' doing.
+      assert.ok(performance.now() - started < 10_000);
       arrive();
       await reconnecting;
     } finally {

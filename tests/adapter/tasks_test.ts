@@ -328,13 +328,14 @@ describe("tasks", () => {
     const log = newTaskServerLog();
     const adapter = await connected(log);
     const started = performance.now();
+    // The task would run 40 s: ending in a quarter of that is the deadline's doing.
     const result = await adapter.invoke("slow_task", {
-      steps: 200,
+      steps: 2_000,
       gapMs: 20,
     }, { timeoutMs: 1_000, totalTimeoutMs: 300 });
     assert.equal(result.errorKind, "timeout");
     assert.match(result.error!, /total deadline of 300 ms/);
-    assert.ok(performance.now() - started < 2_000);
+    assert.ok(performance.now() - started < 10_000);
     const taskId = taskIds(log)[0]!;
     assert.ok(await waitFor(() => log.stopped.includes(taskId), 2_000));
   });
@@ -388,7 +389,8 @@ describe("tasks", () => {
     const started = performance.now();
     await adapter.disconnect();
     await assert.rejects(call, MCPNotConnectedError);
-    assert.ok(performance.now() - started < 1_000);
+    // The next poll is 4 s away: rejecting well before it is the disconnect's doing.
+    assert.ok(performance.now() - started < 3_000);
     // The server's work would outlive its connection: end it quietly.
     await store.updateTaskStatus(taskIds(log)[0]!, "cancelled");
   });

@@ -1,6 +1,6 @@
 /**
  * Reconnecting SSE streams against servers that hang up at once: a
- * server's `retry:` is held between a floor (1 s) and `maxDelayMs`, an
+ * server's `retry:` is held between a floor (250 ms) and `maxDelayMs`, an
  * event without a message does not restart the count of attempts, and
  * nothing is sent after `disconnect()`. The verdicts count the requests a
  * scripted loopback server saw, when the transport says it gave up (or
@@ -21,7 +21,7 @@ const cleanups = releaseAfterEach();
 /** Bounds every wait; the verdicts come sooner. */
 const WAIT_MS = 15_000;
 /** The floor under a server's `retry:`, less a little for timer slack. */
-const FLOOR_MS = 990;
+const FLOOR_MS = 240;
 /** So many reconnections mean the budget or the floor failed. */
 const FLOOD = 10;
 
@@ -145,7 +145,7 @@ function assertSpaced(requests: SeenRequest[]): void {
 }
 
 describe("streamable HTTP reconnection: floor, cap and budget", () => {
-  it("an idle session's GET stream that answers retry: 0 and ends is reopened maxRetries times, at least 1 s apart, then given up", async () => {
+  it("an idle session's GET stream that answers retry: 0 and ends is reopened maxRetries times, at least 250 ms apart, then given up", async () => {
     const server = await scriptedServer({
       get: (_req, res, n) => sseOnce(res, `id: g${n}\nretry: 0\ndata: \n\n`),
     });
@@ -168,7 +168,7 @@ describe("streamable HTTP reconnection: floor, cap and budget", () => {
     assert.equal((await adapter.invoke("add", {})).success, true);
   });
 
-  it("a call's stream that sends one event with an id and retry: 0, then ends on every resume, is resumed maxRetries times, at least 1 s apart, then lost", async () => {
+  it("a call's stream that sends one event with an id and retry: 0, then ends on every resume, is resumed maxRetries times, at least 250 ms apart, then lost", async () => {
     const server = await scriptedServer({
       call: (res, id, n) => {
         if (n > 1) {
@@ -279,7 +279,7 @@ describe("streamable HTTP reconnection: floor, cap and budget", () => {
     assert.deepEqual(errors.map((error) => error.message), []);
   });
 
-  it("a GET stream that stays open past maxDelayMs (and 1 s) without a message starts a new count each time", async () => {
+  it("a GET stream that stays open past maxDelayMs (and 250 ms) without a message starts a new count each time", async () => {
     const server = await scriptedServer({
       get: (_req, res) => {
         res.writeHead(200, { "content-type": "text/event-stream" });

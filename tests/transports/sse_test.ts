@@ -265,7 +265,6 @@ describe("legacy SSE failures", () => {
     const server = await rawServer((_req, res) => {
       openStream(res, ": nothing to see\n\n");
     });
-    const startedAt = performance.now();
     await assert.rejects(
       transport(`${server.origin}/sse`, { endpointTimeoutMs: 200 }).start(),
       (error) => {
@@ -277,7 +276,7 @@ describe("legacy SSE failures", () => {
         return true;
       },
     );
-    assert.ok(performance.now() - startedAt < 5000);
+    // Without the endpoint deadline this would hang until the test's limit.
   });
 
   it("rejects start() with the status and a redacted excerpt on a non-2xx GET", async () => {

@@ -67,8 +67,12 @@ export interface Backoff {
 /**
  * The shortest first delay a server's `retry:` can set, in milliseconds
  * (unless `initialDelayMs` is shorter): `retry: 0` is waited for this long.
+ * Low enough to honour the retry a server means (the conformance suite's
+ * `sse-retry` asks for 500 ms), high enough that `retry: 0` cannot make a
+ * storm; with the attempt budget, a stream that makes no progress is given
+ * up after `maxRetries` such waits.
  */
-export const RETRY_FLOOR_MS = 1000;
+export const RETRY_FLOOR_MS = 250;
 
 /**
  * The delay before reconnection attempt `attempt` (counted from 0 since the
