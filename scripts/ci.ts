@@ -83,6 +83,8 @@ export function ciSteps(entries: readonly string[]): Step[] {
     denoStep("demo", ["task", "demo"], 3),
     denoStep("quickstart", ["task", "quickstart"], 5),
     denoStep("publish-dry-run", ["publish", "--dry-run", "--allow-dirty"], 5),
+    // What a Deno program of the root entry downloads, on a fresh DENO_DIR.
+    denoStep("lean-deno", ["run", "-A", "scripts/lean_deno.ts"], 5),
     // The official MCP conformance suite's client scenarios, through the
     // public API; fails only on a scenario not in its EXPECTED_FAILURES.
     denoStep("conformance", ["run", "-A", "scripts/conformance.ts"], 25),

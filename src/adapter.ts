@@ -308,6 +308,9 @@ export class MCPToolAdapter {
    * @throws {MCPConnectionError} When the server cannot be started, reached or initialized in time.
    * @throws {MCPAuthorizationRequiredError} When the user must authorize
    * this client in a browser first; see `finishAuth()`.
+   * @throws {MCPConfigError} When the server asks for OAuth and the MCP SDK
+   * (an optional peer, which runs the flow) is not installed; the message
+   * says how to install it.
    */
   connect(options: ConnectOptions = {}): Promise<void> {
     return this.#connection.connect(options);

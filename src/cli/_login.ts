@@ -19,7 +19,7 @@ import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { ServerEntry } from "../config/load.ts";
 import { MCPToolAdapter } from "../adapter.ts";
-import { MCPAuthorizationRequiredError } from "../errors.ts";
+import { MCPAuthorizationRequiredError, MCPConfigError } from "../errors.ts";
 import { errorMessage } from "../_util/errors.ts";
 import { printable } from "../_util/terminal.ts";
 import { race } from "../_util/time.ts";
@@ -99,6 +99,15 @@ export function loginCommand(
         return OK;
       } catch (error) {
         if (error instanceof CliError) throw error;
+        // A missing optional package is no connection failure (exit 2).
+        if (error instanceof MCPConfigError) {
+          throw new CliError(
+            USAGE,
+            `the login to "${name}" cannot run: ${
+              printable(errorMessage(error))
+            }`,
+          );
+        }
         throw new CliError(
           CONNECTION,
           `the login to "${name}" failed: ${printable(errorMessage(error))}`,

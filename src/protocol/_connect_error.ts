@@ -8,6 +8,7 @@
 
 import {
   MCPAuthorizationRequiredError,
+  MCPConfigError,
   MCPConnectionError,
   MCPNotConnectedError,
   MCPProtocolError,
@@ -24,8 +25,13 @@ export function connectionError(
   stderrTail: readonly string[] | undefined,
   name: string,
   secrets: readonly string[],
-): MCPConnectionError | MCPAuthorizationRequiredError {
-  if (error instanceof MCPAuthorizationRequiredError) {
+): MCPConnectionError | MCPAuthorizationRequiredError | MCPConfigError {
+  // Kept as they are: the caller needs the class (and the URL to open, or
+  // the package to install); "cannot connect" would point at the server.
+  if (
+    error instanceof MCPAuthorizationRequiredError ||
+    error instanceof MCPConfigError
+  ) {
     return redactError(error, secrets);
   }
   let message: string;

@@ -6,7 +6,11 @@
  * @module
  */
 
-import { MCPConfigError, MCPConnectionError } from "../errors.ts";
+import {
+  MCPAdapterError,
+  MCPConfigError,
+  MCPConnectionError,
+} from "../errors.ts";
 import type { OAuthClientProviderLike } from "./oauth.ts";
 import type {
   JSONRPCMessage,
@@ -249,7 +253,7 @@ export class SSEClientTransport implements MCPTransport {
           { cause: error },
         );
       }
-      if (error instanceof MCPConnectionError) throw error;
+      if (error instanceof MCPAdapterError) throw error;
       throw new MCPConnectionError(
         `Cannot reach MCP server at ${displayUrl(this.#url)}: ${
           this.#http.redact(fetchFailure(error))
@@ -413,7 +417,7 @@ export class SSEClientTransport implements MCPTransport {
         );
       } catch (error) {
         if (this.#closed()) throw this.#closedError();
-        if (error instanceof MCPConnectionError) throw error;
+        if (error instanceof MCPAdapterError) throw error;
         throw new MCPConnectionError(
           `Cannot reach MCP server at ${displayUrl(endpoint)}: ${
             this.#http.redact(fetchFailure(error))

@@ -7,7 +7,11 @@
  * @module
  */
 
-import { MCPConfigError, MCPConnectionError } from "../errors.ts";
+import {
+  MCPAdapterError,
+  MCPConfigError,
+  MCPConnectionError,
+} from "../errors.ts";
 import type { OAuthClientProviderLike } from "./oauth.ts";
 import type {
   JSONRPCMessage,
@@ -501,9 +505,11 @@ export class StreamableHTTPTransport implements MCPTransport {
   async #fetchError(
     error: unknown,
     what: string,
-  ): Promise<MCPConnectionError> {
+  ): Promise<MCPAdapterError> {
     if (this.#closed()) return this.#closedError();
-    if (error instanceof MCPConnectionError) return error;
+    // Ours already says what is wrong (e.g. the OAuth flow's missing SDK):
+    // "cannot reach" would send the user to check the URL instead.
+    if (error instanceof MCPAdapterError) return error;
     // In a browser a request blocked by CORS fails like this too.
     const { corsBlockedHint } = await import("./_cors.ts");
     return new MCPConnectionError(

@@ -46,17 +46,65 @@ import { race } from "../../_util/time.ts";
  */
 export const MAX_AUTHORIZATIONS = 3;
 
-type Sdk = typeof import("@modelcontextprotocol/sdk/client/auth.js");
-type Provider = Parameters<Sdk["auth"]>[0];
+/**
+ * The part of the SDK's `client/auth.js` this flow calls, typed here: a
+ * type import would put the SDK into every program's module graph, and
+ * Deno fetches the whole graph before a program runs.
+ */
+interface Sdk {
+  auth(provider: Provider, options: {
+    serverUrl: string | URL;
+    authorizationCode?: string;
+    scope?: string | undefined;
+    resourceMetadataUrl?: URL | undefined;
+    fetchFn?: typeof fetch;
+  }): Promise<"AUTHORIZED" | "REDIRECT">;
+  extractWWWAuthenticateParams(response: Response): {
+    resourceMetadataUrl?: URL;
+    scope?: string;
+    error?: string;
+  };
+}
+
+/** The SDK's `OAuthClientProvider`, as far as this flow reads and wraps it. */
+interface Provider {
+  tokens():
+    | { access_token?: string; refresh_token?: string }
+    | undefined
+    | Promise<{ access_token?: string; refresh_token?: string } | undefined>;
+  saveTokens(tokens: unknown): void | Promise<void>;
+  clientMetadata?: unknown;
+  clientInformation?(): unknown;
+  codeVerifier?(): unknown;
+  redirectToAuthorization?(url: URL): void | Promise<void>;
+  [key: string]: unknown;
+}
+
+/** The SDK range this flow is written against (`deno.json` says the same). */
+export const SDK_RANGE = "^1.32.2";
+
+/**
+ * Where the SDK's OAuth flow comes from: an `npm:` specifier on Deno, the
+ * package elsewhere (an optional peer of the npm package). Built at run
+ * time, not a literal: Deno fetches every literal import of a program's
+ * graph before it runs, so a program that never uses OAuth would download
+ * the SDK and its ~100 packages; a bundler leaves it to run time too.
+ */
+export function sdkSpecifier(): string {
+  const path = ["@modelcontextprotocol/sdk", "client/auth.js"];
+  return "Deno" in globalThis
+    ? `npm:${path[0]}@${SDK_RANGE}/${path[1]}`
+    : path.join("/");
+}
 
 async function sdk(): Promise<Sdk> {
   // The .catch also tells bundlers the import may be missing: edge bundles
   // of users without OAuth build without the SDK installed.
-  return await import("@modelcontextprotocol/sdk/client/auth.js").catch(
+  return await (import(sdkSpecifier()) as Promise<Sdk>).catch(
     (cause) => {
       throw new MCPConfigError(
         "authProvider",
-        'OAuth needs the MCP SDK: install "@modelcontextprotocol/sdk" (npm) or map it in your import map',
+        `OAuth needs the MCP SDK, which is not installed: run npm install @modelcontextprotocol/sdk (with npx: npx -p @cleveragents/mcp-adapter -p @modelcontextprotocol/sdk mcp-adapter …), or map "@modelcontextprotocol/sdk/" in your import map`,
         { cause },
       );
     },
