@@ -385,7 +385,12 @@ function isMain(): boolean {
   }
 }
 
-if (isMain()) {
+/**
+ * Runs the command line as the program: signals, pipes and the exit code.
+ * Called only when this file is the program, and without top-level
+ * `await`, so `import` and `require()` of the `/cli` entry run nothing.
+ */
+async function runAsProgram(): Promise<void> {
   // Installed first and kept until the servers are stopped: a signal, or a
   // reader that went away, must not end the process while one still runs.
   const interrupts = interruptOnSignals();
@@ -422,3 +427,5 @@ if (isMain()) {
   // Exit even if something still holds the event loop; output is flushed by now.
   startTimer(() => process.exit(code), 1000).unref();
 }
+
+if (isMain()) void runAsProgram();
