@@ -57,6 +57,12 @@ import {
  * `protocol: "modern"`.
  */
 const STDIO_PROBE_MS = 3000;
+/**
+ * How long `connect()` waits for a modern server to acknowledge the
+ * tool-list subscription: long enough for any server that answers, short
+ * enough that a proxy buffering the listen stream costs one second, once.
+ */
+const LISTEN_ACK_MS = 1000;
 /** The most input rounds one modern request may take (the SDK's default). */
 const MAX_INPUT_ROUNDS = 10;
 
@@ -704,7 +710,7 @@ export class Connection {
    * Follows tool-list changes of a modern session (`_listen.ts`, loaded
    * now). Connecting waits for the server's acknowledgement, so a change
    * made after `connect()` is never missed; a server slow to acknowledge
-   * holds it up for at most the stdio probe's time, and one that refuses
+   * holds it up for at most {@linkcode LISTEN_ACK_MS}, and one that refuses
    * fails nothing.
    */
   async #subscribe(session: Session, signal: AbortSignal): Promise<void> {
@@ -716,7 +722,7 @@ export class Connection {
       onError: this.#options.onError,
     });
     this.#subscription = subscription;
-    await race(subscription.ready, { signal, timeoutMs: STDIO_PROBE_MS })
+    await race(subscription.ready, { signal, timeoutMs: LISTEN_ACK_MS })
       .catch(() => {});
   }
 
