@@ -26,12 +26,20 @@ export interface Env {
   MCP_URL: string;
 }
 
+/** What a Worker's `fetch` is handed beside the request (`ExecutionContext`). */
+export interface Context {
+  /** Keeps the Worker alive for `promise` after the response went out. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
 export default {
   /**
-   * Connects, calls `get-sum`, disconnects. One adapter per request: a
-   * Worker cannot carry a connection from one request to the next.
+   * Connects, calls `get-sum`, answers, then disconnects after the answer
+   * (`ctx.waitUntil`). One adapter per request: a Worker cannot carry a
+   * connection from one request to the next, so it opens no GET stream
+   * for server messages (`serverStream: false`).
    */
-  async fetch(request: Request, env: Env): Promise<Response> {
+  async fetch(request: Request, env: Env, ctx: Context): Promise<Response> {
     const query = new URL(request.url).searchParams;
     const a = Number(query.get("a") ?? 2);
     const b = Number(query.get("b") ?? 3);
@@ -39,7 +47,7 @@ export default {
       name: "remote",
       transport: "streamable-http",
       url: env.MCP_URL,
-    });
+    }, { serverStream: false });
     try {
       await adapter.connect({ timeoutMs: 10_000 });
       const result = await adapter.invoke("get-sum", { a, b });
@@ -49,7 +57,8 @@ export default {
       const message = error instanceof Error ? error.message : String(error);
       return Response.json({ success: false, error: message }, { status: 502 });
     } finally {
-      await adapter.disconnect();
+      // The answer does not wait for the session's DELETE.
+      ctx.waitUntil(adapter.disconnect());
     }
   },
 };

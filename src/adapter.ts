@@ -99,6 +99,13 @@ export interface MCPToolAdapterOptions {
    * error naming this option. Default 64 MiB.
    */
   maxMessageBytes?: number;
+  /**
+   * Streamable HTTP, 2025-era sessions: open the GET stream for
+   * server-initiated messages (tool-list changes, logs outside a call).
+   * Default `true`; pass `false` for an adapter that serves one request
+   * (a Worker's): it would open the stream only to tear it down.
+   */
+  serverStream?: boolean;
   /** Answers to server-initiated requests; each one given is declared as a client capability. */
   handlers?: ClientHandlers;
   /** Receives non-fatal problems (a malformed message, a stream that could not be reopened). */
@@ -227,6 +234,7 @@ export class MCPToolAdapter {
         fetch: options.fetch,
         authProvider: options.authProvider,
         onStderr: options.onStderr,
+        serverStream: options.serverStream,
         maxMessageBytes: checkMaxMessageBytes(
           options.maxMessageBytes,
           "MCPToolAdapter",

@@ -18,6 +18,8 @@ export interface TransportOptions {
   maxMessageBytes?: number | undefined;
   /** stdio: receives each stderr line. */
   onStderr?: ((line: string) => void) | undefined;
+  /** streamable HTTP: whether a 2025-era session opens its GET stream. */
+  serverStream?: boolean | undefined;
 }
 
 /** A new transport for `config`. Throws `MCPConfigError` for malformed headers. */
@@ -46,5 +48,8 @@ export function createTransport(
   };
   return config.transport === "sse"
     ? new SSEClientTransport(options)
-    : new StreamableHTTPTransport(options);
+    : new StreamableHTTPTransport({
+      ...options,
+      serverStream: remote.serverStream,
+    });
 }

@@ -77,6 +77,13 @@ export interface StreamableHTTPTransportOptions {
   /** How long `close()` waits for the session's DELETE, in milliseconds. Default 2000. */
   closeTimeoutMs?: number;
   /**
+   * Open the GET stream for server-initiated messages of a 2025-era session
+   * (tool-list changes, logs, requests outside a call). Default `true`;
+   * `false` for an adapter that lives for one request (a Worker's), which
+   * would only open and tear it down.
+   */
+  serverStream?: boolean;
+  /**
    * OAuth: the MCP SDK's `OAuthClientProvider` (e.g. its
    * `ClientCredentialsProvider`, or your own for the authorization-code
    * flow). Its token goes on every request; a 401, or 403
@@ -176,6 +183,8 @@ export class StreamableHTTPTransport implements MCPTransport {
   readonly #session: StreamableSession;
   readonly #requests: RequestStreams;
   readonly #closeTimeoutMs: number;
+  /** Whether a 2025-era session opens its GET stream (`serverStream`). */
+  readonly #serverStream: boolean;
   #state: "new" | "starting" | "open" | "closed" = "new";
   #starting: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
@@ -213,6 +222,7 @@ export class StreamableHTTPTransport implements MCPTransport {
       options.closeTimeoutMs,
       DEFAULT_CLOSE_TIMEOUT_MS,
     );
+    this.#serverStream = options.serverStream !== false;
     const report = (error: unknown) => this.#report(error);
     const session = new StreamableSession({
       url,
@@ -438,7 +448,9 @@ export class StreamableHTTPTransport implements MCPTransport {
       }
       if (stream === undefined || response.status === 202 || stream.done) {
         discardBody(response);
-        if (method === "notifications/initialized") this.#session.listen();
+        if (
+          method === "notifications/initialized" && this.#serverStream
+        ) this.#session.listen();
         return;
       }
       if (initialize) stream.session = this.#session.id;
