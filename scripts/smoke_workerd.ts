@@ -239,7 +239,7 @@ function bundleCases(what: string, bundled: WranglerBundle): SmokeCase[] {
     run: async () => {
       const size = await gzipSize(bundled.code);
       const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
-      console.log(
+      log(
         `${what}: the bundle wrangler ships is ${kib(size)} gzip (${
           kib(new TextEncoder().encode(bundled.code).byteLength)
         } minified or not, as wrangler left it); budget ${
