@@ -51,7 +51,6 @@ export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "./src/types.ts";
 import process from "node:process";
 import { realpathSync } from "node:fs";
-import { setTimeout as startTimer } from "node:timers";
 import { fileURLToPath } from "node:url";
 import {
   callCommand,
@@ -76,7 +75,6 @@ import {
   CliError,
   INTERRUPTED,
   OK,
-  TOOL_ERROR,
   USAGE,
   UsageError,
 } from "./src/cli/_errors.ts";
@@ -85,7 +83,7 @@ import { loginCommand, logoutCommand } from "./src/cli/_login.ts";
 import { tokenStorePath } from "./src/cli/_token_store.ts";
 import { printable, printableText } from "./src/_util/terminal.ts";
 import { guardedOutput } from "./src/cli/_stdio.ts";
-import { interruptOnSignals } from "./src/cli/_signals.ts";
+import { runAsProgram } from "./src/cli/_program.ts";
 
 /** Options of {@linkcode main}: the process's environment, for tests and embedding. */
 export interface CliOptions {
@@ -359,16 +357,6 @@ function terminalAsk(stderr: CliOutput): Ask | undefined {
   };
 }
 
-/** Whether the working directory is this file's folder (as under `deno task`). */
-function inOwnFolder(): boolean {
-  try {
-    return realpathSync(process.cwd()) ===
-      realpathSync(fileURLToPath(new URL(".", import.meta.url)));
-  } catch {
-    return false;
-  }
-}
-
 /** Whether this file is the program (`deno run cli.ts`, `node cli.js`, an npm bin link). */
 function isMain(): boolean {
   const flag = (import.meta as { main?: boolean }).main;
@@ -385,47 +373,5 @@ function isMain(): boolean {
   }
 }
 
-/**
- * Runs the command line as the program: signals, pipes and the exit code.
- * Called only when this file is the program, and without top-level
- * `await`, so `import` and `require()` of the `/cli` entry run nothing.
- */
-async function runAsProgram(): Promise<void> {
-  // Installed first and kept until the servers are stopped: a signal, or a
-  // reader that went away, must not end the process while one still runs.
-  const interrupts = interruptOnSignals();
-  const stdout = guardedOutput(process.stdout);
-  const stderr = guardedOutput(process.stderr);
-  // `deno task cli` runs in the repository, the folder of this file;
-  // INIT_CWD is where the user was, and what config paths are relative to.
-  const from = process.env.INIT_CWD;
-  if (from && inOwnFolder()) {
-    try {
-      process.chdir(from);
-    } catch {
-      // Gone meanwhile: stay where we are.
-    }
-  }
-  let code = await main(process.argv.slice(2), {
-    signal: interrupts.signal,
-    stdout,
-    stderr,
-  });
-  interrupts.dispose();
-  // 128 + the signal's number: 130 for Ctrl-C, 143 for SIGTERM.
-  if (code === INTERRUPTED) code = interrupts.exitCode ?? code;
-  // A reader that went away ends the output quietly; other failures are said.
-  if (stdout.failure !== undefined) {
-    stderr.write(
-      `mcp-adapter: writing the output failed: ${
-        printable(stdout.failure.message)
-      }\n`,
-    );
-    if (code === OK) code = TOOL_ERROR;
-  }
-  process.exitCode = code;
-  // Exit even if something still holds the event loop; output is flushed by now.
-  startTimer(() => process.exit(code), 1000).unref();
-}
-
-if (isMain()) void runAsProgram();
+// `deno run -A cli.ts` (and `jsr:…/cli`) still runs it; the npm bin is bin.ts.
+if (isMain()) void runAsProgram(main, import.meta.url);

@@ -54,14 +54,14 @@ const NPM_METADATA = {
  * top-level call but in `const` initialisers of its own values), so
  * bundlers may drop any module whose exports an app does not use.
  */
-const SIDE_EFFECTS: readonly string[] = ["./cli.js"];
+const SIDE_EFFECTS: readonly string[] = ["./cli.js", "./bin.js"];
 
 /**
  * Executables for `package.json` `bin`, command name → path inside the
  * package. The module must be in `deno.json` `exports` so `deno pack` emits
  * it, and the emitted `.js` must start with `#!/usr/bin/env node`.
  */
-const BIN: Record<string, string> = { "mcp-adapter": "./cli.js" };
+const BIN: Record<string, string> = { "mcp-adapter": "./bin.js" };
 
 /**
  * The stdio transport's process backend, chosen by the bundler or runtime:

@@ -1,6 +1,6 @@
 /**
  * Runs the `mcp-adapter` command line as a subprocess: `deno run -A cli.ts`
- * under Deno, the npm package's `cli.js` under Node.
+ * under Deno, the npm package's bin (`bin.js`) under Node.
  *
  * @module
  */
@@ -19,8 +19,9 @@ export function cliCommand(): { command: string; args: string[] } {
     const cli = fileURLToPath(new URL("../../cli.ts", import.meta.url));
     return { command: process.execPath, args: ["run", "-A", cli] };
   }
+  // The package's bin, as npx and npm's .bin links run it.
   const cli = fileURLToPath(
-    import.meta.resolve("@cleveragents/mcp-adapter/cli"),
+    import.meta.resolve("@cleveragents/mcp-adapter/bin"),
   );
   return { command: process.execPath, args: [cli] };
 }

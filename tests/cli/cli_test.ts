@@ -1,6 +1,6 @@
 /**
  * The `mcp-adapter` command line, run as a subprocess against real stdio
- * servers: `deno run -A cli.ts` under Deno, the npm package's `cli.js` under
+ * servers: `deno run -A cli.ts` under Deno, the npm package's bin (`bin.js`) under
  * Node. Its commands, arguments, exit codes and config-file discovery.
  */
 import { describe, it } from "node:test";

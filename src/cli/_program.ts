@@ -1,0 +1,78 @@
+/**
+ * The command line as the program: signals, pipes, the working directory of
+ * `deno task cli`, and the exit code. Run by `bin.ts` (the npm package's
+ * bin) and by `cli.ts` when it is the program (`deno run -A cli.ts`); never
+ * on import, so the `/cli` entry runs nothing when imported or required.
+ * Internal.
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { realpathSync } from "node:fs";
+import { setTimeout as startTimer } from "node:timers";
+import { fileURLToPath } from "node:url";
+import type { CliOptions } from "../../cli.ts";
+import { INTERRUPTED, OK, TOOL_ERROR } from "./_errors.ts";
+import { guardedOutput } from "./_stdio.ts";
+import { interruptOnSignals } from "./_signals.ts";
+import { printable } from "../_util/terminal.ts";
+
+/** `main` of `cli.ts`. */
+type Main = (args: readonly string[], options?: CliOptions) => Promise<number>;
+
+/**
+ * Runs `main` with the process's arguments, and exits with its code.
+ *
+ * @param programUrl The running file's URL: `deno task cli` runs in its
+ * folder, and then `INIT_CWD` is where the user was.
+ */
+export async function runAsProgram(
+  main: Main,
+  programUrl: string,
+): Promise<void> {
+  // Installed first and kept until the servers are stopped: a signal, or a
+  // reader that went away, must not end the process while one still runs.
+  const interrupts = interruptOnSignals();
+  const stdout = guardedOutput(process.stdout);
+  const stderr = guardedOutput(process.stderr);
+  // INIT_CWD is where the user was, and what config paths are relative to.
+  const from = process.env.INIT_CWD;
+  if (from && inFolderOf(programUrl)) {
+    try {
+      process.chdir(from);
+    } catch {
+      // Gone meanwhile: stay where we are.
+    }
+  }
+  let code = await main(process.argv.slice(2), {
+    signal: interrupts.signal,
+    stdout,
+    stderr,
+  });
+  interrupts.dispose();
+  // 128 + the signal's number: 130 for Ctrl-C, 143 for SIGTERM.
+  if (code === INTERRUPTED) code = interrupts.exitCode ?? code;
+  // A reader that went away ends the output quietly; other failures are said.
+  if (stdout.failure !== undefined) {
+    stderr.write(
+      `mcp-adapter: writing the output failed: ${
+        printable(stdout.failure.message)
+      }\n`,
+    );
+    if (code === OK) code = TOOL_ERROR;
+  }
+  process.exitCode = code;
+  // Exit even if something still holds the event loop; output is flushed by now.
+  startTimer(() => process.exit(code), 1000).unref();
+}
+
+/** Whether the working directory is the folder of `url` (as under `deno task`). */
+function inFolderOf(url: string): boolean {
+  try {
+    return realpathSync(process.cwd()) ===
+      realpathSync(fileURLToPath(new URL(".", url)));
+  } catch {
+    return false;
+  }
+}
