@@ -259,7 +259,7 @@ describe("mcp-adapter usage", () => {
           }),
         );
         const { args } = cliCommand();
-        const cliFile = args.find((arg) => /cli\.[jt]s$/.test(arg))!;
+        const cliFile = args.find((arg) => /(?:cli|bin)\.[jt]s$/.test(arg))!;
         const run = await cli(["tools"], dirname(cliFile), { INIT_CWD: user });
         assert.equal(run.code, 0, run.stderr);
         assert.match(run.stdout, /^mine\/add\s/m);
