@@ -16,8 +16,8 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import fc from "fast-check";
+import { fuzzParameters } from "./_fuzz.ts";
 import { dump } from "js-yaml";
 import {
   CONFIG_SCHEMA,
@@ -27,19 +27,6 @@ import {
 } from "@cleveragents/mcp-adapter/config";
 
 type Json = Record<string, unknown>;
-
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
-const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 3_000);
-
-function parameters(name: string): fc.Parameters<unknown> {
-  // deno-lint-ignore no-console
-  console.log(`${name}: seed ${SEED} (replay with FUZZ_SEED=${SEED})`);
-  return {
-    seed: SEED,
-    numRuns: 100_000,
-    plugins: [fc.interruptAfterTimeLimit(TIME_MS)],
-  };
-}
 
 /** Strings a config field may hold: references of every kind, URLs, paths, junk. */
 const STRING = fc.oneof(
@@ -317,7 +304,7 @@ describe("fuzz: config documents", () => {
           onlyConfigErrors(error, text);
         }
       }),
-      parameters("parseConfig"),
+      fuzzParameters("parseConfig"),
     );
     // deno-lint-ignore no-console
     console.log(`parseConfig: ${runs} documents, ${accepted} accepted`);
@@ -337,7 +324,7 @@ describe("fuzz: config documents", () => {
           onlyConfigErrors(error, text);
         }
       }),
-      parameters("loadConfig"),
+      fuzzParameters("loadConfig"),
     );
   });
 });

@@ -14,8 +14,8 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import fc from "fast-check";
+import { fuzzParameters } from "./_fuzz.ts";
 import {
   type MCPToolDescriptor,
   type RegisteredTool,
@@ -27,19 +27,6 @@ import {
 } from "@cleveragents/mcp-adapter/models";
 
 type Json = Record<string, unknown>;
-
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
-const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 3_000);
-
-function parameters(name: string): fc.Parameters<unknown> {
-  // deno-lint-ignore no-console
-  console.log(`${name}: seed ${SEED} (replay with FUZZ_SEED=${SEED})`);
-  return {
-    seed: SEED,
-    numRuns: 100_000,
-    plugins: [fc.interruptAfterTimeLimit(TIME_MS)],
-  };
-}
 
 const PROVIDERS: ModelProvider[] = [
   "openai-chat",
@@ -539,7 +526,7 @@ describe("fuzz: model tool definitions", () => {
         checkRules(provider, schema, report!.strict);
         checkProperties(input, input, schema, schema, "", true, { left: 500 });
       }),
-      parameters("model tool definitions"),
+      fuzzParameters("model tool definitions"),
     );
     // deno-lint-ignore no-console
     console.log(`model tool definitions: ${runs} schemas`);

@@ -20,26 +20,13 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import fc from "fast-check";
+import { fuzzParameters } from "./_fuzz.ts";
 import { type Schema, Validator } from "@cfworker/json-schema";
 import { compileValidator } from "../../src/protocol/validation.ts";
 import { loosen } from "../../src/protocol/_loosen.ts";
 
 type Json = Record<string, unknown>;
-
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
-const TIME_MS = Number(process.env.FUZZ_TIME_MS ?? 3_000);
-
-function parameters(name: string): fc.Parameters<unknown> {
-  // deno-lint-ignore no-console
-  console.log(`${name}: seed ${SEED} (replay with FUZZ_SEED=${SEED})`);
-  return {
-    seed: SEED,
-    numRuns: 1_000_000,
-    plugins: [fc.interruptAfterTimeLimit(TIME_MS)],
-  };
-}
 
 /** Patterns without a variable quantifier: proven safe at once. */
 const SAFE_PATTERNS = ["^a", "b$", "^[ab]{2}$", "a!", "^$"];
@@ -244,7 +231,7 @@ describe("validation properties", () => {
           }
         },
       ),
-      parameters("loosen() only loosens"),
+      fuzzParameters("loosen() only loosens", 1_000_000),
     );
   });
 
@@ -265,7 +252,7 @@ describe("validation properties", () => {
           }
         },
       ),
-      parameters("vetted validator only loosens"),
+      fuzzParameters("vetted validator only loosens", 1_000_000),
     );
   });
 
@@ -290,7 +277,7 @@ describe("validation properties", () => {
           }
         },
       ),
-      parameters("validator agrees with the reference"),
+      fuzzParameters("validator agrees with the reference", 1_000_000),
     );
   });
 });

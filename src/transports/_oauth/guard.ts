@@ -24,6 +24,7 @@ import { MCPConnectionError } from "../../errors.ts";
 import { displayUrl } from "../../_util/redact.ts";
 import { isRecord } from "../../_util/values.ts";
 import { webUrlProblem } from "../../_util/url_policy.ts";
+import { readCapped } from "../_body.ts";
 
 /** The largest answer of an OAuth endpoint read: metadata and tokens are small. */
 export const MAX_OAUTH_BODY_BYTES = 256 * 1024;
@@ -151,7 +152,16 @@ export function guardedFetch(
     }
     let text: string;
     try {
-      text = await readCapped(response, checked);
+      text = await readCapped(
+        response,
+        MAX_OAUTH_BODY_BYTES,
+        () =>
+          new MCPConnectionError(
+            `OAuth: the answer of ${
+              displayUrl(checked)
+            } is larger than ${MAX_OAUTH_BODY_BYTES} bytes; refused (OAuth metadata and tokens are small)`,
+          ),
+      );
       if (response.ok) inspect(checked, text, state, serverOrigin);
     } catch (error) {
       return refuse(error);
@@ -170,35 +180,6 @@ export function guardedFetch(
       },
     );
   };
-}
-
-/** The answer's body as text, at most {@linkcode MAX_OAUTH_BODY_BYTES}, whatever its Content-Length says. */
-async function readCapped(response: Response, url: URL): Promise<string> {
-  if (response.body === null) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_OAUTH_BODY_BYTES) {
-      reader.cancel().catch(() => {});
-      throw new MCPConnectionError(
-        `OAuth: the answer of ${
-          displayUrl(url)
-        } is larger than ${MAX_OAUTH_BODY_BYTES} bytes; refused (OAuth metadata and tokens are small)`,
-      );
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
 }
 
 /**
