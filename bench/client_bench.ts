@@ -19,13 +19,15 @@
  *   http-stream-64, stdio-10mb, stdio-50mb, sdk2-stdio-seq, sdk2-stdio-64,
  *   sdk2-http-seq, sdk2-http-64).
  * - `--clients=raw,SDK,ours`: clients to run.
- * - `--raw-api=node`: on Deno, the raw stdio client uses `node:child_process`
- *   (Deno's implementation) instead of `Deno.Command`.
- * - `--raw-signal`: the raw HTTP client gives each POST an abort signal, as
- *   a client must to stop its requests in flight when it closes (ours gives
- *   each POST its own, the SDK's passes one shared signal to all); the
- *   runtime's `fetch` charges for it. The HTTP rows then show what a client
- *   costs beyond that.
+ * - `--raw-api=native`: on Deno, the raw stdio client uses `Deno.Command`
+ *   instead of `node:child_process`. The default is the faster of the two
+ *   (on Deno 2.9, `node:child_process` takes about half the client CPU per
+ *   call), so that the ceiling is the fastest client a user could write.
+ * - `--raw-no-signal`: the raw HTTP client gives its POSTs no abort signal.
+ *   By default it gives each POST its own, as a client must to stop its
+ *   requests in flight (ours does the same; the SDK's passes one shared
+ *   signal to all), and the runtime's `fetch` charges for it: the HTTP rows
+ *   then show what a client costs beyond what any cancellable client pays.
  * - `--cpu-prof=FILE`: write a V8 CPU profile (`.cpuprofile`, readable by
  *   Chrome DevTools and `bench/profile_top.ts`) of the measured rounds,
  *   warm-up excluded; use with `--only` and `--clients=ours`.
@@ -329,8 +331,8 @@ function parseOptions(args: string[]): Options {
     scenarios: SCENARIOS,
     clients: [...CLIENTS],
     cpuProf: undefined,
-    rawApi: "native",
-    rawSignal: false,
+    rawApi: "node",
+    rawSignal: true,
   };
   for (const arg of args) {
     const [flag, value = ""] = arg.split(/=(.*)/s, 2);
@@ -363,8 +365,8 @@ function parseOptions(args: string[]): Options {
       flag === "--raw-api" && (value === "node" || value === "native")
     ) {
       options.rawApi = value;
-    } else if (arg === "--raw-signal") {
-      options.rawSignal = true;
+    } else if (arg === "--raw-no-signal") {
+      options.rawSignal = false;
     } else if (flag === "--cpu-prof" && value !== "") {
       options.cpuProf = value;
     } else {
@@ -743,11 +745,17 @@ function runtimeLabel({ rawApi, rawSignal }: Options): string {
     .Deno;
   return deno === undefined
     ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball${
-      rawSignal ? ", raw HTTP with an abort signal per request" : ""
+      rawSignal
+        ? ", raw HTTP with an abort signal per request"
+        : ", raw HTTP without abort signals"
     }`
     : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout, raw stdio on ${
       rawApi === "node" ? "node:child_process" : "Deno.Command"
-    }${rawSignal ? ", raw HTTP with an abort signal per request" : ""}`;
+    }${
+      rawSignal
+        ? ", raw HTTP with an abort signal per request"
+        : ", raw HTTP without abort signals"
+    }`;
 }
 
 /** Starts a V8 CPU profile of this process; the returned function stops it and writes `file`. */

@@ -201,3 +201,20 @@ export async function assertTarball(tarball: string): Promise<void> {
     );
   }
 }
+
+/**
+ * The npm install spec of a Node line, e.g. `node@24.21.0` for `"24"`.
+ *
+ * @throws {Error} When `line` is not a key of {@linkcode NODE_LINES}.
+ */
+export function nodeLineSpec(line: string): string {
+  const version = NODE_LINES[line];
+  if (version === undefined) {
+    throw new Error(
+      `unknown Node line "${line}"; the lines are ${
+        Object.keys(NODE_LINES).join(", ")
+      } (NODE_LINES in scripts/_deps.ts)`,
+    );
+  }
+  return `node@${version}`;
+}

@@ -10,18 +10,22 @@
  * client_bench.js` there, so `@cleveragents/mcp-adapter` resolves to the
  * installed tarball. The folder is removed afterwards, pass or fail.
  *
- * Run it with `deno task bench:node` (builds the tarball first). Arguments
- * are passed on to the benchmark, e.g. `--rounds=3 --only=stdio-64`; a
- * relative `--cpu-prof=FILE` is taken relative to the current folder.
+ * Run it with `deno task bench:node` (builds the tarball first). It runs on
+ * Node 22, the oldest line the package supports, installed from npm;
+ * `--node=LINE` picks another line of `NODE_LINES` (`scripts/_deps.ts`).
+ * Other arguments are passed on to the benchmark, e.g. `--rounds=3
+ * --only=stdio-64`; a relative `--cpu-prof=FILE` is taken relative to the
+ * current folder.
  *
  * @module
  */
 
-import { dirname, join, posix, resolve } from "node:path";
+import { delimiter, dirname, join, posix, resolve } from "node:path";
 import { stop } from "esbuild";
 import {
   assertTarball,
   type DenoConfig,
+  nodeLineSpec,
   npmSpec,
   readDenoConfig,
   ROOT,
@@ -43,6 +47,8 @@ const BENCH_PACKAGES = [
   "@modelcontextprotocol/server",
   "zod",
 ];
+/** The Node line the benchmark runs on unless `--node=LINE` says otherwise. */
+const DEFAULT_NODE_LINE = "22";
 const INSTALL_TIMEOUT_MS = 5 * 60_000;
 /** The whole benchmark; its own steps have shorter deadlines. */
 const RUN_TIMEOUT_MS = 40 * 60_000;
@@ -71,16 +77,30 @@ export async function benchNode(
 ): Promise<number> {
   const tarball = tarballPath(config);
   await assertTarball(tarball);
+  const line = args.find((arg) => arg.startsWith("--node="))?.slice(7) ??
+    DEFAULT_NODE_LINE;
+  const nodeSpec = nodeLineSpec(line);
   const dir = await Deno.makeTempDir({ prefix: "mcp-adapter-node-bench-" });
   try {
     const specs = BENCH_PACKAGES.map((name) => npmSpec(config, name));
-    await installPackages(dir, tarball, specs, INSTALL_TIMEOUT_MS);
+    await installPackages(
+      dir,
+      tarball,
+      [...specs, nodeSpec],
+      INSTALL_TIMEOUT_MS,
+    );
     await copyBench(dir);
     const entry = ENTRY.replace(/\.ts$/, ".js");
-    log(`bench_node: node ${entry} in ${dir}`);
-    return await run("node", [entry, ...args.map(absoluteProfilePath)], {
+    const node = join(dir, "node_modules", "node", "bin", "node");
+    log(`bench_node: ${nodeSpec} ${entry} in ${dir}`);
+    const benchArgs = args.filter((arg) => !arg.startsWith("--node="));
+    return await run(node, [entry, ...benchArgs.map(absoluteProfilePath)], {
       cwd: dir,
       timeoutMs: RUN_TIMEOUT_MS,
+      // The echo servers run as `node`: the same release as the clients.
+      env: {
+        PATH: `${dirname(node)}${delimiter}${Deno.env.get("PATH") ?? ""}`,
+      },
     });
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -32,7 +32,7 @@ import { stop } from "esbuild";
 import {
   assertTarball,
   type DenoConfig,
-  NODE_LINES,
+  nodeLineSpec,
   npmSpec,
   readDenoConfig,
   ROOT,
@@ -123,19 +123,6 @@ export async function testNode(
     await Deno.remove(dir, { recursive: true });
     await stop();
   }
-}
-
-/** The npm install spec of a Node line, e.g. `node@24.21.0`. */
-function nodeLineSpec(line: string): string {
-  const version = NODE_LINES[line];
-  if (version === undefined) {
-    throw new Error(
-      `unknown Node line "${line}"; the lines are ${
-        Object.keys(NODE_LINES).join(", ")
-      } (NODE_LINES in scripts/_deps.ts)`,
-    );
-  }
-  return `node@${version}`;
 }
 
 /** Installs the tarball, the test-only packages and `extra` into `dir`. */

@@ -499,6 +499,8 @@ export class MCPToolAdapter {
     let tool = this.#connection.ready && this.#tools
       ? this.#exposed(this.#tools, name)
       : undefined;
+    // Whether the call waited since `started` was read.
+    let waited = tool === undefined;
     if (tool === undefined) {
       try {
         // Waiting for a (re)connect or a fresh tool list spends the call's own budget.
@@ -530,6 +532,7 @@ export class MCPToolAdapter {
     // Compiled once per schema object; a refreshed list brings new objects.
     let validator = validatorFor(tool.inputSchema);
     if (validator instanceof Promise) {
+      waited = true;
       // Building it (vetting the schema's patterns) is part of the call: its deadlines hold.
       const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
       try {
@@ -563,6 +566,9 @@ export class MCPToolAdapter {
       timeoutMs,
       totalTimeoutMs,
       startedAt: started,
+      // The clock was read at the start: no wait since unless the
+      // validator had to be built (each read is an op on Deno).
+      now: waited ? undefined : started,
       signal: options.signal,
       onProgress: options.onProgress,
       trackProgress: true,

@@ -136,6 +136,8 @@ export async function runToolTask(
   const create = (session: Session) =>
     session.request("tools/call", params, {
       ...options,
+      // Reached after awaits, and create() may run twice: read the clock afresh.
+      now: undefined,
       onProgress: (progress) => {
         pushBack();
         onProgress?.(progress);

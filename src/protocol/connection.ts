@@ -313,7 +313,7 @@ export class Connection {
   ): Promise<Result> {
     if (this.#transitions.pending > 0) {
       return this.whenReady(method).then(() =>
-        this.request(method, params, options)
+        this.request(method, params, later(options))
       );
     }
     let session: Session;
@@ -323,25 +323,27 @@ export class Connection {
       return Promise.reject(error);
     }
     const sent = session.request(method, params, options);
+    // What follows the first send is sent later: the caller's clock
+    // reading (`now`) is old by then, hence `later(options)`.
     if (session.envelope !== undefined) {
       const final = (result: Result) =>
         result.resultType === undefined || result.resultType === "complete"
           ? result
-          : this.#notComplete(session, method, params, options, result);
+          : this.#notComplete(session, method, params, later(options), result);
       return sent.then(final, (error) => {
         // A modern request whose response was lost in transit is sent again
         // under a new id, once: modern servers keep no stream to resume.
         if (!(error instanceof MCPRequestLostError) || session.closed) {
           throw error;
         }
-        return session.request(method, params, options).then(final);
+        return session.request(method, params, later(options)).then(final);
       });
     }
     // Only a transport with a session id can find it expired.
     return session.sessionId === undefined
       ? sent
       : sent.catch((error) =>
-        this.#retryExpired(session, error, method, params, options)
+        this.#retryExpired(session, error, method, params, later(options))
       );
   }
 
@@ -899,4 +901,9 @@ export function checkTimeoutMs(
     );
   }
   return value;
+}
+
+/** `options` without the caller's clock reading (`now`), for a request sent later. */
+function later<T extends { now?: number | undefined }>(options: T): T {
+  return options.now === undefined ? options : { ...options, now: undefined };
 }

@@ -36,6 +36,11 @@ export interface RequestOptions {
   totalTimeoutMs?: number | undefined;
   /** When the total deadline started counting (`performance.now()`), if before this request. */
   startedAt?: number | undefined;
+  /**
+   * The `performance.now()` the caller read just before sending, so the
+   * session need not read the clock again (on Deno each read is an op).
+   */
+  now?: number | undefined;
   /** Cancels the request (a `notifications/cancelled` is sent). */
   signal?: AbortSignal | undefined;
   /** Attach a progress token; progress reports go here. */
@@ -240,7 +245,9 @@ export class Session {
       params ??= {};
       const meta = params._meta as Record<string, unknown> | undefined;
       params._meta = tracked
-        ? { ...envelope, ...meta, progressToken: id }
+        ? envelope === undefined && meta === undefined
+          ? { progressToken: id }
+          : { ...envelope, ...meta, progressToken: id }
         : meta === undefined
         ? envelope
         : { ...envelope, ...meta };
@@ -249,7 +256,7 @@ export class Session {
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
     return new Promise<Result>((resolve, reject) => {
-      const now = performance.now();
+      const now = options.now ?? performance.now();
       const background = options.background === true;
       const pending: Pending = {
         method,

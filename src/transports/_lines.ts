@@ -9,6 +9,7 @@ import { concatBytes } from "../_util/bytes.ts";
 
 const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
+const BYTE_ORDER_MARK = 0xfeff;
 
 /** Thrown by {@linkcode LineSplitter.push} when a line outgrows the limit and `overflow` is `"throw"`. */
 export class LineTooLongError extends Error {
@@ -68,7 +69,20 @@ export class LineSplitter {
    */
   push(chunk: Uint8Array): void {
     let start = 0;
-    let newline = chunk.indexOf(NEWLINE);
+    if (this.#parts.length === 0 && chunk.length <= this.#max) {
+      // The common case: no line pending, and none in `chunk` can be too
+      // long. Its complete lines are decoded in one call, not one each.
+      const last = chunk.lastIndexOf(NEWLINE);
+      if (last !== -1) {
+        this.#lines(
+          this.#decoder.decode(
+            last + 1 === chunk.length ? chunk : chunk.subarray(0, last + 1),
+          ),
+        );
+        start = last + 1;
+      }
+    }
+    let newline = chunk.indexOf(NEWLINE, start);
     while (newline !== -1) {
       this.#line(chunk, start, newline);
       start = newline + 1;
@@ -81,6 +95,25 @@ export class LineSplitter {
     if (this.#partBytes > this.#max) {
       if (!this.#split) throw new LineTooLongError(this.#max);
       this.end();
+    }
+  }
+
+  /**
+   * The lines of `text`, which ends with a newline, as `#line()` would hand
+   * them on one by one: a trailing "\r" stripped, empty lines skipped, and
+   * a byte order mark at a line's start dropped (each separate decode drops
+   * one).
+   */
+  #lines(text: string): void {
+    let start = 0;
+    let newline = text.indexOf("\n");
+    while (newline !== -1) {
+      if (text.charCodeAt(start) === BYTE_ORDER_MARK) start++;
+      let end = newline;
+      if (end > start && text.charCodeAt(end - 1) === CARRIAGE_RETURN) end--;
+      if (end > start) this.#onLine(text.slice(start, end));
+      start = newline + 1;
+      newline = text.indexOf("\n", start);
     }
   }
 

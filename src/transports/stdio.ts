@@ -1,8 +1,8 @@
 /**
  * The stdio transport: starts an MCP server as a child process and speaks
  * newline-delimited JSON-RPC over its stdin and stdout. The process backend
- * (`Deno.Command` or `node:child_process`) is loaded lazily in `start()`, so
- * importing this module needs no process API.
+ * (`node:child_process`, under Deno with Deno's primitives) is loaded lazily
+ * in `start()`, so importing this module needs no process API.
  *
  * @module
  */

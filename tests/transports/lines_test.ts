@@ -26,6 +26,42 @@ describe("LineSplitter", () => {
     assert.deepEqual(split(["a\r\nb\n\n\nc"]), ["a", "b", "c"]);
   });
 
+  it("hands on the same lines however the bytes are cut into chunks", () => {
+    // CRLF, empty lines, multi-byte characters, a byte order mark opening a
+    // line, an invalid byte and a line left unterminated.
+    const bytes = Uint8Array.from([
+      ...encoder.encode('{"a":"é✓"}\r\n\n\ufeff{"b":1}\n'),
+      0xff,
+      ...encoder.encode("x\n\r\n" + "z".repeat(20) + "\nend"),
+    ]);
+    // Each line decoded alone: what the splitter promises.
+    const expected: string[] = [];
+    let start = 0;
+    for (let i = 0; i <= bytes.length; i++) {
+      if (i < bytes.length && bytes[i] !== 10) continue;
+      let end = i;
+      if (end > start && bytes[end - 1] === 13) end--;
+      if (end > start) {
+        expected.push(new TextDecoder().decode(bytes.subarray(start, end)));
+      }
+      start = i + 1;
+    }
+    assert.equal(expected.length, 5);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      for (const max of [1024, 24]) {
+        assert.deepEqual(
+          split([bytes.subarray(0, cut), bytes.subarray(cut)], max),
+          expected,
+          `cut at ${cut}, limit ${max}`,
+        );
+      }
+    }
+    assert.deepEqual(
+      split([...bytes].map((byte) => Uint8Array.of(byte))),
+      expected,
+    );
+  });
+
   it("joins a line that spans chunks", () => {
     assert.deepEqual(split(['{"a":', "1", "}\n{", "}\n"]), [
       '{"a":1}',

@@ -1,7 +1,8 @@
 /**
  * The one small interface between the stdio transport and a runtime's
- * process API. `deno.ts` implements it with `Deno.Command`, `node.ts` with
- * `node:child_process`; the stdio transport loads one lazily.
+ * process API. `node.ts` implements it with `node:child_process`, with
+ * Node.js's primitives or, through `deno.ts`, Deno's; the stdio transport
+ * loads it lazily.
  * `childEnvironment()` builds the minimal environment a server gets.
  * Internal: never exported.
  *

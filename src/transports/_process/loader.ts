@@ -1,6 +1,7 @@
 /**
- * Loads the process backend of the running runtime: the `Deno.Command` one
- * under Deno, the `node:child_process` one under Node.js and Bun. The
+ * Loads the process backend of the running runtime: `node:child_process`
+ * with Deno's primitives under Deno (`deno.ts`), with Node.js's under
+ * Node.js and Bun (`node.ts`). The
  * backends are imported with `import()` and literal specifiers, so
  * `deno pack` rewrites them and bundlers split them into lazy chunks.
  *

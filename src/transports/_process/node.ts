@@ -1,7 +1,11 @@
 /**
- * The Node.js process backend, built on `node:child_process`. Loaded lazily
- * by the stdio transport (only when `Deno` is absent); internal, never
- * exported. No `node:` type appears in what it exports.
+ * The process backend, built on `node:child_process`: Node.js and Bun run it
+ * as it is, Deno through `deno.ts`, which supplies its own
+ * {@linkcode ProcessHost} (signals, environment, `/proc`, under Deno's
+ * permissions). On Deno, `node:child_process` costs about half the client
+ * CPU per message of `Deno.Command`'s web streams (`bench/client_bench.ts`).
+ * Loaded lazily by the stdio transport; internal, never exported. No
+ * `node:` type appears in what it exports.
  *
  * @module
  */
@@ -21,59 +25,108 @@ import { ProcessGroup, type ProcReader } from "./group.ts";
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
+/**
+ * What the backend needs from the runtime beyond `node:child_process`:
+ * Node.js's own primitives under Node and Bun, Deno's under Deno.
+ */
+export interface ProcessHost {
+  /** The platform, as `Deno.build.os` names it ("linux", "darwin", "windows"). */
+  readonly platform: string;
+  /** One variable of the parent's environment; `undefined` if unset or not permitted. */
+  getEnv(name: string): string | undefined;
+  /** `kill(pid, signal)`; `0` probes. Throws when the target is gone or not ours. */
+  signal(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): void;
+  /**
+   * Signals the direct child; never throws. Not `ChildProcess.kill()` under
+   * Deno, whose implementation ignores every signal after the first.
+   */
+  signalChild(
+    child: { kill(signal: "SIGTERM" | "SIGKILL"): unknown; pid?: number },
+    signal: "SIGTERM" | "SIGKILL",
+  ): void;
+  /** Reads `/proc` (Linux). */
+  readonly proc: ProcReader;
+  /** Whether `path` is known not to be a directory (not merely unreadable to us). */
+  cwdMissing(path: string): boolean;
+}
+
 // Set by load(): the node: modules are imported there, not at the top, so a
 // bundler that inlines this module into an edge bundle (wrangler does, by
 // default) hoists no node: import that the edge runtime would refuse.
 let isWindows = false;
 let spawn: typeof nodeChildProcess.spawn;
-let fs: typeof nodeFs;
-let process: typeof nodeProcess;
+let host: ProcessHost;
 
-/** Loads the `node:child_process` backend. */
-export async function load(): Promise<ProcessBackend> {
-  const [childProcess, fsModule, processModule] = await Promise.all([
-    import("node:child_process"),
-    import("node:fs"),
-    import("node:process"),
-  ]);
-  spawn = childProcess.spawn;
-  fs = fsModule;
-  process = processModule.default;
-  isWindows = process.platform === "win32";
+/**
+ * Loads the backend, on Node.js and Bun with their own primitives.
+ *
+ * @param runtimeHost The runtime's primitives; built from `node:fs` and
+ * `node:process` when absent.
+ */
+export async function load(runtimeHost?: ProcessHost): Promise<ProcessBackend> {
+  spawn = (await import("node:child_process")).spawn;
+  host = runtimeHost ?? await nodeHost();
+  isWindows = host.platform === "windows";
   return backend;
 }
 
-/** `/proc` through `node:fs`. */
-const proc: ProcReader = {
-  entries() {
-    try {
-      return fs.readdirSync("/proc");
-    } catch {
-      return undefined;
-    }
-  },
-  stat(pid) {
-    try {
-      return fs.readFileSync(`/proc/${pid}/stat`, "latin1");
-    } catch {
-      return undefined;
-    }
-  },
-};
+/** Node.js's (and Bun's) primitives. */
+async function nodeHost(): Promise<ProcessHost> {
+  const [fs, processModule] = await Promise.all([
+    import("node:fs"),
+    import("node:process"),
+  ]);
+  const process: typeof nodeProcess = processModule.default;
+  return nodeHostOf(fs, process);
+}
 
-/** Node reports a missing cwd as ENOENT on the command; tell the two apart. */
+function nodeHostOf(
+  fs: typeof nodeFs,
+  process: typeof nodeProcess,
+): ProcessHost {
+  return {
+    platform: process.platform === "win32" ? "windows" : process.platform,
+    getEnv: (name) => process.env[name],
+    signal: (pid, signal) => process.kill(pid, signal),
+    signalChild(child, signal) {
+      try {
+        child.kill(signal);
+      } catch {
+        // Already exited.
+      }
+    },
+    proc: {
+      entries() {
+        try {
+          return fs.readdirSync("/proc");
+        } catch {
+          return undefined;
+        }
+      },
+      stat(pid) {
+        try {
+          return fs.readFileSync(`/proc/${pid}/stat`, "latin1");
+        } catch {
+          return undefined;
+        }
+      },
+    },
+    cwdMissing(path) {
+      try {
+        return !fs.statSync(path).isDirectory();
+      } catch {
+        return true;
+      }
+    },
+  };
+}
+
+/** `node:child_process` reports a missing cwd as ENOENT on the command; tell the two apart. */
 function spawnError(error: unknown, options: SpawnOptions): unknown {
   if (
     (error as { code?: unknown } | null)?.code !== "ENOENT" ||
-    options.cwd === undefined
+    options.cwd === undefined || !host.cwdMissing(options.cwd)
   ) return error;
-  let missing: boolean;
-  try {
-    missing = !fs.statSync(options.cwd).isDirectory();
-  } catch {
-    missing = true;
-  }
-  if (!missing) return error;
   return Object.assign(
     new Error(`No such working directory: ${JSON.stringify(options.cwd)}`, {
       cause: error,
@@ -123,16 +176,10 @@ class NodeChild implements ChildProcessHandle {
     this.pid = pid;
     this.exited = exited;
     this.group = new ProcessGroup(pid, {
-      signal: (target, signal) => process.kill(target, signal),
-      signalChild: (signal) => {
-        try {
-          child.kill(signal);
-        } catch {
-          // Already exited.
-        }
-      },
-      platform: platform(),
-      proc,
+      signal: host.signal,
+      signalChild: (signal) => host.signalChild(child, signal),
+      platform: host.platform,
+      proc: host.proc,
     }, exited);
     // A failed write (EPIPE after the child exits) arrives as 'error';
     // without a listener it would crash the process.
@@ -200,17 +247,13 @@ class NodeChild implements ChildProcessHandle {
   }
 }
 
-function platform(): string {
-  return isWindows ? "windows" : process.platform;
-}
-
 const backend: ProcessBackend = {
   get platform(): string {
-    return platform();
+    return host.platform;
   },
 
   getEnv(name: string): string | undefined {
-    return process.env[name];
+    return host.getEnv(name);
   },
 
   spawn(options: SpawnOptions): Promise<ChildProcessHandle> {
