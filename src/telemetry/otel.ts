@@ -119,7 +119,7 @@ function activeContext(): Context {
 class CallTrace {
   /** The `tools/call` request has taken the span (retries get child spans). */
   claimed = false;
-  /** Set by the request that failed, so the envelope does not overwrite it. */
+  /** The `error.type` of the call's last failed request. */
   errorType: string | undefined;
   constructor(readonly span: MCPSpan, readonly context: Context) {}
 }
@@ -281,15 +281,17 @@ class Connection implements ConnectionTelemetry {
     try {
       const outcome = await run(trace);
       if (!outcome.success) {
-        if (trace.errorType === undefined) {
-          // Failed before or after the wire: validation, an unknown tool,
-          // an output that breaks its schema.
-          span.setAttribute("error.type", outcome.errorKind ?? "_OTHER");
-          span.setStatus({
-            code: STATUS_ERROR,
-            message: outcome.error ?? undefined,
-          });
-        }
+        // A request's failure (a JSON-RPC code, a timeout, `tool_error`)
+        // names it; else it failed off the wire: validation, an unknown
+        // tool, an output that breaks its schema.
+        span.setAttribute(
+          "error.type",
+          trace.errorType ?? outcome.errorKind ?? "_OTHER",
+        );
+        span.setStatus({
+          code: STATUS_ERROR,
+          message: outcome.error ?? undefined,
+        });
       } else if (this.#options.recordResults === true) {
         span.setAttribute(
           "gen_ai.tool.call.result",
@@ -298,14 +300,12 @@ class Connection implements ConnectionTelemetry {
       }
       return outcome;
     } catch (error) {
-      if (trace.errorType === undefined) {
-        const failure = failureOf(error);
-        span.setAttribute("error.type", failure.type);
-        span.setStatus({
-          code: STATUS_ERROR,
-          message: redact(failure.message, secrets()),
-        });
-      }
+      const failure = failureOf(error);
+      span.setAttribute("error.type", trace.errorType ?? failure.type);
+      span.setStatus({
+        code: STATUS_ERROR,
+        message: redact(failure.message, secrets()),
+      });
       throw error;
     } finally {
       if (!adopt) span.end();
@@ -417,7 +417,7 @@ class Session implements SessionTelemetry {
       if (type !== undefined) {
         metric["error.type"] = type;
         span?.setAttribute("error.type", type);
-        if (!owned) call!.errorType = type;
+        if (call !== undefined) call.errorType = type;
       }
       histogram?.record((performance.now() - started) / 1000, metric);
       if (owned) span?.end();
