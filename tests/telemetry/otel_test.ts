@@ -37,6 +37,7 @@ import {
   type MCPToolAdapterOptions,
 } from "@cleveragents/mcp-adapter";
 import { type Cleanup, releaseAfterEach } from "../_helpers.ts";
+import { SpanRecorder } from "../../src/cli/_trace.ts";
 import { sdkStreamableServer } from "../_remote.ts";
 import { connectedOverHttp } from "../_task_http.ts";
 import { startModernHttp } from "../_modern.ts";
@@ -407,6 +408,24 @@ describe("telemetry: the MCP semantic conventions", () => {
     assert.equal(call.attributes["network.transport"], "pipe");
     assert.equal(call.attributes["server.address"], undefined);
     assert.equal(call.attributes["mcp.session.id"], undefined);
+  });
+
+  it("--trace's recorder gets the same spans, nested, with timings and the server's traceparent", async () => {
+    const recorder = new SpanRecorder();
+    const { adapter } = await httpAdapter({
+      telemetry: { tracerProvider: recorder },
+    });
+    const result = await adapter.invoke("meta", {});
+    const meta = JSON.parse(
+      (result.data.content as { text: string }[])[0]!.text,
+    );
+    assert.match(meta.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const lines = recorder.lines();
+    assert.ok(lines.some((line) => /initialize \[id \d+\]$/.test(line)));
+    assert.ok(
+      lines.some((line) => /\d+\.\d ms\s+tools\/call meta \[id/.test(line)),
+      lines.join("\n"),
+    );
   });
 
   it("telemetry: false loads nothing even with a provider registered", async () => {
