@@ -395,9 +395,10 @@ describe("telemetry: the MCP semantic conventions", () => {
     cleanups.push(otel.close);
     assert.equal(trace.setGlobalTracerProvider(otel.tracerProvider), true);
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    cleanups.push(async () => {
+    cleanups.push(() => {
       trace.disable();
       propagation.disable();
+      return Promise.resolve();
     });
     const adapter = everythingStdioAdapter();
     cleanups.push(() => adapter.disconnect());
