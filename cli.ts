@@ -84,6 +84,7 @@ import { tokenStorePath } from "./src/cli/_token_store.ts";
 import { printable, printableText } from "./src/_util/terminal.ts";
 import { guardedOutput } from "./src/cli/_stdio.ts";
 import { runAsProgram } from "./src/cli/_program.ts";
+import { SpanRecorder } from "./src/cli/_trace.ts";
 
 /** Options of {@linkcode main}: the process's environment, for tests and embedding. */
 export interface CliOptions {
@@ -196,7 +197,9 @@ export async function main(
       values.config,
       { cwd, env: options.env, stderr, ask },
     );
-    return await run({
+    // `--trace`: the telemetry hooks record into a tiny in-memory tracer.
+    const recorder = values.trace ? new SpanRecorder() : undefined;
+    const running = run({
       stdout,
       stderr,
       signal: options.signal,
@@ -213,9 +216,15 @@ export async function main(
               stderr.write(`[server] ${printable(line)}\n`),
           }
           : {}),
+        ...(recorder ? { telemetry: { tracerProvider: recorder } } : {}),
       },
       tokens: tokenStorePath(options.env ?? process.env),
     });
+    try {
+      return await running;
+    } finally {
+      recorder?.print(stderr);
+    }
   } catch (error) {
     if (options.signal?.aborted) {
       stderr.write("mcp-adapter: interrupted\n");

@@ -85,6 +85,17 @@ export type { RegisteredTool } from "./src/tools/registry.ts";
 export { TOOL_ALIAS_PATTERN, toolAlias } from "./src/tools/alias.ts";
 export { MCPToolHub } from "./src/hub.ts";
 export type {
+  MCPAttributes,
+  MCPAttributeValue,
+  MCPHistogram,
+  MCPMeterProvider,
+  MCPSpan,
+  MCPSpanContext,
+  MCPTelemetryOptions,
+  MCPTracer,
+  MCPTracerProvider,
+} from "./src/telemetry/types.ts";
+export type {
   HubServerStatus,
   MCPToolHubOptions,
   ServerAuth,

@@ -32,6 +32,11 @@ export const TEST_PACKAGES: readonly string[] = [
   "redis",
   // tests/fuzz/: property-based tests.
   "fast-check",
+  // tests/telemetry/: the OpenTelemetry API and SDK with in-memory exporters.
+  "@opentelemetry/api",
+  "@opentelemetry/core",
+  "@opentelemetry/sdk-trace-base",
+  "@opentelemetry/sdk-metrics",
 ];
 
 /**
@@ -40,6 +45,15 @@ export const TEST_PACKAGES: readonly string[] = [
  * the MCP SDK is imported only when `authProvider` (OAuth) is used.
  */
 export const OPTIONAL_PEERS: readonly string[] = ["@modelcontextprotocol/sdk"];
+
+/**
+ * Packages the library works with but never imports, declared as optional
+ * peer dependencies at the version `deno.json` pins, so package managers
+ * check that a copy the application installed is compatible: telemetry
+ * reads `@opentelemetry/api`'s global registry (version 1) and imports
+ * nothing of it.
+ */
+export const INTEROP_PEERS: readonly string[] = ["@opentelemetry/api"];
 
 /** Packages that only the build scripts import. */
 export const BUILD_PACKAGES: readonly string[] = ["esbuild"];

@@ -16,6 +16,8 @@ import { dirname, join, relative } from "node:path";
 import {
   BUILD_PACKAGES,
   type DenoConfig,
+  INTEROP_PEERS,
+  npmSpec,
   OPTIONAL_PEERS,
   readDenoConfig,
   ROOT,
@@ -125,7 +127,9 @@ export async function buildNpm(config: DenoConfig): Promise<string> {
   log(
     `deno pack dependencies: ${JSON.stringify(generated.dependencies ?? {})}`,
   );
-  const manifest = withStdioImports(mergeMetadata(asOptionalPeers(generated)));
+  const manifest = withStdioImports(
+    mergeMetadata(asOptionalPeers(generated, config)),
+  );
   await routeStdioBackend(NPM_DIR);
   assertNoTestDependencies(manifest);
   await Deno.writeTextFile(
@@ -255,13 +259,16 @@ async function routeStdioBackend(dir: string): Promise<void> {
 }
 
 /** Moves the lazily loaded packages of optional features to optional peer dependencies. */
-function asOptionalPeers(manifest: Manifest): Manifest {
+function asOptionalPeers(manifest: Manifest, config: DenoConfig): Manifest {
   const dependencies = { ...manifest.dependencies };
   const peers: Record<string, string> = {};
   for (const name of OPTIONAL_PEERS) {
     if (dependencies[name] === undefined) continue;
     peers[name] = dependencies[name];
     delete dependencies[name];
+  }
+  for (const name of INTEROP_PEERS) {
+    peers[name] = npmSpec(config, name).slice(name.length + 1);
   }
   if (Object.keys(peers).length === 0) return manifest;
   return {

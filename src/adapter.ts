@@ -58,6 +58,7 @@ import {
   redact,
   redactError,
 } from "./_util/redact.ts";
+import type { MCPTelemetryOptions } from "./telemetry/types.ts";
 import { listAllTools } from "./protocol/_tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/_limits.ts";
 import { asError, errorMessage } from "./_util/errors.ts";
@@ -128,6 +129,13 @@ export interface MCPToolAdapterOptions {
    * quoted when connecting fails) but not passed on.
    */
   onStderr?: (line: string) => void;
+  /**
+   * OpenTelemetry spans and metrics by the MCP semantic conventions (see
+   * the README's "Observability"). Default: on when a provider is
+   * registered with `@opentelemetry/api` before `connect()`, else off and
+   * not loaded. `false` turns it off.
+   */
+  telemetry?: MCPTelemetryOptions | false;
 }
 
 /** Options of `registerTools()`. */
@@ -243,6 +251,7 @@ export class MCPToolAdapter {
       handlers: options.handlers,
       onError: this.#onError,
       onLog: options.onLog,
+      telemetry: options.telemetry,
       secrets: this.#configSecrets,
       onToolsChanged: (reason) => {
         this.#invalidateTools();
@@ -483,10 +492,27 @@ export class MCPToolAdapter {
    * @throws {MCPAuthorizationRequiredError} When the server wants a wider
    * OAuth scope that the user must approve; see `finishAuth()`.
    */
-  async invoke(
+  invoke(
     name: string,
     args: Record<string, unknown> = {},
     options: InvokeOptions = {},
+  ): Promise<MCPToolResult> {
+    const telemetry = this.#connection.telemetry;
+    return telemetry === undefined
+      ? this.#invoke(name, args, options, undefined)
+      : telemetry.call(
+        name,
+        args,
+        () => this.#secrets(),
+        (trace) => this.#invoke(name, args, options, trace),
+      );
+  }
+
+  async #invoke(
+    name: string,
+    args: Record<string, unknown>,
+    options: InvokeOptions,
+    trace: unknown,
   ): Promise<MCPToolResult> {
     const started = performance.now();
     const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
@@ -573,6 +599,7 @@ export class MCPToolAdapter {
       onProgress: options.onProgress,
       trackProgress: true,
       onTaskStatus: options.onTaskStatus,
+      trace,
       // Loaded by the tool listing of a modern HTTP connection.
       headers: paramHeaders && this.#connection.mirrorsParams
         ? paramHeaders.paramHeaderValues(tool.inputSchema, args)

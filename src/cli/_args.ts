@@ -18,6 +18,7 @@ const OPTIONS = {
   verbose: { type: "boolean", short: "v" },
   json: { type: "boolean" },
   raw: { type: "boolean" },
+  trace: { type: "boolean" },
   output: { type: "string" },
   args: { type: "string" },
   timeout: { type: "string" },
@@ -38,6 +39,7 @@ export interface Options {
   verbose?: boolean;
   json?: boolean;
   raw?: boolean;
+  trace?: boolean;
   output?: string;
   args?: string;
   timeout?: string;

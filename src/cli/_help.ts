@@ -58,7 +58,7 @@ Exits 3 when a server cannot be reached (the others are still listed).
 `,
   call:
     `Usage: mcp-adapter call <ns/tool> [--args JSON] [key=value ...] [--timeout MS]
-                        [--json | --raw] [--output DIR] [servers]
+                        [--json | --raw] [--output DIR] [--trace] [servers]
 
 Validates the arguments against the tool's input schema, calls the tool and
 prints each content block once: text as text, images, audio and resources as a
@@ -82,6 +82,7 @@ Options:
                  (default: the server's requestTimeoutMs, else ${DEFAULT_REQUEST_TIMEOUT_MS})
   --json         print the whole result envelope as JSON
   --raw          print the text of the first text block exactly, nothing else
+  --trace        print the call's trace (its MCP requests, with timings) to stderr
                  (for "> file")
   --output DIR   save image, audio and binary blocks to files in DIR
 
@@ -127,7 +128,7 @@ Deletes the server's tokens and client registration from the token store.
 /** Options each command accepts, besides the global ones (`_args.ts`). */
 export const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   tools: ["json"],
-  call: ["args", "timeout", "json", "raw", "output"],
+  call: ["args", "timeout", "json", "raw", "output", "trace"],
   check: ["json"],
   schema: ["json"],
   login: ["timeout"],

@@ -254,6 +254,7 @@ export async function runToolTask(
         totalTimeoutMs,
         startedAt: options.startedAt,
         signal: stop.signal,
+        trace: options.trace,
       });
     } catch (error) {
       if (signal?.aborted) throw signal.reason;

@@ -41,6 +41,8 @@ import { asError, errorMessage } from "../_util/errors.ts";
 import { race } from "../_util/time.ts";
 import { SerialQueue } from "../_util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
+import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/_hook.ts";
+import type { MCPTelemetryOptions } from "../telemetry/types.ts";
 import {
   envelope,
   type MCPProtocolEra,
@@ -137,6 +139,8 @@ export interface ConnectionOptions {
   onToolsChanged: (reason: ToolsChangeReason) => void;
   /** Receives the server's log messages; without it they are dropped. */
   onLog?: MCPLogHandler | undefined;
+  /** OpenTelemetry settings; `false` turns telemetry off. */
+  telemetry?: MCPTelemetryOptions | false | undefined;
 }
 
 /** The lifecycle of one server connection. */
@@ -172,6 +176,8 @@ export class Connection {
    * Task calls in progress: told each `notifications/tasks/status`, and
    * `undefined` when their session ends or is renewed.
    */
+  /** Spans and metrics, once loaded (`undefined` while telemetry is off). */
+  #telemetry: ConnectionTelemetry | undefined;
   readonly #taskListeners = new Set<
     (status: Record<string, unknown> | undefined) => void
   >();
@@ -187,6 +193,11 @@ export class Connection {
   /** Values the live transport learned that must stay out of messages (OAuth tokens). */
   get learnedSecrets(): readonly string[] | undefined {
     return this.#session?.secrets;
+  }
+
+  /** The connection's telemetry, when it is on. */
+  get telemetry(): ConnectionTelemetry | undefined {
+    return this.#telemetry;
   }
 
   /** Whether a connection is established and alive. */
@@ -437,6 +448,8 @@ export class Connection {
     let session: Session | undefined;
     try {
       if (options.signal?.aborted) throw options.signal.reason;
+      this.#telemetry ??= await loadTelemetry(this.#options.telemetry)
+        ?.then((telemetry) => telemetry.connection(this.#options.config));
       const creating = this.#createTransport();
       const transport = await race(creating, { signal: abort.signal }).catch(
         (error) => {
@@ -525,9 +538,16 @@ export class Connection {
     const session: Session = new Session(transport, this.#name, {
       onNotification: (notification) => this.#onNotification(notification),
       onRequest: (request) => this.#answer(request),
-      onClose: (error) => this.#onClose(session, error),
+      onClose: (error) => {
+        session.telemetry?.end(error);
+        this.#onClose(session, error);
+      },
       onError: this.#options.onError,
     });
+    session.telemetry = this.#telemetry?.session(
+      this.#options.transport ? "custom" : this.#options.config.transport,
+      () => session.sessionId,
+    );
     return session;
   }
 

@@ -24,6 +24,7 @@ import type {
 import type { MCPProgress } from "../types.ts";
 import { asError } from "../_util/errors.ts";
 import { isRecord, kindOf } from "../_util/values.ts";
+import type { SessionTelemetry } from "../telemetry/_hook.ts";
 
 /** A JSON-RPC result object. */
 export type Result = Record<string, unknown>;
@@ -67,6 +68,8 @@ export interface RequestOptions {
   background?: boolean;
   /** Told the request's JSON-RPC id before it is sent. */
   onId?: (id: RequestId) => void;
+  /** The telemetry parent of the request (an `invoke()`'s call span). */
+  trace?: unknown;
 }
 
 /** Callbacks from the session to its owner. */
@@ -135,6 +138,8 @@ export class Session {
    * 2025 era.
    */
   #envelope: Readonly<Record<string, unknown>> | undefined;
+  /** Traces every request, when telemetry is on (set by the connection). */
+  telemetry: SessionTelemetry | undefined;
 
   /**
    * @param transport The channel; its callbacks are taken over.
@@ -161,6 +166,7 @@ export class Session {
   /** Tells the transport the protocol version negotiated in `initialize`. */
   setProtocolVersion(version: string): void {
     this.#transport.setProtocolVersion?.(version);
+    this.telemetry?.setProtocolVersion(version);
   }
 
   /**
@@ -236,6 +242,8 @@ export class Session {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const id = this.#nextId++;
     options.onId?.(id);
+    const traced = this.telemetry?.start(method, id, params, options.trace);
+    if (traced !== undefined) params = traced.params;
     const tracked = options.onProgress !== undefined ||
       options.trackProgress === true;
     const envelope = this.#envelope;
@@ -255,7 +263,7 @@ export class Session {
     const message: JSONRPCRequest = params === undefined
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
-    return new Promise<Result>((resolve, reject) => {
+    const answered = new Promise<Result>((resolve, reject) => {
       const now = options.now ?? performance.now();
       const background = options.background === true;
       const pending: Pending = {
@@ -295,6 +303,7 @@ export class Session {
         id,
       );
     });
+    return traced === undefined ? answered : traced.watch(answered);
   }
 
   /**

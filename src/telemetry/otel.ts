@@ -1,0 +1,478 @@
+/**
+ * Spans and metrics by the OpenTelemetry semantic conventions for MCP
+ * (`open-telemetry/semantic-conventions-genai`, `docs/gen-ai/mcp.md`), and
+ * the trace context carried to the server in `params._meta`. Loaded by
+ * `_hook.ts` only when tracing is on. It imports nothing of OpenTelemetry:
+ * it talks to the providers (given, or registered in the API's global
+ * registry) through their interfaces, so bundles for any runtime stay the
+ * same. Internal.
+ *
+ * @module
+ */
+
+import type { MCPServerConfig } from "../config/server.ts";
+import { redact } from "../_util/redact.ts";
+import { isRecord } from "../_util/values.ts";
+import { VERSION } from "../version.ts";
+import type {
+  CallOutcome,
+  ConnectionTelemetry,
+  SessionTelemetry,
+  Telemetry,
+  TracedRequest,
+} from "./_hook.ts";
+import { OTEL_API_KEY } from "./_hook.ts";
+import type {
+  MCPAttributes,
+  MCPHistogram,
+  MCPMeterProvider,
+  MCPSpan,
+  MCPTelemetryOptions,
+  MCPTracer,
+  MCPTracerProvider,
+} from "./types.ts";
+
+/** The instrumentation scope. */
+const SCOPE = "@cleveragents/mcp-adapter";
+const SPAN_KIND_CLIENT = 2;
+const STATUS_ERROR = 2;
+/** The API's context key of the active span (`createContextKey` is `Symbol.for`). */
+export const SPAN_KEY: unique symbol = Symbol.for(
+  "OpenTelemetry Context Key SPAN",
+) as never;
+/** The conventions' advice for both duration histograms, in seconds. */
+export const DURATION_BUCKETS: readonly number[] = [
+  0.01,
+  0.02,
+  0.05,
+  0.1,
+  0.2,
+  0.5,
+  1,
+  2,
+  5,
+  10,
+  30,
+  60,
+  120,
+  300,
+];
+
+/** An OpenTelemetry `Context`. */
+interface Context {
+  getValue(key: symbol): unknown;
+  setValue(key: symbol, value: unknown): Context;
+  deleteValue(key: symbol): Context;
+}
+
+/** The parts of the API's global registry read here. */
+interface Registry {
+  trace?: MCPTracerProvider;
+  metrics?: MCPMeterProvider;
+  context?: { active(): Context };
+  propagation?: {
+    inject(
+      context: Context,
+      carrier: Record<string, string>,
+      setter: {
+        set(carrier: Record<string, string>, key: string, value: string): void;
+      },
+    ): void;
+  };
+}
+
+/** A context without a context manager (the API's `ROOT_CONTEXT`, in short). */
+class BaseContext implements Context {
+  readonly #values: Map<symbol, unknown>;
+  constructor(values?: Map<symbol, unknown>) {
+    this.#values = values ?? new Map();
+  }
+  getValue(key: symbol): unknown {
+    return this.#values.get(key);
+  }
+  setValue(key: symbol, value: unknown): Context {
+    return new BaseContext(new Map(this.#values).set(key, value));
+  }
+  deleteValue(key: symbol): Context {
+    const values = new Map(this.#values);
+    values.delete(key);
+    return new BaseContext(values);
+  }
+}
+
+const ROOT = new BaseContext();
+const SETTER = {
+  set(carrier: Record<string, string>, key: string, value: string): void {
+    carrier[key] = value;
+  },
+};
+
+function registry(): Registry | undefined {
+  return (globalThis as Record<symbol, Registry | undefined>)[OTEL_API_KEY];
+}
+
+function activeContext(): Context {
+  return registry()?.context?.active() ?? ROOT;
+}
+
+/** `tools/call`'s span of one `invoke()`, handed down as the requests' `trace`. */
+class CallTrace {
+  /** The `tools/call` request has taken the span (retries get child spans). */
+  claimed = false;
+  /** The `error.type` of the call's last failed request. */
+  errorType: string | undefined;
+  constructor(readonly span: MCPSpan, readonly context: Context) {}
+}
+
+/**
+ * `error.type` for a failure: the JSON-RPC code of an error response, else
+ * the adapter's error code (`timeout`, `not_connected`, …), `cancelled` for
+ * an abort, `_OTHER` otherwise.
+ */
+export function errorType(error: unknown): string {
+  if (!isRecord(error)) return "_OTHER";
+  if (typeof error.rpcCode === "number") return String(error.rpcCode);
+  if (error.name === "AbortError") return "cancelled";
+  return typeof error.code === "string" ? error.code : "_OTHER";
+}
+
+function failureOf(error: unknown): {
+  type: string;
+  message: string;
+  code?: string;
+} {
+  const type = errorType(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return isRecord(error) && typeof error.rpcCode === "number"
+    ? { type, message, code: type }
+    : { type, message };
+}
+
+/** `server.address`, `server.port`, `network.*` of a configured server. */
+export function serverAttributes(
+  config: MCPServerConfig,
+  kind: string,
+): MCPAttributes {
+  if (kind === "stdio") return { "network.transport": "pipe" };
+  if (config.transport === "stdio") return {};
+  const url = new URL(config.url);
+  const port = url.port === ""
+    ? url.protocol === "https:" ? 443 : 80
+    : Number(url.port);
+  return {
+    "network.transport": "tcp",
+    "network.protocol.name": "http",
+    "server.address": url.hostname.replace(/^\[|\]$/g, ""),
+    "server.port": port,
+  };
+}
+
+/** Creates the telemetry of the adapters that share `options`. */
+export function createTelemetry(options: MCPTelemetryOptions): Telemetry {
+  return { connection: (config) => new Connection(config, options) };
+}
+
+/** The instruments, found once a provider is there. */
+class Instruments {
+  #tracer: MCPTracer | undefined;
+  #operation: MCPHistogram | undefined;
+  #session: MCPHistogram | undefined;
+  constructor(readonly options: MCPTelemetryOptions) {}
+
+  get tracer(): MCPTracer | undefined {
+    return this.#tracer ??= (this.options.tracerProvider ?? registry()?.trace)
+      ?.getTracer(
+        SCOPE,
+        VERSION,
+      );
+  }
+
+  #histogram(name: string, description: string): MCPHistogram | undefined {
+    return (this.options.meterProvider ?? registry()?.metrics)?.getMeter(
+      SCOPE,
+      VERSION,
+    ).createHistogram(name, {
+      description,
+      unit: "s",
+      advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] },
+    });
+  }
+
+  get operation(): MCPHistogram | undefined {
+    return this.#operation ??= this.#histogram(
+      "mcp.client.operation.duration",
+      "The duration of the MCP request as observed on the sender from the time it was sent until the response is received.",
+    );
+  }
+
+  get session(): MCPHistogram | undefined {
+    return this.#session ??= this.#histogram(
+      "mcp.client.session.duration",
+      "The duration of the MCP session as observed on the MCP client.",
+    );
+  }
+}
+
+const shared = new WeakMap<MCPTelemetryOptions, Instruments>();
+
+class Connection implements ConnectionTelemetry {
+  readonly #config: MCPServerConfig;
+  readonly #instruments: Instruments;
+  readonly #options: MCPTelemetryOptions;
+  /** The server attributes of the live session's transport. */
+  server: MCPAttributes;
+
+  constructor(config: MCPServerConfig, options: MCPTelemetryOptions) {
+    this.#config = config;
+    this.#options = options;
+    let instruments = shared.get(options);
+    if (instruments === undefined) {
+      shared.set(options, instruments = new Instruments(options));
+    }
+    this.#instruments = instruments;
+    this.server = serverAttributes(config, config.transport);
+  }
+
+  session(kind: string, sessionId: () => string | undefined): Session {
+    this.server = serverAttributes(this.#config, kind);
+    return new Session(this.#instruments, this.server, sessionId);
+  }
+
+  async call<T extends CallOutcome>(
+    tool: string,
+    args: unknown,
+    secrets: () => readonly string[],
+    run: (trace: unknown) => Promise<T>,
+  ): Promise<T> {
+    const tracer = this.#instruments.tracer;
+    if (tracer === undefined) return await run(undefined);
+    const context = activeContext();
+    const active = context.getValue(SPAN_KEY) as
+      | (MCPSpan & { attributes?: MCPAttributes })
+      | undefined;
+    // An agent framework's own tool-execution span: the conventions say to
+    // add the MCP attributes to it rather than nest a duplicate.
+    const adopt = active?.isRecording?.() === true &&
+      active.attributes?.["gen_ai.operation.name"] === "execute_tool";
+    const attributes: MCPAttributes = {
+      "mcp.method.name": "tools/call",
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": tool,
+      ...this.server,
+    };
+    let span: MCPSpan;
+    if (adopt) {
+      span = active;
+      span.setAttributes(attributes);
+    } else {
+      span = tracer.startSpan(
+        `tools/call ${tool}`,
+        { kind: SPAN_KIND_CLIENT, attributes },
+        context,
+      );
+    }
+    if (this.#options.recordArguments === true) {
+      span.setAttribute(
+        "gen_ai.tool.call.arguments",
+        redact(JSON.stringify(args) ?? "null", secrets()),
+      );
+    }
+    const trace = new CallTrace(span, context.setValue(SPAN_KEY, span));
+    try {
+      const outcome = await run(trace);
+      if (!outcome.success) {
+        // A request's failure (a JSON-RPC code, a timeout, `tool_error`)
+        // names it; else it failed off the wire: validation, an unknown
+        // tool, an output that breaks its schema.
+        span.setAttribute(
+          "error.type",
+          trace.errorType ?? outcome.errorKind ?? "_OTHER",
+        );
+        span.setStatus({
+          code: STATUS_ERROR,
+          message: outcome.error ?? undefined,
+        });
+      } else if (this.#options.recordResults === true) {
+        span.setAttribute(
+          "gen_ai.tool.call.result",
+          redact(JSON.stringify(outcome.data) ?? "null", secrets()),
+        );
+      }
+      return outcome;
+    } catch (error) {
+      const failure = failureOf(error);
+      span.setAttribute("error.type", trace.errorType ?? failure.type);
+      span.setStatus({
+        code: STATUS_ERROR,
+        message: redact(failure.message, secrets()),
+      });
+      throw error;
+    } finally {
+      if (!adopt) span.end();
+    }
+  }
+}
+
+/** A tool call's target: its name. */
+function toolOf(
+  method: string,
+  params: Record<string, unknown> | undefined,
+): string | undefined {
+  return method === "tools/call" && typeof params?.name === "string"
+    ? params.name
+    : undefined;
+}
+
+class Session implements SessionTelemetry {
+  readonly #instruments: Instruments;
+  readonly #server: MCPAttributes;
+  readonly #sessionId: () => string | undefined;
+  readonly #started = performance.now();
+  #version: string | undefined;
+  #ended = false;
+
+  constructor(
+    instruments: Instruments,
+    server: MCPAttributes,
+    sessionId: () => string | undefined,
+  ) {
+    this.#instruments = instruments;
+    this.#server = server;
+    this.#sessionId = sessionId;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#version = version;
+  }
+
+  start(
+    method: string,
+    id: string | number,
+    params: Record<string, unknown> | undefined,
+    parent: unknown,
+  ): TracedRequest | undefined {
+    const instruments = this.#instruments;
+    const tracer = instruments.tracer;
+    const histogram = instruments.operation;
+    if (tracer === undefined && histogram === undefined) return undefined;
+    const tool = toolOf(method, params);
+    const metric: MCPAttributes = {
+      "mcp.method.name": method,
+      ...this.#server,
+    };
+    if (tool !== undefined) {
+      metric["gen_ai.tool.name"] = tool;
+      metric["gen_ai.operation.name"] = "execute_tool";
+    }
+    if (this.#version !== undefined) {
+      metric["mcp.protocol.version"] = this.#version;
+    }
+    const attributes: MCPAttributes = {
+      ...metric,
+      "jsonrpc.request.id": String(id),
+    };
+    const sessionId = this.#sessionId();
+    if (sessionId !== undefined) attributes["mcp.session.id"] = sessionId;
+    const call = parent instanceof CallTrace ? parent : undefined;
+    let span: MCPSpan | undefined;
+    let owned = true;
+    if (call !== undefined && !call.claimed && method === "tools/call") {
+      // The call's own span is this request's span.
+      call.claimed = true;
+      span = call.span;
+      owned = false;
+      span.setAttributes(attributes);
+    } else if (tracer !== undefined) {
+      span = tracer.startSpan(
+        tool === undefined ? method : `${method} ${tool}`,
+        { kind: SPAN_KIND_CLIENT, attributes },
+        call?.context ?? activeContext(),
+      );
+    }
+    const sending = params ?? {};
+    if (span !== undefined) inject(sending, span);
+    const started = performance.now();
+    const finish = (result: unknown, error: unknown, failed: boolean) => {
+      let type: string | undefined;
+      if (failed) {
+        const failure = failureOf(error);
+        type = failure.type;
+        if (failure.code !== undefined) {
+          metric["rpc.response.status_code"] = failure.code;
+          span?.setAttribute("rpc.response.status_code", failure.code);
+        }
+        span?.setStatus({ code: STATUS_ERROR, message: failure.message });
+      } else if (isRecord(result)) {
+        if (result.isError === true) {
+          type = "tool_error";
+          span?.setStatus({ code: STATUS_ERROR, message: "tool_error" });
+        }
+        if (
+          method === "initialize" && typeof result.protocolVersion === "string"
+        ) {
+          metric["mcp.protocol.version"] = result.protocolVersion;
+          span?.setAttribute("mcp.protocol.version", result.protocolVersion);
+        }
+      }
+      if (type !== undefined) {
+        metric["error.type"] = type;
+        span?.setAttribute("error.type", type);
+        if (call !== undefined) call.errorType = type;
+      }
+      histogram?.record((performance.now() - started) / 1000, metric);
+      if (owned) span?.end();
+    };
+    return {
+      params: sending,
+      watch: (sent) =>
+        sent.then((result) => {
+          finish(result, undefined, false);
+          return result;
+        }, (error) => {
+          finish(undefined, error, true);
+          throw error;
+        }),
+    };
+  }
+
+  end(error?: Error): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const attributes: MCPAttributes = { ...this.#server };
+    if (this.#version !== undefined) {
+      attributes["mcp.protocol.version"] = this.#version;
+    }
+    if (error !== undefined) attributes["error.type"] = errorType(error);
+    this.#instruments.session?.record(
+      (performance.now() - this.#started) / 1000,
+      attributes,
+    );
+  }
+}
+
+/**
+ * Puts the span's context into `params._meta`: through the registered
+ * propagator (`traceparent`, `tracestate`, `baggage`, …), else as W3C
+ * Trace Context written here, so the server can continue the trace either way.
+ */
+function inject(params: Record<string, unknown>, span: MCPSpan): void {
+  const carrier: Record<string, string> = {};
+  const propagator = registry()?.propagation;
+  if (propagator !== undefined) {
+    propagator.inject(
+      activeContext().setValue(SPAN_KEY, span),
+      carrier,
+      SETTER,
+    );
+  } else {
+    const { traceId, spanId, traceFlags, traceState } = span.spanContext();
+    if (/^[0-9a-f]{32}$/.test(traceId) && !/^0+$/.test(traceId)) {
+      carrier.traceparent = `00-${traceId}-${spanId}-0${traceFlags & 1}`;
+      const state = traceState?.serialize();
+      if (state) carrier.tracestate = state;
+    }
+  }
+  if (Object.keys(carrier).length === 0) return;
+  const meta = params._meta;
+  params._meta = isRecord(meta) ? { ...meta, ...carrier } : carrier;
+}
