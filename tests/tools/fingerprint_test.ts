@@ -49,7 +49,7 @@ describe("canonicalJson()", () => {
     ) {
       assert.equal(canonicalJson(value), JSON.stringify(value));
       assert.deepEqual(JSON.parse(canonicalJson([value])), [
-        value === -0 ? 0 : value,
+        Object.is(value, -0) ? 0 : value,
       ]);
     }
   });
