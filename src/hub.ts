@@ -380,6 +380,42 @@ export class MCPToolHub {
   }
 
   /**
+   * Accepts a server's held-back tools (see
+   * `MCPToolAdapter.acceptToolChanges`) and resolves once the registry has
+   * them.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * const drift = await hub.adapter("notes")!.compareTools();
+   * const pins = await hub.acceptToolChanges("notes", drift); // keep them for the next run
+   * ```
+   *
+   * @param name The server's name (`config.name`).
+   * @param accepted Tool names, or a drift to accept exactly; default every tool.
+   * @returns Every pin of the server's tools now.
+   * @throws {MCPNotConnectedError} When the server is not connected.
+   * @throws {MCPAdapterError} When no server has that name (`code` is `"unknown_server"`).
+   */
+  async acceptToolChanges(
+    name: string,
+    accepted?: readonly string[] | ToolDrift,
+  ): Promise<PinnedTools> {
+    const slot = this.#slot(name);
+    if (!slot.adapter) {
+      throw new MCPNotConnectedError(
+        `MCP server ${JSON.stringify(name)} is not connected; call start()`,
+      );
+    }
+    const pins = await slot.adapter.acceptToolChanges(accepted);
+    // The re-registration it queued has run once the queue is idle.
+    await slot.queue.idle;
+    return pins;
+  }
+
+  /**
    * Disconnects every server (stdio servers are stopped) and removes their
    * tools from the registry. Connection attempts in progress are cancelled.
    * Idempotent; `start()` connects again afterwards.

@@ -247,11 +247,14 @@ describe("tool drift, SDK 1.x McpServer over stdio (tools/list_changed)", () => 
       drift.added.map((tool) => tool.name).sort(),
       ["list_notes", "read_notes", "rug_pull"],
     );
-    await hub.adapter("notes")!.acceptToolChanges(["list_notes"]);
-    assert.ok(
-      await waitFor(() => hub.registry.has("notes/list_notes"), WAIT_MS),
+    const pins = await hub.acceptToolChanges("notes", ["list_notes"]);
+    assert.deepEqual(Object.keys(pins), ["list_notes"]);
+    // Registered by the time it resolves.
+    assert.deepEqual(
+      hub.registry.list().map((tool) => tool.name),
+      ["notes/list_notes"],
     );
-    assert.equal(hub.registry.size, 1);
+    assert.equal(hub.status()[0]?.toolCount, 1);
   });
 
   it("holdNewTools: false pins new tools as first seen, and malformed pins are refused", async () => {
