@@ -2,7 +2,8 @@
  * A host that pins its servers' tools: the tools the user accepted are kept
  * in `tool-pins.json`; a tool that changes later (a "rug pull": a new
  * description, a new argument) or appears is held back — not registered,
- * so no model is offered it — until the user accepts the change. Run from
+ * so no model is offered it — until the user accepts the change. The file
+ * is the one `mcp-adapter check --pin tool-pins.json` reads. Run from
  * the repository root: `deno run -A examples/pinning.ts`.
  *
  * @module
@@ -17,7 +18,8 @@ import type { PinnedTools, ToolDrift } from "@cleveragents/mcp-adapter/drift";
 import { modelTools } from "@cleveragents/mcp-adapter/models";
 
 const PINS = "tool-pins.json";
-type PinFile = Record<string, PinnedTools>; // by server name
+/** The pins by server name, as `mcp-adapter check --pin` keeps them. */
+type PinFile = { version: 1; servers: Record<string, PinnedTools> };
 
 async function readPins(): Promise<PinFile | undefined> {
   try {
@@ -57,7 +59,7 @@ function describe(drift: ToolDrift): string {
   ].join("\n");
 }
 
-const pins: PinFile = (await readPins()) ?? {};
+const file: PinFile = (await readPins()) ?? { version: 1, servers: {} };
 const { servers } = await loadConfig("examples/mcp.yaml");
 
 /** Shows a server's drift, and pins what the user accepts; one at a time. */
@@ -71,14 +73,14 @@ function review(drift: ToolDrift, server: string): void {
     );
     if (!await ask(`Accept them?`)) return;
     // Exactly what was shown: a tool that changed again stays held.
-    pins[server] = await hub.acceptToolChanges(server, drift);
-    await writeFile(PINS, JSON.stringify(pins, null, 2));
+    file.servers[server] = await hub.acceptToolChanges(server, drift);
+    await writeFile(PINS, JSON.stringify(file, null, 2));
   });
 }
 
 const hub = new MCPToolHub(servers, {
   // A server without pins (the first run) has every tool held until accepted.
-  pins,
+  pins: file.servers,
   // Called on startup when the tools differ from the pins, and whenever a
   // server's tools change while we run.
   onToolDrift: review,
