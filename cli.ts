@@ -80,6 +80,7 @@ import {
 } from "./src/cli/_errors.ts";
 import { COMMAND_OPTIONS, HELP } from "./src/cli/_help.ts";
 import { loginCommand, logoutCommand } from "./src/cli/_login.ts";
+import { pinCheckCommand } from "./src/cli/_pins.ts";
 import { tokenStorePath } from "./src/cli/_token_store.ts";
 import { printable, printableText } from "./src/_util/terminal.ts";
 import { guardedOutput } from "./src/cli/_stdio.ts";
@@ -219,6 +220,7 @@ export async function main(
         ...(recorder ? { telemetry: { tracerProvider: recorder } } : {}),
       },
       tokens: tokenStorePath(options.env ?? process.env),
+      cwd,
     });
     try {
       return await running;
@@ -264,6 +266,10 @@ function prepare(
       return toolsCommand;
     case "check":
       expectOperands(command, operands, 0);
+      if (values.pin !== undefined) {
+        return pinCheckCommand(values.pin, values.update === true);
+      }
+      if (values.update) throw new UsageError("--update needs --pin FILE");
       return checkCommand;
     case "schema":
       expectOperands(command, operands, 1);

@@ -47,6 +47,7 @@ const CHECKED = [
   "cli.ts",
   "models.ts",
   "auth.ts",
+  "drift.ts",
   "bin.ts",
   "src",
   "tests",

@@ -33,6 +33,9 @@ import {
 import type { ClientHandlers } from "./protocol/handlers.ts";
 import type { OAuthClientProviderLike } from "./transports/oauth.ts";
 import type { RegisteredTool, ToolRegistry } from "./tools/registry.ts";
+import type { PinnedTools } from "./tools/fingerprint.ts";
+import type { ToolDrift } from "./tools/drift.ts";
+import type { ToolWatch } from "./tools/_watch.ts";
 import type { Result } from "./protocol/session.ts";
 import { compileToolFilter } from "./tools/filter.ts";
 import type {
@@ -136,6 +139,21 @@ export interface MCPToolAdapterOptions {
    * not loaded. `false` turns it off.
    */
   telemetry?: MCPTelemetryOptions | false;
+  /**
+   * Pin the tools: the accepted version of each (what `acceptToolChanges()`
+   * returned, kept by the host). A tool whose fingerprint differs from its
+   * pin is held back — left out of `discoverTools()` and `registerTools()`,
+   * and `invoke()` throws `MCPToolHeldError` — until `acceptToolChanges()`.
+   * `{}` holds back every tool until accepted. Checked when the tools are
+   * first listed. Default: nothing pinned, nothing held.
+   */
+  pins?: PinnedTools;
+  /**
+   * With `pins`: whether a tool that has no pin is held back too (a server
+   * can add a tool as well as change one). `false` pins it as first seen.
+   * Default `true`.
+   */
+  holdNewTools?: boolean;
 }
 
 /** Options of `registerTools()`. */
@@ -147,6 +165,8 @@ export interface RegisterToolsOptions {
 let outputCheck: typeof import("./protocol/output.ts") | undefined;
 /** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
 let paramHeaders: typeof import("./protocol/param_headers.ts") | undefined;
+/** Fingerprints, drift and pins, loaded by the first tool listing. */
+let watching: typeof import("./tools/_watch.ts") | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 /** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
@@ -193,6 +213,9 @@ export class MCPToolAdapter {
   readonly config: MCPServerConfig;
   readonly #connection: Connection;
   readonly #toolsListeners = new Set<() => void>();
+  readonly #driftListeners = new Set<(drift: ToolDrift) => void>();
+  readonly #pinning: Pick<MCPToolAdapterOptions, "pins" | "holdNewTools">;
+  #watch: ToolWatch | undefined;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
   readonly #validateOutput: boolean;
@@ -227,6 +250,7 @@ export class MCPToolAdapter {
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
     this.#validateOutput = options.validateOutput !== false;
+    this.#pinning = { pins: options.pins, holdNewTools: options.holdNewTools };
     this.#configSecrets = configSecrets(this.config);
     const onError = options.onError;
     this.#onError = onError &&
@@ -455,6 +479,99 @@ export class MCPToolAdapter {
   }
 
   /**
+   * Calls `listener` when a listing of the tools differs from the previous
+   * one (after `tools/list_changed`, a reconnect or a server restart: the
+   * next `discoverTools()`, `registerTools()` or `invoke()` lists again), or,
+   * for the first listing of an adapter with `pins`, from the pins. The
+   * drift names the tools added, removed and changed, with the changed
+   * fields and a line per difference.
+   *
+   * @example Tell the user what a server changed
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * adapter.onToolDrift(({ added, removed, changed }) => {
+   *   for (const change of changed) console.warn(change.name, change.details);
+   *   console.warn("added", added.map((tool) => tool.name), "removed", removed.map((tool) => tool.name));
+   * });
+   * ```
+   *
+   * @param listener Called with the drift; what it throws goes to `options.onError`.
+   * @returns A function that removes the listener.
+   */
+  onToolDrift(listener: (drift: ToolDrift) => void): () => void {
+    this.#driftListeners.add(listener);
+    return () => this.#driftListeners.delete(listener);
+  }
+
+  /**
+   * Compares the server's tools (the cached list, listed when stale) with
+   * `pins`, default the adapter's own: what was added, removed and changed,
+   * held-back tools included.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * const drift = await adapter.compareTools();
+   * if (drift.changed.length > 0) console.warn(drift.changed.map((change) => change.details));
+   * ```
+   *
+   * @param pins Pins to compare with (e.g. read from a file).
+   * @returns The drift from `pins` to the tools now.
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   * @throws {MCPConfigError} When `pins` is malformed.
+   * @throws {MCPAdapterError} `code` `"not_pinned"` without `pins` when the adapter pins nothing.
+   */
+  async compareTools(pins?: PinnedTools): Promise<ToolDrift> {
+    await this.#toolMap(false).catch((error) => {
+      throw redactError(error, this.#secrets());
+    });
+    return this.#watch!.compare(pins);
+  }
+
+  /**
+   * Accepts the tools as they are now, and pins them: every tool (no
+   * argument), the named ones, or exactly the versions a drift from
+   * `compareTools()` or `onToolDrift` shows (a tool that changed again
+   * since stays held back). Accepted tools are no longer held back, and
+   * `onToolsChanged` listeners are called, so a registry that follows them
+   * (a hub's does) registers them. A pinned tool that the server no longer
+   * lists keeps its pin (it is back without a question if it returns
+   * unchanged) until accepted: by name, as `removed` in a drift, or by
+   * accepting everything. On an adapter without `pins`, this starts
+   * pinning.
+   *
+   * @example Ask the user, then keep the pins
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * declare function userApproves(drift: unknown): Promise<boolean>;
+   * declare function save(pins: unknown): Promise<void>;
+   *
+   * const drift = await adapter.compareTools();
+   * if (await userApproves(drift)) await save(await adapter.acceptToolChanges(drift));
+   * ```
+   *
+   * @param accepted Tool names, or a drift to accept exactly; default every tool.
+   * @returns Every pin of the server's tools now, to keep for the next run.
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   */
+  async acceptToolChanges(
+    accepted?: readonly string[] | ToolDrift,
+  ): Promise<PinnedTools> {
+    const tools = await this.#toolMap(false).catch((error) => {
+      throw redactError(error, this.#secrets());
+    });
+    const pins = this.#watch!.accept(accepted, tools);
+    this.#notifyToolsChanged();
+    return pins;
+  }
+
+  /**
    * Lists the server's tools, following pagination to the end, and caches
    * them. The cached list serves `registerTools()` and `invoke()` until the
    * server announces a change or, on a modern server, its `ttlMs` runs out;
@@ -543,6 +660,8 @@ export class MCPToolAdapter {
         return this.#failed(name, error, options.signal, started);
       }
       if (!tool) {
+        const held = this.#watch?.heldError(name);
+        if (held) throw redactError(held, this.#secrets());
         return this.#fail(started, "not_found", this.#notFoundMessage(name));
       }
     }
@@ -688,6 +807,7 @@ export class MCPToolAdapter {
         inputSchema: tool.inputSchema,
         ...(tool.execution ? { execution: tool.execution } : {}),
         capability: resolveCapability(toolName, resolveOptions),
+        ...(tool.fingerprint ? { fingerprint: tool.fingerprint } : {}),
         checkpointable: false,
         source: "mcp",
         sourceMetadata: { server },
@@ -774,10 +894,12 @@ export class MCPToolAdapter {
     );
   }
 
-  #notifyToolsChanged(): void {
-    for (const listener of this.#toolsListeners) {
+  /** Tells the tools listeners, or with `drift` the drift listeners. */
+  #notifyToolsChanged(drift?: ToolDrift): void {
+    const listeners = drift ? this.#driftListeners : this.#toolsListeners;
+    for (const listener of listeners) {
       try {
-        listener();
+        listener(drift!);
       } catch (error) {
         this.#onError?.(
           asError(error),
@@ -852,6 +974,13 @@ export class MCPToolAdapter {
       paramHeaders ??= await import("./protocol/param_headers.ts");
       this.#dropInvalidHeaders(tools, paramHeaders.headerProblem);
     }
+    watching ??= await import("./tools/_watch.ts");
+    this.#watch ??= new watching.ToolWatch(
+      this.config.name,
+      this.#pinning,
+      (drift) => this.#notifyToolsChanged(drift),
+    );
+    await this.#watch.update(tools);
     if (this.#toolsGeneration === generation) {
       this.#tools = tools;
       this.#toolsFreshUntil = startedAt + ttlMs;
@@ -890,7 +1019,9 @@ export class MCPToolAdapter {
   /** Finds an exposed tool, refreshing a stale or missing list once. */
   async #findTool(name: string): Promise<MCPToolDescriptor | undefined> {
     const cached = this.#tools && this.#exposed(this.#tools, name);
-    return cached || this.#exposed(await this.#toolMap(true), name);
+    // A tool held back in a fresh list stays held: no need to list again.
+    if (cached || (this.#tools && this.#watch?.holds(name))) return cached;
+    return this.#exposed(await this.#toolMap(true), name);
   }
 
   /** The tool of that name in `tools`, if the filter lets it through. */

@@ -26,6 +26,8 @@ import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
 import { errorMessage } from "./_util/errors.ts";
 import type { MCPLogLevel } from "./types.ts";
 import type { MCPTransportKind } from "./config/server.ts";
+import type { PinnedTools } from "./tools/fingerprint.ts";
+import type { ToolDrift } from "./tools/drift.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { ServerAuth, ServerEntry } from "./config/load.ts";
@@ -99,6 +101,19 @@ export interface MCPToolHubOptions {
     data: unknown,
     server: string,
   ) => void;
+  /**
+   * Pins of the servers' tools, by server name (`config.name`), for the
+   * default adapters (see `MCPToolAdapterOptions.pins`): a tool that
+   * differs from its pin, or has none, is not registered until
+   * `hub.adapter(name).acceptToolChanges()`, which registers it. A server
+   * without an entry has every tool held back. Default: nothing pinned.
+   */
+  pins?: Readonly<Record<string, PinnedTools>>;
+  /**
+   * Receives the drift of every server's tools (see
+   * `MCPToolAdapter.onToolDrift`), with the server's name last.
+   */
+  onToolDrift?: (drift: ToolDrift, server: string) => void;
 }
 
 /** One server of the hub and what the hub knows about it. */
@@ -143,6 +158,7 @@ export class MCPToolHub {
   readonly registry: ToolRegistry;
   readonly #slots = new Map<string, Slot>();
   readonly #createAdapter: (entry: ServerEntry) => MCPToolAdapter;
+  readonly #onToolDrift: MCPToolHubOptions["onToolDrift"];
 
   /**
    * Creates a hub. Nothing is started until {@linkcode MCPToolHub.start}.
@@ -183,7 +199,8 @@ export class MCPToolHub {
     options: MCPToolHubOptions = {},
   ) {
     this.registry = options.registry ?? new ToolRegistry();
-    const { clientInfo, authProvider, onLog } = options;
+    const { clientInfo, authProvider, onLog, pins } = options;
+    this.#onToolDrift = options.onToolDrift;
     this.#createAdapter = options.createAdapter ??
       ((entry) =>
         new MCPToolAdapter(entry.config, {
@@ -196,6 +213,13 @@ export class MCPToolHub {
             ? {
               onLog: (level, logger, data) =>
                 onLog(level, logger, data, entry.config.name),
+            }
+            : {}),
+          ...(pins
+            ? {
+              pins: Object.hasOwn(pins, entry.config.name)
+                ? pins[entry.config.name]!
+                : {},
             }
             : {}),
           ...(entry.connectTimeoutMs === undefined
@@ -356,6 +380,42 @@ export class MCPToolHub {
   }
 
   /**
+   * Accepts a server's held-back tools (see
+   * `MCPToolAdapter.acceptToolChanges`) and resolves once the registry has
+   * them.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * const drift = await hub.adapter("notes")!.compareTools();
+   * const pins = await hub.acceptToolChanges("notes", drift); // keep them for the next run
+   * ```
+   *
+   * @param name The server's name (`config.name`).
+   * @param accepted Tool names, or a drift to accept exactly; default every tool.
+   * @returns Every pin of the server's tools now.
+   * @throws {MCPNotConnectedError} When the server is not connected.
+   * @throws {MCPAdapterError} When no server has that name (`code` is `"unknown_server"`).
+   */
+  async acceptToolChanges(
+    name: string,
+    accepted?: readonly string[] | ToolDrift,
+  ): Promise<PinnedTools> {
+    const slot = this.#slot(name);
+    if (!slot.adapter) {
+      throw new MCPNotConnectedError(
+        `MCP server ${JSON.stringify(name)} is not connected; call start()`,
+      );
+    }
+    const pins = await slot.adapter.acceptToolChanges(accepted);
+    // The re-registration it queued has run once the queue is idle.
+    await slot.queue.idle;
+    return pins;
+  }
+
+  /**
    * Disconnects every server (stdio servers are stopped) and removes their
    * tools from the registry. Connection attempts in progress are cancelled.
    * Idempotent; `start()` connects again afterwards.
@@ -462,6 +522,7 @@ export class MCPToolHub {
       if (!slot.adapter) {
         slot.adapter = this.#createAdapter(entry);
         slot.adapter.onToolsChanged(() => this.#refreshTools(slot));
+        slot.adapter.onToolDrift((drift) => this.#onToolDrift?.(drift, name));
       }
       const adapter = slot.adapter;
       const started = performance.now();

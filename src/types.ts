@@ -59,6 +59,13 @@ export interface MCPToolDescriptor {
   annotations?: ToolAnnotations;
   /** How the tool runs, when the server says: whether it is called as a task. */
   execution?: ToolExecution;
+  /**
+   * `"sha256:…"` of the tool's name, title, description, schemas and
+   * annotations as canonical JSON (see `toolFingerprint` of
+   * `@cleveragents/mcp-adapter/drift`), set when the tools are listed; absent
+   * only where the runtime has no Web Crypto (`crypto.subtle`).
+   */
+  fingerprint?: string;
 }
 
 /** How a tool runs (MCP `ToolExecution`, 2025-11-25). */

@@ -29,6 +29,8 @@ const OPTIONS = {
   env: { type: "string", multiple: true },
   cwd: { type: "string" },
   name: { type: "string" },
+  pin: { type: "string" },
+  update: { type: "boolean" },
 } as const;
 
 /** The options, as read. */
@@ -50,6 +52,8 @@ export interface Options {
   env?: string[];
   cwd?: string;
   name?: string;
+  pin?: string;
+  update?: boolean;
 }
 
 /** A command line, read. */

@@ -52,6 +52,8 @@ export interface Context {
   adapterOptions: Omit<MCPToolAdapterOptions, "transport">;
   /** The OAuth token store's file (`login` writes it; servers with `auth: oauth` use it). */
   tokens: string;
+  /** What relative paths of the command line are relative to. */
+  cwd: string;
 }
 
 /** A command ready to run; resolves to the exit code. */

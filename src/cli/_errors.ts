@@ -12,6 +12,8 @@ export const TOOL_ERROR = 1;
 export const USAGE = 2;
 /** A server could not be reached. */
 export const CONNECTION = 3;
+/** `check --pin`: the servers' tools differ from their pins. */
+export const DRIFT = 4;
 /** Cancelled through the caller's signal (Ctrl-C). */
 export const INTERRUPTED = 130;
 

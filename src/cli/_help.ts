@@ -19,6 +19,7 @@ Commands:
   tools                      every tool of every server: name, server, access, description
   call <ns/tool> [args...]   validate and call a tool, print its result
   check                      connect to each server: protocol version, tool count, latency
+  check --pin FILE           compare the tools with the pins in FILE: what changed
   schema <ns/tool>           print a tool's input schema
   login <server>             log in to a server with "auth: oauth" (browser)
   logout <server>            delete that server's stored tokens
@@ -41,7 +42,8 @@ Options:
   -h, --help                 help; also after a command ("mcp-adapter call --help")
 
 Exit codes: 0 ok, 1 the tool reported an error, 2 usage or config error,
-3 connection failure, 130 interrupted (128 + the signal: 143 for SIGTERM).
+3 connection failure, 4 tools differ from their pins (check --pin),
+130 interrupted (128 + the signal: 143 for SIGTERM).
 `,
   tools: `Usage: mcp-adapter tools [--json] [servers]
 
@@ -89,17 +91,28 @@ Options:
 Exits 1 when the call fails (validation, the tool's own error, timeout),
 2 when the tool does not exist, 3 when its server cannot be reached.
 `,
-  check: `Usage: mcp-adapter check [--json] [servers]
+  check: `Usage: mcp-adapter check [--json] [--pin FILE [--update]] [servers]
 
 Connects to each enabled server and prints its protocol version, the
 transport it connected over (a streamable-http server that fell back to the
 legacy SSE transport says so), tool count and connect latency (start +
 handshake).
 
-Options:
-  --json   print the statuses as a JSON array
+With --pin, compares each server's tools with the pins in FILE instead: a
+fingerprint of each tool's name, title, description, schemas and
+annotations. Prints the tools added, removed and changed since they were
+pinned, with the changed fields and a line diff of a changed description.
+The first run writes FILE.
 
-Exits 3 when any server failed.
+Options:
+  --json        print the statuses as a JSON array (with --pin: an object
+                with the file and each server's status and drift)
+  --pin FILE    compare the tools with the pins in FILE (JSON), writing it
+                when it does not exist yet
+  --update      with --pin: accept the tools as they are now, and write FILE
+
+Exits 3 when any server failed; with --pin, 4 when tools differ from their
+pins (and --update is not given).
 `,
   schema: `Usage: mcp-adapter schema <ns/tool> [servers]
 
@@ -129,7 +142,7 @@ Deletes the server's tokens and client registration from the token store.
 export const COMMAND_OPTIONS: Record<string, readonly string[]> = {
   tools: ["json"],
   call: ["args", "timeout", "json", "raw", "output", "trace"],
-  check: ["json"],
+  check: ["json", "pin", "update"],
   schema: ["json"],
   login: ["timeout"],
   logout: [],

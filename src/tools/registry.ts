@@ -56,6 +56,11 @@ export interface RegisteredTool {
   execution?: ToolExecution;
   /** What the tool may do to the world (see `resolveCapability`). */
   capability: ToolCapability;
+  /**
+   * The tool's fingerprint as listed (`MCPToolDescriptor.fingerprint`):
+   * changes whenever its name, title, description, schemas or annotations do.
+   */
+  fingerprint?: string;
   /** Always `false`: a call to an external server cannot be rolled back. */
   checkpointable: false;
   /** Always `"mcp"`: the tool comes from an MCP server. */
