@@ -15,6 +15,7 @@ import type {
   SpawnOptions,
 } from "./backend.ts";
 import { ProcessGroup, type ProcReader } from "./group.ts";
+import { treeKillPlan } from "./windows.ts";
 
 // Set by load(): nothing runs at import time, so a bundler that inlines this
 // module into an edge bundle leaves a module that loads (and is never used).
@@ -83,6 +84,29 @@ function spawnError(error: unknown, options: SpawnOptions): unknown {
 
 const encoder = new TextEncoder();
 
+/**
+ * Windows: stops `pid` and its descendants with System32's taskkill (needs
+ * `--allow-run` for it); the direct child alone when that fails.
+ */
+function killTree(pid: number, fallback: () => void): void {
+  try {
+    const plan = treeKillPlan(pid, {
+      SystemRoot: backend.getEnv("SYSTEMROOT"),
+    });
+    new Deno.Command(plan.command, {
+      args: plan.args,
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn().status.then(
+      (status) => status.success || fallback(),
+      fallback,
+    );
+  } catch {
+    fallback();
+  }
+}
+
 /** Reads a web stream to its end, handing each chunk to `onData`. */
 async function readAll(
   reader: ReadableStreamDefaultReader<Uint8Array>,
@@ -119,19 +143,21 @@ class DenoChild implements ChildProcessHandle {
       code: status.signal === null ? status.code : null,
       signal: status.signal,
     }));
+    const signalChild = (signal: "SIGTERM" | "SIGKILL") => {
+      try {
+        child.kill(signal);
+      } catch {
+        // Already exited.
+      }
+    };
     this.group = new ProcessGroup(child.pid, {
       signal: (target, signal) =>
         // `Deno.Signal` has no 0; node:process's kill is the documented probe.
         signal === 0 ? process.kill(target, 0) : Deno.kill(target, signal),
-      signalChild: (signal) => {
-        try {
-          child.kill(signal);
-        } catch {
-          // Already exited.
-        }
-      },
+      signalChild,
       platform: Deno.build.os,
       proc,
+      killTree: (target) => killTree(target, () => signalChild("SIGKILL")),
     }, this.exited);
   }
 
@@ -200,6 +226,9 @@ const backend: ProcessBackend = {
         stdout: "piped",
         stderr: "piped",
         // A new process group, so kill(-pid) also reaches what npx / sh -c start.
+        // On Windows Deno finds `npx.cmd` over PATHEXT and quotes a .cmd's
+        // arguments for cmd.exe itself (the Windows CI job proves both); it
+        // has no windowsHide, so a host without a console shows one per server.
         detached: !isWindows,
       }).spawn();
       return Promise.resolve(new DenoChild(child));

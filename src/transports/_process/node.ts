@@ -18,6 +18,14 @@ import type {
   SpawnOptions,
 } from "./backend.ts";
 import { ProcessGroup, type ProcReader } from "./group.ts";
+import {
+  type FileView,
+  isAbsoluteWindowsPath,
+  joinWindowsPath,
+  type ProgramCall,
+  treeKillPlan,
+  windowsSpawnPlan,
+} from "./windows.ts";
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -60,6 +68,79 @@ const proc: ProcReader = {
     }
   },
 };
+
+/** The file system as `windowsSpawnPlan()` sees it. */
+const files: FileView = {
+  isFile(path) {
+    try {
+      return fs.statSync(path).isFile();
+    } catch {
+      return false;
+    }
+  },
+  readText(path) {
+    try {
+      // A shim is a few hundred bytes; anything large is not one.
+      return fs.statSync(path).size <= 64 * 1024
+        ? fs.readFileSync(path, "utf8")
+        : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+/**
+ * What to start on Windows: the command resolved over the child's `PATH` ×
+ * `PATHEXT` (never the current folder), a `.cmd`/`.bat` through
+ * System32's `cmd.exe` with its arguments quoted for it, or an npm shim's
+ * program directly. Node itself would not find `npx` (it is `npx.cmd`) and
+ * refuses to start a `.cmd` without a shell (CVE-2024-27980).
+ */
+function windowsCall(options: SpawnOptions): ProgramCall {
+  const base = process.cwd();
+  const cwd = options.cwd === undefined
+    ? base
+    : isAbsoluteWindowsPath(options.cwd)
+    ? options.cwd
+    : joinWindowsPath(base, options.cwd);
+  const plan = windowsSpawnPlan(options.command, options.args, {
+    env: options.env,
+    cwd,
+    files,
+    parentEnv: process.env,
+  });
+  if (plan === undefined) {
+    throw Object.assign(
+      new Error(`Executable not found: ${JSON.stringify(options.command)}`),
+      { code: "ENOENT", syscall: "spawn", path: options.command },
+    );
+  }
+  return plan;
+}
+
+/** Stops `pid` and its descendants with System32's taskkill; the direct child alone if that fails. */
+function killTree(pid: number, fallback: () => void): void {
+  let plan: ProgramCall;
+  try {
+    plan = treeKillPlan(pid, process.env);
+  } catch {
+    fallback();
+    return;
+  }
+  try {
+    const killer = spawn(plan.command, plan.args, {
+      stdio: "ignore",
+      windowsHide: true,
+    });
+    killer.once("error", fallback);
+    killer.once("exit", (code) => {
+      if (code !== 0) fallback();
+    });
+  } catch {
+    fallback();
+  }
+}
 
 /** Node reports a missing cwd as ENOENT on the command; tell the two apart. */
 function spawnError(error: unknown, options: SpawnOptions): unknown {
@@ -122,17 +203,19 @@ class NodeChild implements ChildProcessHandle {
     this.#child = child;
     this.pid = pid;
     this.exited = exited;
+    const signalChild = (signal: "SIGTERM" | "SIGKILL") => {
+      try {
+        child.kill(signal);
+      } catch {
+        // Already exited.
+      }
+    };
     this.group = new ProcessGroup(pid, {
       signal: (target, signal) => process.kill(target, signal),
-      signalChild: (signal) => {
-        try {
-          child.kill(signal);
-        } catch {
-          // Already exited.
-        }
-      },
+      signalChild,
       platform: platform(),
       proc,
+      killTree: (target) => killTree(target, () => signalChild("SIGKILL")),
     }, exited);
     // A failed write (EPIPE after the child exits) arrives as 'error';
     // without a listener it would crash the process.
@@ -217,13 +300,17 @@ const backend: ProcessBackend = {
     return new Promise((resolve, reject) => {
       let child: PipedChild;
       try {
-        child = spawn(options.command, options.args, {
+        const call: ProgramCall = isWindows
+          ? windowsCall(options)
+          : { command: options.command, args: options.args, verbatim: false };
+        child = spawn(call.command, call.args, {
           cwd: options.cwd,
           env: options.env,
           stdio: "pipe",
           // A new process group, so kill(-pid) also reaches what npx / sh -c start.
           detached: !isWindows,
           windowsHide: true,
+          windowsVerbatimArguments: call.verbatim,
         });
       } catch (error) {
         reject(spawnError(error, options));
