@@ -19,6 +19,7 @@ import type { CliOutput } from "./src/cli/_output.ts";
 export type { CliOutput };
 export {
   FileTokenStore,
+  type FileTokenStoreOptions,
   tokenStoreAuth,
   tokenStorePath,
 } from "./src/cli/_token_store.ts";

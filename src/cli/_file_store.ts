@@ -22,6 +22,11 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { SerialQueue } from "../_util/serial_queue.ts";
+import { delay } from "../_util/time.ts";
+import {
+  renameRetryDelayMs,
+  tokenStoreLocation,
+} from "../transports/_process/windows.ts";
 import { isRecord } from "../_util/values.ts";
 import { fileLease } from "./_file_lock.ts";
 import {
@@ -36,8 +41,9 @@ import type { OAuthTokenStore, StoredLogin } from "./_store.ts";
 /**
  * The command line's OAuth token store file:
  * `$XDG_CONFIG_HOME/mcp-adapter/oauth.json`, else
- * `~/.config/mcp-adapter/oauth.json`; `%APPDATA%\mcp-adapter\oauth.json` on
- * Windows. Mode 0600; one entry per server URL.
+ * `~/.config/mcp-adapter/oauth.json`; `%LOCALAPPDATA%\mcp-adapter\oauth.json`
+ * on Windows (the file older versions kept in the roaming `%APPDATA%` is
+ * read until the first write moves it). Mode 0600; one entry per server URL.
  *
  * @example
  * ```ts
@@ -52,10 +58,21 @@ import type { OAuthTokenStore, StoredLogin } from "./_store.ts";
 export function tokenStorePath(
   env: Record<string, string | undefined> = process.env,
 ): string {
-  const base = process.platform === "win32" && env.APPDATA
-    ? env.APPDATA
-    : env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  if (process.platform === "win32") {
+    return tokenStoreLocation({ platform: "win32", env, home: homedir() }).path;
+  }
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
   return join(base, "mcp-adapter", "oauth.json");
+}
+
+/** Options of {@linkcode FileTokenStore}. */
+export interface FileTokenStoreOptions extends LockTiming {
+  /**
+   * A file an older version wrote, read while the store's own file does not
+   * exist and deleted once the store's file is written. Default: on
+   * Windows, for the default file, `%APPDATA%\mcp-adapter\oauth.json`.
+   */
+  legacyPath?: string;
 }
 
 /**
@@ -79,6 +96,7 @@ export class FileTokenStore implements OAuthTokenStore {
   /** The file's path. */
   readonly path: string;
   readonly #timing: Required<LockTiming>;
+  #legacy: string | undefined;
   readonly #writes = new SerialQueue();
   readonly #sections = new KeyedMutex();
 
@@ -86,11 +104,21 @@ export class FileTokenStore implements OAuthTokenStore {
    * Opens the store (the file is created on the first write).
    *
    * @param path The file; default {@linkcode tokenStorePath}.
-   * @param options The locks' lease and wait.
+   * @param options The locks' lease and wait, and an older version's file.
    * @throws {RangeError} When a duration is not a positive number.
    */
-  constructor(path: string = tokenStorePath(), options: LockTiming = {}) {
-    this.path = path;
+  constructor(path?: string, options: FileTokenStoreOptions = {}) {
+    const location = process.platform === "win32"
+      ? tokenStoreLocation({
+        platform: "win32",
+        env: process.env,
+        home: homedir(),
+      })
+      : undefined;
+    this.path = path ?? location?.path ?? tokenStorePath();
+    // The default file (however it was named) migrates from its old place.
+    this.#legacy = options.legacyPath ??
+      (this.path === location?.path ? location.legacy : undefined);
     this.#timing = lockTiming(options);
   }
 
@@ -101,11 +129,19 @@ export class FileTokenStore implements OAuthTokenStore {
    * @throws {Error} When the file is not JSON.
    */
   async read(): Promise<Record<string, StoredLogin>> {
+    const own = await this.#readFile(this.path);
+    if (own !== undefined || this.#legacy === undefined) return own ?? {};
+    return await this.#readFile(this.#legacy) ?? {};
+  }
+
+  async #readFile(
+    path: string,
+  ): Promise<Record<string, StoredLogin> | undefined> {
     let text: string;
     try {
-      text = await readFile(this.path, "utf8");
+      text = await readFile(path, "utf8");
     } catch (error) {
-      if ((error as { code?: string }).code === "ENOENT") return {};
+      if ((error as { code?: string }).code === "ENOENT") return undefined;
       throw error;
     }
     try {
@@ -113,7 +149,7 @@ export class FileTokenStore implements OAuthTokenStore {
       return isRecord(value) ? value as Record<string, StoredLogin> : {};
     } catch {
       throw new Error(
-        `the token store ${this.path} is not JSON; delete it and log in again`,
+        `the token store ${path} is not JSON; delete it and log in again`,
       );
     }
   }
@@ -205,9 +241,44 @@ export class FileTokenStore implements OAuthTokenStore {
         mode: 0o600,
       });
       await chmod(scratch, 0o600); // whatever the umask
-      await rename(scratch, this.path);
+      await renameRetrying(scratch, this.path);
     } finally {
       await rm(scratch, { force: true });
+    }
+    const legacy = this.#legacy;
+    if (legacy !== undefined) {
+      // Moved: the older version's copy (roaming, on Windows) goes.
+      this.#legacy = undefined;
+      await rm(legacy, { force: true }).catch(() => {});
+    }
+  }
+}
+
+/**
+ * `rename()`, tried again for a moment when Windows reports the target
+ * busy (an antivirus scanner or the indexer holds it: EPERM, EACCES,
+ * EBUSY), a bounded number of times (`renameRetryDelayMs()`).
+ *
+ * @param from The scratch file.
+ * @param to The store's file.
+ * @param rename_ The rename (tests inject one).
+ */
+export async function renameRetrying(
+  from: string,
+  to: string,
+  rename_: (from: string, to: string) => Promise<void> = rename,
+): Promise<void> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      await rename_(from, to);
+      return;
+    } catch (error) {
+      const wait = renameRetryDelayMs(
+        (error as { code?: unknown } | null)?.code,
+        attempt,
+      );
+      if (wait === undefined) throw error;
+      await delay(wait);
     }
   }
 }

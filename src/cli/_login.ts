@@ -15,7 +15,7 @@
  */
 
 import process from "node:process";
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { ServerEntry } from "../config/load.ts";
 import { MCPToolAdapter } from "../adapter.ts";
@@ -26,6 +26,7 @@ import { race } from "../_util/time.ts";
 import type { Command, Context } from "./_commands.ts";
 import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
 import { StoredOAuthProvider, TokenStore } from "./_token_store.ts";
+import { openerPlan } from "../transports/_process/windows.ts";
 
 /** How long `login` waits for the browser by default: 5 minutes. */
 export const LOGIN_TIMEOUT_MS = 5 * 60_000;
@@ -302,26 +303,39 @@ function closeServer(server: Server): Promise<void> {
 
 /**
  * Opens `url` with `$BROWSER`, else the platform's opener (`open`,
- * `xdg-open`, `url.dll` on Windows), without waiting; `BROWSER=none` opens
- * nothing. A missing opener is fine: the URL is printed anyway. The URL is
- * one argument of a process, never part of a shell's command line (on
- * Windows `cmd /c start` would expand the `%…%` of a percent-encoded URL).
+ * `xdg-open`, `%SystemRoot%\System32\rundll32.exe url.dll,FileProtocolHandler`
+ * on Windows), without waiting; `BROWSER=none` opens nothing, and only an
+ * `https:` or loopback `http:` URL is opened (`openerPlan()` in
+ * `windows.ts`). A missing opener is fine: the URL is printed anyway. The
+ * URL is one argument of a process, never part of a shell's command line
+ * (`cmd /c start` would expand the `%…%` of a percent-encoded URL).
+ *
+ * @returns The opener's process, or `undefined` when nothing was started.
  */
-function openBrowser(url: string): void {
-  const browser = process.env.BROWSER;
-  if (browser === "none") return;
-  const [command, args] = browser
-    ? [browser, [url]]
-    : process.platform === "darwin"
-    ? ["open", [url]]
-    : process.platform === "win32"
-    ? ["rundll32", ["url.dll,FileProtocolHandler", url]]
-    : ["xdg-open", [url]];
+export function openBrowser(
+  url: string,
+  options: {
+    env?: Record<string, string | undefined>;
+    platform?: string;
+  } = {},
+): ChildProcess | undefined {
+  const plan = openerPlan(url, {
+    platform: options.platform ?? process.platform,
+    env: options.env ?? process.env,
+  });
+  if ("refused" in plan) return undefined;
   try {
-    const child = spawn(command, args, { stdio: "ignore", detached: true });
+    const child = spawn(plan.command, plan.args, {
+      stdio: "ignore",
+      detached: true,
+      windowsHide: true,
+      ...(options.env === undefined ? {} : { env: options.env }),
+    });
     child.on("error", () => {});
     child.unref();
+    return child;
   } catch {
     // No opener: the printed URL is the way.
+    return undefined;
   }
 }

@@ -12,10 +12,14 @@ import type { ServerEntry } from "../config/load.ts";
 import { SerialQueue } from "../_util/serial_queue.ts";
 import { MCPAuthorizationRequiredError } from "../errors.ts";
 import type { OAuthClientProviderLike } from "../transports/oauth.ts";
-import { FileTokenStore, tokenStorePath } from "./_file_store.ts";
+import {
+  FileTokenStore,
+  type FileTokenStoreOptions,
+  tokenStorePath,
+} from "./_file_store.ts";
 import type { OAuthTokenStore, StoredLogin, StoredTokens } from "./_store.ts";
 
-export { FileTokenStore, tokenStorePath };
+export { FileTokenStore, type FileTokenStoreOptions, tokenStorePath };
 export type { OAuthTokenStore, StoredLogin, StoredTokens };
 
 /**

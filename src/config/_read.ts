@@ -16,6 +16,7 @@ import type {
 } from "./types.ts";
 import {
   COMMON_FIELDS,
+  controlCharacterProblem,
   type MCPServerConfig,
   REMOTE_FIELDS,
   serverConfigProblems,
@@ -242,6 +243,11 @@ export async function readEnvFiles(
     } catch (error) {
       if (!(error instanceof ConfigProblem)) throw error;
       read.problems.push(error);
+      return;
+    }
+    const control = controlCharacterProblem(name);
+    if (control !== undefined) {
+      read.problems.push(new ConfigProblem(at, control));
       return;
     }
     if (!path.isAbsolute(name)) {

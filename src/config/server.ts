@@ -123,6 +123,33 @@ const FIELDS: ReadonlySet<string> = new Set([
 ]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const BAD_HEADER_VALUE = /[\0\r\n]/;
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x1f\x7f]/;
+const CONTROL_NAMES: Record<string, string> = {
+  "\t": "a tab (\\t)",
+  "\n": "a line break (\\n)",
+  "\r": "a carriage return (\\r)",
+  "\b": "a backspace (\\b)",
+  "\f": "a form feed (\\f)",
+};
+
+/**
+ * Why a path or argument holds a control character, or `undefined`: in a
+ * JSON config `"C:\tools\new.exe"` reads `\t` and `\n` as a tab and a
+ * line break, and Windows would look for a file of that name.
+ *
+ * @param value The field's value.
+ * @returns The problem's detail.
+ */
+export function controlCharacterProblem(value: string): string | undefined {
+  const found = CONTROL.exec(value)?.[0];
+  if (found === undefined) return undefined;
+  const name = CONTROL_NAMES[found] ??
+    `the control character U+${
+      found.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")
+    }`;
+  return `contains ${name}: a backslash in a quoted string starts an escape; write \`\\\\\` or \`/\` for each backslash of a path (e.g. "C:\\\\tools\\\\server.exe" or "C:/tools/server.exe")`;
+}
 
 /**
  * The one check of a server config: every problem, each with its path
@@ -212,14 +239,28 @@ export function serverConfigProblems(
           describe(command)
         }`,
       );
+    } else {
+      const problem = controlCharacterProblem(command);
+      if (problem !== undefined) report(["command"], problem);
     }
     checkStrings(config.args, ["args"], report);
+    if (Array.isArray(config.args)) {
+      config.args.forEach((arg, index) => {
+        const problem = typeof arg === "string"
+          ? controlCharacterProblem(arg)
+          : undefined;
+        if (problem !== undefined) report(["args", index], problem);
+      });
+    }
     checkStringMap(config.env, ["env"], report);
     if (config.cwd !== undefined && typeof config.cwd !== "string") {
       report(
         ["cwd"],
         `expected a directory path string, got ${kindOf(config.cwd)}`,
       );
+    } else if (typeof config.cwd === "string") {
+      const problem = controlCharacterProblem(config.cwd);
+      if (problem !== undefined) report(["cwd"], problem);
     }
   } else {
     if (config.url === undefined) {

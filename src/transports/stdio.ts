@@ -85,11 +85,14 @@ const GROUP_POLL_MS = 20;
  * server needs it, so edge bundles of the root entry do without it.
  */
 let framing: typeof import("./_lines.ts") | undefined;
+/** The Windows decisions, loaded only on Windows. */
+type Windows = typeof import("./_process/windows.ts");
 
 /** Turns a backend spawn failure into a message that says what to fix. */
 function startError(
   options: StdioTransportOptions,
   error: unknown,
+  windows: Windows | undefined,
 ): MCPConnectionError {
   const name = JSON.stringify(options.command);
   const { code, syscall } = (error ?? {}) as {
@@ -101,6 +104,10 @@ function startError(
     message = `Cannot start MCP server command ${name}: working directory ${
       JSON.stringify(options.cwd)
     } does not exist. Create it or fix "cwd".`;
+  } else if (code === "ENOENT" && windows !== undefined) {
+    message = `Cannot start MCP server command ${name}: executable not found. ${
+      windows.windowsStartHint(options.command, { code })
+    }`;
   } else if (code === "ENOENT") {
     message =
       `Cannot start MCP server command ${name}: executable not found. Install it or set "command" to an absolute path.`;
@@ -177,6 +184,8 @@ export class StdioTransport implements MCPTransport {
   /** True while `send()` may write: from a successful start until close, exit or failure. */
   #accepting = false;
   #closeFired = false;
+  /** Loaded on Windows: lines go out ASCII-only, hints name PATH/PATHEXT. */
+  #windows: Windows | undefined;
   #tail: string[] = [];
   #tailNext = 0;
   /** Lines that wait for stdin to drain, written together when it does. */
@@ -277,16 +286,30 @@ export class StdioTransport implements MCPTransport {
         { cause: error },
       );
     }
+    let env: Record<string, string>;
+    if (backend.platform === "windows") {
+      const windows = this.#windows = await import("./_process/windows.ts");
+      const built = windows.windowsChildEnvironment(
+        (name) => backend.getEnv(name),
+        options.env,
+      );
+      env = built.env;
+      for (const warning of built.warnings) {
+        this.#reportError(
+          new Error(`MCP server ${this.#name}: ${warning}`),
+        );
+      }
+    } else env = childEnvironment(backend, options.env);
     let child: ChildProcessHandle;
     try {
       child = await backend.spawn({
         command: options.command,
         args: options.args ?? [],
-        env: childEnvironment(backend, options.env),
+        env,
         cwd: options.cwd,
       });
     } catch (error) {
-      throw startError(options, error);
+      throw startError(options, error, this.#windows);
     }
     child.onWriteError = (error) => this.#writeFailed(error);
     this.#child = child;
@@ -322,6 +345,9 @@ export class StdioTransport implements MCPTransport {
     } catch (error) {
       return Promise.reject(error);
     }
+    // Windows servers often read stdin in the console code page (Python on
+    // cp1252): \uXXXX is the same JSON in ASCII. Elsewhere: one test of a field.
+    if (this.#windows !== undefined) line = this.#windows.escapeNonAscii(line);
     this.#queue.push(line);
     this.#queuedChars += line.length;
     const batch = this.#batch ??= new Batch();
@@ -465,7 +491,12 @@ export class StdioTransport implements MCPTransport {
     const how = exit?.signal
       ? `was ended by ${exit.signal}`
       : `exited with code ${exit?.code}`;
-    return new MCPConnectionError(`the server process ${how}`);
+    const hint = this.#windows?.windowsStartHint(this.#options.command, {
+      exitCode: exit?.code ?? null,
+    });
+    return new MCPConnectionError(
+      `the server process ${how}${hint === undefined ? "" : `. ${hint}`}`,
+    );
   }
 
   /** Stops what is left of the child's process group once the child itself has exited. */

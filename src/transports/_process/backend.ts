@@ -113,32 +113,17 @@ const POSIX_ENV_KEYS = [
   "TZ",
 ] as const;
 
-/** What the server inherits on Windows. */
-const WINDOWS_ENV_KEYS = [
-  "APPDATA",
-  "HOMEDRIVE",
-  "HOMEPATH",
-  "LOCALAPPDATA",
-  "PATH",
-  "PROCESSENV",
-  "SYSTEMDRIVE",
-  "SYSTEMROOT",
-  "TEMP",
-  "USERNAME",
-  "USERPROFILE",
-  "PROGRAMFILES",
-] as const;
-
-/** The allow-listed parent variables (shell functions skipped) plus `extra`, which wins. */
+/**
+ * The allow-listed parent variables (shell functions skipped) plus `extra`,
+ * which wins: POSIX. Windows has its own list and a case-insensitive merge
+ * (`windowsChildEnvironment()` in `windows.ts`, loaded only there).
+ */
 export function childEnvironment(
   backend: ProcessBackend,
   extra: Record<string, string> | undefined,
 ): Record<string, string> {
   const env: Record<string, string> = {};
-  const keys = backend.platform === "windows"
-    ? WINDOWS_ENV_KEYS
-    : POSIX_ENV_KEYS;
-  for (const key of keys) {
+  for (const key of POSIX_ENV_KEYS) {
     const value = backend.getEnv(key);
     // "() {" marks an exported bash function: a code-injection vector.
     if (value === undefined || value.startsWith("()")) continue;

@@ -5,6 +5,10 @@
  * `Deno.kill()`: Deno's `ChildProcess.kill()` ignores every signal after
  * the first, which would turn a SIGTERM → SIGKILL escalation into a no-op.
  *
+ * On Windows the command is resolved by `node.ts` (`PATH` × `PATHEXT`,
+ * `.cmd` through `cmd.exe`), as under Node.js, and `windowsHide` keeps a
+ * host without a console from showing a window per server.
+ *
  * `Deno.Command` was this backend until `bench/client_bench.ts` showed that
  * its web streams cost about twice the client CPU per message of Deno's
  * `node:child_process` (README, "Performance"). Loaded lazily by the stdio
@@ -81,6 +85,34 @@ export async function load(): Promise<ProcessBackend> {
         return !Deno.statSync(path).isDirectory;
       } catch (error) {
         return error instanceof Deno.errors.NotFound;
+      }
+    },
+    // Windows command resolution: only where reading is already permitted.
+    files: {
+      isFile(path) {
+        if (!granted({ name: "read", path })) return false;
+        try {
+          return Deno.statSync(path).isFile;
+        } catch {
+          return false;
+        }
+      },
+      readText(path) {
+        if (!granted({ name: "read", path })) return undefined;
+        try {
+          return Deno.statSync(path).size <= node.MAX_SHIM_BYTES
+            ? Deno.readTextFileSync(path)
+            : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+    },
+    cwd() {
+      try {
+        return Deno.cwd();
+      } catch {
+        return "."; // no --allow-read: a relative cwd stays relative
       }
     },
   };

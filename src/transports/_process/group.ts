@@ -115,6 +115,12 @@ export interface SignalPrimitives {
   platform: string;
   /** Reads `/proc` (Linux). */
   proc: ProcReader;
+  /**
+   * Windows: stops `pid` and every descendant (`taskkill /PID pid /T /F`,
+   * see `treeKillPlan()` in `windows.ts`), falling back on `signalChild`
+   * when that fails. Never throws.
+   */
+  killTree?: (pid: number) => void;
 }
 
 /**
@@ -157,15 +163,20 @@ export class ProcessGroup implements ChildProcessGroup {
 
   /** See `ChildProcessGroup.kill()` in `backend.ts`. */
   kill(signal: "SIGTERM" | "SIGKILL"): void {
-    const { signal: send, signalChild } = this.#primitives;
+    const { signal: send, signalChild, killTree } = this.#primitives;
+    if (this.#windows) {
+      // No process groups: the tree is walked by parent id, which works only
+      // while the child is alive; once it has exited, taskkill finds nothing.
+      if (killTree !== undefined && !this.#exited) killTree(this.#pid);
+      else signalChild(signal);
+      return;
+    }
     let grouped = false;
-    if (!this.#windows) {
-      try {
-        send(-this.#pid, signal);
-        grouped = true;
-      } catch {
-        // ESRCH (group gone) or EPERM: try the direct child below.
-      }
+    try {
+      send(-this.#pid, signal);
+      grouped = true;
+    } catch {
+      // ESRCH (group gone) or EPERM: try the direct child below.
     }
     if (!grouped) signalChild(signal);
     for (const pid of this.#tree?.liveRecorded() ?? []) {

@@ -22,6 +22,14 @@ import type {
   SpawnOptions,
 } from "./backend.ts";
 import { ProcessGroup, type ProcReader } from "./group.ts";
+import {
+  type FileView,
+  isAbsoluteWindowsPath,
+  joinWindowsPath,
+  type ProgramCall,
+  treeKillPlan,
+  windowsSpawnPlan,
+} from "./windows.ts";
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -48,6 +56,10 @@ export interface ProcessHost {
   readonly proc: ProcReader;
   /** Whether `path` is known not to be a directory (not merely unreadable to us). */
   cwdMissing(path: string): boolean;
+  /** The file system as the Windows command resolution sees it (`windows.ts`). */
+  readonly files: FileView;
+  /** The parent's working directory. */
+  cwd(): string;
 }
 
 // Set by load(): the node: modules are imported there, not at the top, so a
@@ -118,7 +130,87 @@ function nodeHostOf(
         return true;
       }
     },
+    files: {
+      isFile(path) {
+        try {
+          return fs.statSync(path).isFile();
+        } catch {
+          return false;
+        }
+      },
+      readText(path) {
+        try {
+          // A shim is a few hundred bytes; anything large is not one.
+          return fs.statSync(path).size <= MAX_SHIM_BYTES
+            ? fs.readFileSync(path, "utf8")
+            : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+    },
+    cwd: () => process.cwd(),
   };
+}
+
+/** Longer than any npm shim: a file this large is not read as one. */
+export const MAX_SHIM_BYTES = 64 * 1024;
+
+/** The parent's variables `windows.ts` reads (`SystemRoot`), through the host. */
+function parentEnv(): Record<string, string | undefined> {
+  return { SystemRoot: host.getEnv("SYSTEMROOT") };
+}
+
+/**
+ * What to start on Windows: the command resolved over the child's `PATH` ×
+ * `PATHEXT` (never the current folder), a `.cmd`/`.bat` through
+ * System32's `cmd.exe` with its arguments quoted for it, or an npm shim's
+ * program directly. Node itself would not find `npx` (it is `npx.cmd`) and
+ * refuses to start a `.cmd` without a shell (CVE-2024-27980).
+ */
+function windowsCall(options: SpawnOptions): ProgramCall {
+  const base = host.cwd();
+  const cwd = options.cwd === undefined
+    ? base
+    : isAbsoluteWindowsPath(options.cwd)
+    ? options.cwd
+    : joinWindowsPath(base, options.cwd);
+  const plan = windowsSpawnPlan(options.command, options.args, {
+    env: options.env,
+    cwd,
+    files: host.files,
+    parentEnv: parentEnv(),
+  });
+  if (plan === undefined) {
+    throw Object.assign(
+      new Error(`Executable not found: ${JSON.stringify(options.command)}`),
+      { code: "ENOENT", syscall: "spawn", path: options.command },
+    );
+  }
+  return plan;
+}
+
+/** Stops `pid` and its descendants with System32's taskkill; the direct child alone if that fails. */
+function killTree(pid: number, fallback: () => void): void {
+  let plan: ProgramCall;
+  try {
+    plan = treeKillPlan(pid, parentEnv());
+  } catch {
+    fallback();
+    return;
+  }
+  try {
+    const killer = spawn(plan.command, plan.args, {
+      stdio: "ignore",
+      windowsHide: true,
+    });
+    killer.once("error", fallback);
+    killer.once("exit", (code) => {
+      if (code !== 0) fallback();
+    });
+  } catch {
+    fallback();
+  }
 }
 
 /** `node:child_process` reports a missing cwd as ENOENT on the command; tell the two apart. */
@@ -175,11 +267,14 @@ class NodeChild implements ChildProcessHandle {
     this.#child = child;
     this.pid = pid;
     this.exited = exited;
+    const signalChild = (signal: "SIGTERM" | "SIGKILL") =>
+      host.signalChild(child, signal);
     this.group = new ProcessGroup(pid, {
       signal: host.signal,
-      signalChild: (signal) => host.signalChild(child, signal),
+      signalChild,
       platform: host.platform,
       proc: host.proc,
+      killTree: (target) => killTree(target, () => signalChild("SIGKILL")),
     }, exited);
     // A failed write (EPIPE after the child exits) arrives as 'error';
     // without a listener it would crash the process.
@@ -260,13 +355,17 @@ const backend: ProcessBackend = {
     return new Promise((resolve, reject) => {
       let child: PipedChild;
       try {
-        child = spawn(options.command, options.args, {
+        const call: ProgramCall = isWindows
+          ? windowsCall(options)
+          : { command: options.command, args: options.args, verbatim: false };
+        child = spawn(call.command, call.args, {
           cwd: options.cwd,
           env: options.env,
           stdio: "pipe",
           // A new process group, so kill(-pid) also reaches what npx / sh -c start.
           detached: !isWindows,
           windowsHide: true,
+          windowsVerbatimArguments: call.verbatim,
         });
       } catch (error) {
         reject(spawnError(error, options));
