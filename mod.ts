@@ -117,6 +117,7 @@ export type {
 } from "./src/transports/transport.ts";
 export type {
   JsonSchema,
+  MCPAppVisibility,
   MCPCallResult,
   MCPContentBlock,
   MCPEmbeddedResource,
@@ -134,6 +135,9 @@ export type {
   MCPToolFilter,
   MCPToolResult,
   MCPToolSuccess,
+  MCPToolUi,
+  MCPUiResource,
+  ReadUiResourceOptions,
   ToolAnnotations,
   ToolCapability,
   ToolExecution,
