@@ -744,7 +744,10 @@ export class MCPToolAdapter {
         this.#onError?.(
           new MCPAdapterError(
             "invalid_ui_metadata",
-            `MCP server "${this.config.name}": ${message}`,
+            redact(
+              `MCP server "${this.config.name}": ${message}`,
+              this.#secrets(),
+            ),
           ),
         ),
     }).catch((error) => {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { MCPAdapterError } from "../errors.ts";
+import { MCPAdapterError, MCPConfigError } from "../errors.ts";
 import { isRecord } from "../_util/values.ts";
 import type {
   MCPAppVisibility,
@@ -125,6 +125,7 @@ export interface UiReadContext {
  * `maxBytes`, and the sandbox metadata bounded (see
  * {@linkcode MCPUiResource}).
  *
+ * @throws {MCPConfigError} When `maxBytes` is not a positive integer.
  * @throws {MCPAdapterError} `invalid_argument` for a URI that is not
  * `ui://`; `invalid_response` when the server's answer is not an app
  * (no entry for the URI, another MIME type, no text, over the cap).
@@ -142,6 +143,14 @@ export async function readUi(
     );
   }
   const { server, maxBytes } = context;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    throw new MCPConfigError(
+      "maxBytes",
+      `readUiResource()'s maxBytes must be a positive whole number of bytes, got ${
+        quoted(maxBytes)
+      }`,
+    );
+  }
   const bad = (why: string) =>
     new MCPAdapterError(
       "invalid_response",

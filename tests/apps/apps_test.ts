@@ -225,6 +225,10 @@ for (const era of ["modern", "legacy"] as const) {
         "the default cap takes it",
       );
       await assert.rejects(
+        adapter.readUiResource(APP_URI, { maxBytes: 0 }),
+        /maxBytes must be a positive whole number of bytes, got "0"/,
+      );
+      await assert.rejects(
         adapter.readUiResource("file:///etc/hosts"),
         (error: MCPAdapterError) =>
           error.code === "invalid_argument" &&
