@@ -11,7 +11,7 @@
  * @module
  */
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -106,9 +106,18 @@ function pinnedSpecifier(name: string): string {
 
 /** The server's `bin` script inside the installed package. */
 function nodeEntry(name: string): string {
-  const manifestPath = fileURLToPath(
-    import.meta.resolve(`${name}/package.json`),
-  );
+  let manifestPath: string;
+  try {
+    manifestPath = fileURLToPath(import.meta.resolve(`${name}/package.json`));
+  } catch {
+    // A package whose `exports` leave package.json out (server-pdf): walk
+    // up from its main module.
+    let folder = dirname(fileURLToPath(import.meta.resolve(name)));
+    while (
+      !existsSync(join(folder, "package.json")) && dirname(folder) !== folder
+    ) folder = dirname(folder);
+    manifestPath = join(folder, "package.json");
+  }
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
   const bin: unknown = typeof manifest.bin === "string"
     ? manifest.bin
