@@ -128,6 +128,7 @@ export type {
 } from "./src/transports/transport.ts";
 export type {
   JsonSchema,
+  MCPAppVisibility,
   MCPCallResult,
   MCPContentBlock,
   MCPEmbeddedResource,
@@ -145,6 +146,9 @@ export type {
   MCPToolFilter,
   MCPToolResult,
   MCPToolSuccess,
+  MCPToolUi,
+  MCPUiResource,
+  ReadUiResourceOptions,
   ToolAnnotations,
   ToolCapability,
   ToolExecution,

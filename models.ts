@@ -40,13 +40,17 @@ export type { RegisteredTool, ToolRegistry } from "./src/tools/registry.ts";
 export type {
   InvokeOptions,
   JsonSchema,
+  MCPAppVisibility,
   MCPErrorKind,
   MCPProgress,
   MCPToolResult,
+  MCPToolUi,
+  ToolAnnotations,
   ToolCapability,
 } from "./src/types.ts";
 export type { ModelTools } from "./src/models/model_tools.ts";
 export type {
+  ApprovalPolicy,
   ApprovalRequest,
   ApproveFunction,
   DispatchOptions,

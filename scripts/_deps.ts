@@ -19,6 +19,8 @@ export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
 export const TEST_PACKAGES: readonly string[] = [
   "@modelcontextprotocol/sdk",
   "@modelcontextprotocol/server-everything",
+  // An MCP Apps server (tools with _meta.ui, a ui:// app): tests/apps/.
+  "@modelcontextprotocol/server-pdf",
   // The official SDK v2's servers (2026-07-28 and dual-era) as real peers.
   "@modelcontextprotocol/server",
   // The SDK v2's client: the reference score of the 2026-07-28 conformance run.

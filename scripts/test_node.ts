@@ -214,6 +214,9 @@ const DATA_FILES = [
   "examples/skill.yaml",
   // tests/cli/usage_test.ts: --version prints the version deno.json gives.
   "deno.json",
+  // tests/apps/readme_example_test.ts: the README's host loop is the example.
+  "README.md",
+  "examples/apps_host.ts",
 ];
 
 async function copyDataFiles(dir: string): Promise<void> {

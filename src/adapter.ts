@@ -51,6 +51,8 @@ import type {
   MCPToolDescriptor,
   MCPToolFilter,
   MCPToolResult,
+  MCPUiResource,
+  ReadUiResourceOptions,
   ToolAnnotations,
   ToolCapability,
 } from "./types.ts";
@@ -154,6 +156,14 @@ export interface MCPToolAdapterOptions {
    * Default `true`.
    */
   holdNewTools?: boolean;
+  /**
+   * MCP Apps: declare the `io.modelcontextprotocol/ui` extension (HTML
+   * apps, `text/html;profile=mcp-app`) in the client capabilities, in
+   * `initialize` and on every modern request. Servers may then offer their
+   * UI; read it with `readUiResource()`. Tools' `ui` metadata and
+   * `visibility` are read and honoured either way. Default `false`.
+   */
+  apps?: boolean;
 }
 
 /** Options of `registerTools()`. */
@@ -163,6 +173,8 @@ export interface RegisterToolsOptions {
 }
 
 let outputCheck: typeof import("./protocol/output.ts") | undefined;
+/** MCP Apps, loaded by the first tool list with `_meta` or the first `readUiResource()`. */
+let apps: typeof import("./apps/apps.ts") | undefined;
 /** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
 let paramHeaders: typeof import("./protocol/param_headers.ts") | undefined;
 /** Fingerprints, drift and pins, loaded by the first tool listing. */
@@ -273,6 +285,13 @@ export class MCPToolAdapter {
         ),
       },
       handlers: options.handlers,
+      extensions: options.apps === true
+        ? {
+          "io.modelcontextprotocol/ui": {
+            mimeTypes: ["text/html;profile=mcp-app"],
+          },
+        }
+        : undefined,
       onError: this.#onError,
       onLog: options.onLog,
       telemetry: options.telemetry,
@@ -312,6 +331,16 @@ export class MCPToolAdapter {
   /** What the server said in `initialize`; `undefined` before connecting. */
   get serverInfo(): Readonly<MCPServerInfo> | undefined {
     return this.#connection.serverInfo;
+  }
+
+  /**
+   * The server's `instructions` (from `initialize` or `server/discover`):
+   * its usage guidance for the model, cut to 8192 characters; `undefined`
+   * before connecting or when it sent none. It is the server's text: hand
+   * it to a model as the server's words, and escape it before printing.
+   */
+  get instructions(): string | undefined {
+    return this.#connection.serverInfo?.instructions?.slice(0, 8192);
   }
 
   /**
@@ -806,6 +835,8 @@ export class MCPToolAdapter {
         ...(typeof title === "string" ? { title } : {}),
         inputSchema: tool.inputSchema,
         ...(tool.execution ? { execution: tool.execution } : {}),
+        ...(tool.annotations ? { annotations: tool.annotations } : {}),
+        ...(tool.ui ? { ui: tool.ui } : {}),
         capability: resolveCapability(toolName, resolveOptions),
         ...(tool.fingerprint ? { fingerprint: tool.fingerprint } : {}),
         checkpointable: false,
@@ -819,6 +850,62 @@ export class MCPToolAdapter {
     }
     registry.replaceNamespace(namespace, registered);
     return registered;
+  }
+
+  /**
+   * Reads an MCP Apps UI resource (`resources/read`), for a host to render
+   * in a sandboxed frame with the extension's own bridge (rendering is not
+   * this library's job). Only `ui://` URIs are read; the answer must be
+   * `text/html;profile=mcp-app` and at most `maxBytes`; its CSP, permission
+   * and domain metadata are checked and bounded (what fails is left out,
+   * with a note to `onError`).
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * const [tool] = (await adapter.discoverTools()).filter((t) => t.ui?.resourceUri);
+   * const app = await adapter.readUiResource(tool!.ui!.resourceUri!);
+   * console.log(app.html.length, app.csp?.connectDomains ?? []);
+   * ```
+   *
+   * @param uri A tool's `ui.resourceUri`.
+   * @param options Size cap (default 8 MiB), deadline, cancellation.
+   * @returns The HTML and its sandbox metadata.
+   * @throws {MCPAdapterError} `invalid_argument` for a URI that is not
+   * `ui://`; `invalid_response` for an answer that is not an app.
+   * @throws {MCPNotConnectedError} Before `connect()`.
+   * @throws {MCPProtocolError} When the server refuses the read.
+   */
+  async readUiResource(
+    uri: string,
+    options: ReadUiResourceOptions = {},
+  ): Promise<MCPUiResource> {
+    apps ??= await import("./apps/apps.ts");
+    const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
+      this.#requestTimeoutMs;
+    return await apps.readUi(uri, {
+      server: this.config.name,
+      maxBytes: options.maxBytes ?? apps.DEFAULT_MAX_UI_BYTES,
+      read: (uri) =>
+        this.#connection.request("resources/read", { uri }, {
+          timeoutMs,
+          signal: options.signal,
+        }),
+      note: (message) =>
+        this.#onError?.(
+          new MCPAdapterError(
+            "invalid_ui_metadata",
+            redact(
+              `MCP server "${this.config.name}": ${message}`,
+              this.#secrets(),
+            ),
+          ),
+        ),
+    }).catch((error) => {
+      throw redactError(error, this.#secrets());
+    });
   }
 
   async #lookUp(name: string): Promise<MCPToolDescriptor | undefined> {
@@ -970,6 +1057,21 @@ export class MCPToolAdapter {
       },
       this.config.name,
     );
+    for (const tool of tools.values()) {
+      if (tool._meta === undefined) continue;
+      apps ??= await import("./apps/apps.ts");
+      apps.attachUi(tools.values(), (message) =>
+        this.#onError?.(
+          new MCPAdapterError(
+            "invalid_tool",
+            redact(
+              `MCP server "${this.config.name}": ${message}`,
+              this.#secrets(),
+            ),
+          ),
+        ));
+      break;
+    }
     if (this.#connection.mirrorsParams) {
       paramHeaders ??= await import("./protocol/param_headers.ts");
       this.#dropInvalidHeaders(tools, paramHeaders.headerProblem);

@@ -360,6 +360,31 @@ export class MCPToolHub {
   }
 
   /**
+   * Each server's `instructions` (its usage guidance for the model, at most
+   * 8192 characters each), by server name; servers that sent none, or are
+   * not connected, are left out. Hand them to a model with the `instructions`
+   * option of `modelTools()`.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * for (const [server, text] of Object.entries(hub.instructions())) console.log(server, text.length);
+   * ```
+   *
+   * @returns Server name → instructions.
+   */
+  instructions(): Record<string, string> {
+    const all: Record<string, string> = {};
+    for (const [name, slot] of this.#slots) {
+      const text = slot.adapter?.connected && slot.adapter.instructions;
+      if (text) all[name] = text;
+    }
+    return all;
+  }
+
+  /**
    * The adapter of a server, for what the registry does not cover
    * (`serverInfo`, `discoverTools()` with other filters).
    *

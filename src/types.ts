@@ -66,6 +66,79 @@ export interface MCPToolDescriptor {
    * only where the runtime has no Web Crypto (`crypto.subtle`).
    */
   fingerprint?: string;
+  /**
+   * MCP Apps (`_meta.ui`): the tool's UI resource and who may call it;
+   * absent when the server declared neither.
+   */
+  ui?: MCPToolUi;
+  /** The tool's `_meta`, as the server sent it (not validated). */
+  _meta?: Record<string, unknown>;
+}
+
+/** Who may call a tool under MCP Apps: the model (agent), the server's app (its UI), or both. */
+export type MCPAppVisibility = "model" | "app";
+
+/**
+ * A tool's MCP Apps metadata (`_meta.ui`, extension
+ * `io.modelcontextprotocol/ui`), validated.
+ */
+export interface MCPToolUi {
+  /**
+   * The `ui://` resource that renders the tool's results; read it with
+   * `readUiResource()`. Absent when the server gave none, or one that is not
+   * a `ui://` URI of at most 2048 characters.
+   */
+  resourceUri?: string;
+  /**
+   * Who may call the tool; `["model", "app"]` when the server said nothing.
+   * A tool without `"model"` is never handed to a model
+   * (`@cleveragents/mcp-adapter/models` leaves it out and refuses calls to
+   * it); the host may still `invoke()` it for its app. A `visibility` that
+   * is not a list of these names counts as `[]`.
+   */
+  visibility: readonly MCPAppVisibility[];
+}
+
+/** An MCP Apps UI resource read with `readUiResource()`: the HTML and how the host should sandbox it. */
+export interface MCPUiResource {
+  /** The `ui://` URI read. */
+  uri: string;
+  /** Always `"text/html;profile=mcp-app"`. */
+  mimeType: "text/html;profile=mcp-app";
+  /** The HTML document (a `blob` is decoded as UTF-8). Render it only in a sandboxed frame. */
+  html: string;
+  /**
+   * Origins the app asks for, per CSP directive (`_meta.ui.csp`): each list
+   * has at most 64 entries of the form `scheme://host[:port][/path]`
+   * (`http(s)`/`ws(s)`, `*.` subdomain wildcards), others are dropped with
+   * a note to `onError`. Absent: the spec's restrictive default applies.
+   */
+  csp?: {
+    connectDomains?: string[];
+    resourceDomains?: string[];
+    frameDomains?: string[];
+    baseUriDomains?: string[];
+  };
+  /** Browser permissions the app asks for (`_meta.ui.permissions`), known names only. */
+  permissions?: ("camera" | "microphone" | "geolocation" | "clipboardWrite")[];
+  /** A dedicated sandbox origin the app asks for (`_meta.ui.domain`), a host name of at most 253 characters. */
+  domain?: string;
+  /** Whether the app wants a visible border (`_meta.ui.prefersBorder`). */
+  prefersBorder?: boolean;
+}
+
+/** Options of `readUiResource()`. */
+export interface ReadUiResourceOptions {
+  /**
+   * The largest HTML accepted, in bytes (UTF-8). Default 8 MiB: the
+   * official PDF app is 4.2 MiB. The message itself is also bounded by
+   * `maxMessageBytes`.
+   */
+  maxBytes?: number;
+  /** Deadline in ms. Default: the adapter's `requestTimeoutMs`. */
+  timeoutMs?: number;
+  /** Aborts the read. */
+  signal?: AbortSignal;
 }
 
 /** How a tool runs (MCP `ToolExecution`, 2025-11-25). */

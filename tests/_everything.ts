@@ -11,7 +11,7 @@
  * @module
  */
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -49,13 +49,35 @@ export interface EverythingCommand {
  * ```
  */
 export function everythingCommand(mode: EverythingMode): EverythingCommand {
+  return npmServerCommand(PACKAGE, [mode]);
+}
+
+/**
+ * The command that starts the `bin` of a server package that `deno.json`
+ * pins (and `scripts/_deps.ts` lists for the Node run), with `args`.
+ *
+ * @param name The package name, e.g. `@modelcontextprotocol/server-pdf`.
+ * @param args The server's arguments.
+ * @returns The command and its arguments.
+ *
+ * @example
+ * ```ts
+ * import { npmServerCommand } from "./_everything.ts";
+ *
+ * const { command, args } = npmServerCommand("@modelcontextprotocol/server-pdf", ["--stdio"]);
+ * ```
+ */
+export function npmServerCommand(
+  name: string,
+  args: readonly string[],
+): EverythingCommand {
   if ("Deno" in globalThis) {
     return {
       command: Deno.execPath(),
-      args: ["run", "-A", pinnedSpecifier(), mode],
+      args: ["run", "-A", pinnedSpecifier(name), ...args],
     };
   }
-  return { command: process.execPath, args: [nodeEntry(), mode] };
+  return { command: process.execPath, args: [nodeEntry(name), ...args] };
 }
 
 /** An adapter named "everything" to server-everything over stdio, not yet connected. */
@@ -72,21 +94,30 @@ export function everythingStdioAdapter(
 }
 
 /** The `npm:` specifier `deno.json` maps the package name to. */
-function pinnedSpecifier(): string {
+function pinnedSpecifier(name: string): string {
   const path = new URL("../deno.json", import.meta.url);
   const config = JSON.parse(Deno.readTextFileSync(path));
-  const specifier: unknown = config.imports?.[PACKAGE];
+  const specifier: unknown = config.imports?.[name];
   if (typeof specifier !== "string" || !specifier.startsWith("npm:")) {
-    throw new Error(`${path} must map "${PACKAGE}" to a pinned npm: specifier`);
+    throw new Error(`${path} must map "${name}" to a pinned npm: specifier`);
   }
   return specifier;
 }
 
 /** The server's `bin` script inside the installed package. */
-function nodeEntry(): string {
-  const manifestPath = fileURLToPath(
-    import.meta.resolve(`${PACKAGE}/package.json`),
-  );
+function nodeEntry(name: string): string {
+  let manifestPath: string;
+  try {
+    manifestPath = fileURLToPath(import.meta.resolve(`${name}/package.json`));
+  } catch {
+    // A package whose `exports` leave package.json out (server-pdf): walk
+    // up from its main module.
+    let folder = dirname(fileURLToPath(import.meta.resolve(name)));
+    while (
+      !existsSync(join(folder, "package.json")) && dirname(folder) !== folder
+    ) folder = dirname(folder);
+    manifestPath = join(folder, "package.json");
+  }
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
   const bin: unknown = typeof manifest.bin === "string"
     ? manifest.bin

@@ -115,9 +115,17 @@ export async function toolsCommand(ctx: Context): Promise<number> {
 
 /** `check`: connects each enabled server and reports how that went. */
 export async function checkCommand(ctx: Context): Promise<number> {
-  return await withHub(ctx, (_hub, statuses) => {
+  return await withHub(ctx, (hub, statuses) => {
+    const instructions = hub.instructions();
     if (ctx.json) {
-      writeJson(ctx.stdout, statuses);
+      writeJson(
+        ctx.stdout,
+        statuses.map((status) =>
+          Object.hasOwn(instructions, status.name)
+            ? { ...status, instructions: instructions[status.name] }
+            : status
+        ),
+      );
     } else {
       const rows = statuses.map((status) => [
         status.name,
@@ -131,6 +139,15 @@ export async function checkCommand(ctx: Context): Promise<number> {
           : status.error ?? "",
       ]);
       writeTable(ctx.stdout, ["SERVER", "STATE", "DETAILS"], rows);
+      // The server's own text: escaped, and cut (--json has all of it).
+      for (const [name, text] of Object.entries(instructions)) {
+        const shown = text.length > 300 ? `${text.slice(0, 300)} …` : text;
+        ctx.stdout.write(
+          `\n${printable(name)} instructions:\n  ${
+            printableText(shown).replaceAll("\n", "\n  ")
+          }\n`,
+        );
+      }
     }
     const failed = statuses.some((status) => status.state === "failed");
     return Promise.resolve(failed ? CONNECTION : OK);

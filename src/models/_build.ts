@@ -57,13 +57,24 @@ export function toolsOf(source: ToolSource): RegisteredTool[] {
     : (source as { list(): RegisteredTool[] }).list();
 }
 
-/** Declares every tool of `source` to `provider`. */
+/**
+ * Whether a tool may reach a model: MCP Apps tools whose `visibility` lacks
+ * `"model"` are for the server's app only (the spec: a host MUST NOT
+ * include them in the agent's tool list).
+ */
+export function forModel(tool: RegisteredTool): boolean {
+  return tool.ui === undefined || tool.ui.visibility.includes("model");
+}
+
+/** Declares every tool of `source` a model may see to `provider`. */
 export function buildEntries(
   source: ToolSource,
   provider: ModelProvider,
   options: ToolDefinitionOptions,
 ): Entry[] {
-  return toolsOf(source).map((tool) => buildEntry(tool, provider, options));
+  return toolsOf(source).filter(forModel).map((tool) =>
+    buildEntry(tool, provider, options)
+  );
 }
 
 function buildEntry(

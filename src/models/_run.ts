@@ -9,16 +9,19 @@
 
 import { errorMessage } from "../_util/errors.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
-import type { Entry } from "./_build.ts";
+import { type Entry, forModel, toolsOf } from "./_build.ts";
 import { declined, failure, type Outcome, outcomeOf } from "./_content.ts";
 import { isSchema } from "./_json_schema.ts";
 import type { DispatchOptions, ToolSource } from "./options.ts";
 import { editDistance } from "../_util/closest.ts";
+import { toolAlias } from "../tools/alias.ts";
 
 /** The tools a dispatcher knows, by every name a model may use. */
 export class ToolIndex {
   readonly #byName = new Map<string, Entry>();
   readonly #registry: ToolRegistry | undefined;
+  /** A list source's tools kept from the model (MCP Apps `visibility`), by name and alias. */
+  readonly #hidden = new Map<string, RegisteredTool>();
 
   constructor(source: ToolSource, entries: readonly Entry[]) {
     this.#registry = Array.isArray(source) ? undefined : source as ToolRegistry;
@@ -26,6 +29,19 @@ export class ToolIndex {
       this.#byName.set(entry.name, entry);
       this.#byName.set(entry.tool.name, entry);
     }
+    if (this.#registry === undefined) {
+      for (const tool of toolsOf(source)) {
+        if (forModel(tool)) continue;
+        this.#hidden.set(tool.name, tool);
+        this.#hidden.set(toolAlias(tool.name), tool);
+      }
+    }
+  }
+
+  /** The tool of that name kept from the model, if there is one. */
+  hidden(name: string): RegisteredTool | undefined {
+    const tool = this.#registry ? this.#registry.resolve(name) : undefined;
+    return tool && !forModel(tool) ? tool : this.#hidden.get(name);
   }
 
   /** The declared names, for messages. */
@@ -56,7 +72,12 @@ export async function runCall(
   options: DispatchOptions,
 ): Promise<Outcome> {
   const found = index.find(call.name);
-  if (!found) return failure(unknownTool(call.name, index.names));
+  if (!found) {
+    const hidden = index.hidden(call.name);
+    return failure(
+      hidden ? appOnly(call.name, hidden) : unknownTool(call.name, index.names),
+    );
+  }
   const { entry, tool } = found;
   if (!tool) {
     return failure(
@@ -67,11 +88,12 @@ export async function runCall(
       }.`,
     );
   }
+  if (!forModel(tool)) return failure(appOnly(entry.name, tool));
   const parsed = parseArguments(entry.name, call.args);
   if ("error" in parsed) return failure(parsed.error);
   const args = entry.restore(parsed.args);
   const { approve } = options;
-  if (approve && (options.approveAll || tool.capability.writes)) {
+  if (approve && mustAsk(tool, options)) {
     let approved: boolean;
     let why = "";
     try {
@@ -88,7 +110,11 @@ export async function runCall(
     if (!approved) {
       return declined(
         `The user declined to run tool ${JSON.stringify(entry.name)}${
-          tool.capability.writes ? ", which changes data" : ""
+          tool.capability.writes
+            ? ", which changes data"
+            : tool.capability.readOnly
+            ? ""
+            : ", which is not known to be read-only"
         }${why}. Do not call it again unless the user asks; say what you wanted it to do instead.`,
       );
     }
@@ -102,6 +128,36 @@ export async function runCall(
       }`,
     );
   }
+}
+
+/**
+ * Whether the approval policy asks about this tool; a policy function that
+ * throws or answers anything but `false` asks.
+ */
+function mustAsk(tool: RegisteredTool, options: DispatchOptions): boolean {
+  const policy = options.approveAll
+    ? "all"
+    : options.approvalPolicy ?? "not-read-only";
+  const { capability } = tool;
+  if (typeof policy === "function") {
+    try {
+      return policy(tool, capability, tool.annotations) !== false;
+    } catch {
+      return true;
+    }
+  }
+  if (policy === "all") return true;
+  if (policy === "writes") return capability.writes;
+  return capability.readOnly !== true || capability.writes;
+}
+
+/** Why a model may not call an app-only tool. */
+function appOnly(name: string, tool: RegisteredTool): string {
+  return `Tool ${
+    JSON.stringify(name)
+  } is not available to the model: its server offers it only to its own app UI (MCP Apps visibility ${
+    JSON.stringify(tool.ui?.visibility ?? [])
+  }). Call one of the tools you were given instead.`;
 }
 
 /** Arguments as an object: JSON text is parsed, absent means `{}`. */

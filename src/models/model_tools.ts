@@ -27,6 +27,7 @@ import {
   openaiResponsesResult,
 } from "./_results.ts";
 import { runCall, ToolIndex } from "./_run.ts";
+import { instructionsFragment } from "./_instructions.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
@@ -74,6 +75,13 @@ export interface ModelTools<P extends ModelProvider> {
   readonly definitions: ProviderShapes[P]["definitions"];
   /** Per tool: the name the model sees, the schema form chosen and why. */
   readonly report: readonly SchemaReport[];
+  /**
+   * The `instructions` option's texts of the servers whose tools are in the
+   * definitions, as a system-prompt fragment (each server's text in a
+   * `<mcp-server-instructions server="…">` block, capped); `""` without
+   * the option or when none applies.
+   */
+  readonly instructions: string;
   /**
    * Runs one call the model made and returns the provider's tool-result
    * message(s). Never throws for a failed tool, an unknown name, bad
@@ -265,6 +273,9 @@ export function modelTools<P extends ModelProvider>(
   const defaults: DispatchOptions = {
     ...(options.approve ? { approve: options.approve } : {}),
     ...(options.approveAll ? { approveAll: options.approveAll } : {}),
+    ...(options.approvalPolicy
+      ? { approvalPolicy: options.approvalPolicy }
+      : {}),
     ...(options.invokeOptions ? { invokeOptions: options.invokeOptions } : {}),
   };
   const run: Runner = (call, overrides) =>
@@ -287,6 +298,11 @@ export function modelTools<P extends ModelProvider>(
     provider,
     definitions: codec.definitions(entries, run),
     report: entries.map((entry) => entry.report),
+    instructions: instructionsFragment(
+      options.instructions,
+      entries,
+      options.instructionsMaxChars,
+    ),
     dispatch,
     async dispatchAll(calls, overrides) {
       const results: ProviderShapes[P]["result"][] = [];

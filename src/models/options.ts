@@ -6,7 +6,11 @@
  */
 
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
-import type { InvokeOptions } from "../types.ts";
+import type {
+  InvokeOptions,
+  ToolAnnotations,
+  ToolCapability,
+} from "../types.ts";
 
 /**
  * Where the tools come from: a registry (calls are resolved through it at
@@ -55,15 +59,43 @@ export type ApproveFunction = (
   request: ApprovalRequest,
 ) => boolean | Promise<boolean>;
 
+/**
+ * Which calls `approve` is asked about:
+ * - `"not-read-only"` (the default): every tool not known to be read-only,
+ *   that is every tool whose `capability.readOnly` is not `true` (known
+ *   read-only: a capability override, the server's `readOnlyHint: true`, or
+ *   a read verb in its name such as `get_`/`list_`; a tool that also writes
+ *   is asked about).
+ * - `"writes"`: only tools whose `capability.writes` is `true` (the
+ *   old default, under which a tool named `save_pdf` without annotations
+ *   was never asked about).
+ * - `"all"`: every call.
+ * - a function of the tool, its capability and the server's annotations:
+ *   `true` asks. One that throws, or returns anything but `false`, asks.
+ *
+ * Names and annotations come from the server: hints, not trust.
+ */
+export type ApprovalPolicy =
+  | "all"
+  | "not-read-only"
+  | "writes"
+  | ((
+    tool: RegisteredTool,
+    capability: ToolCapability,
+    annotations: ToolAnnotations | undefined,
+  ) => boolean);
+
 /** How calls are run. */
 export interface DispatchOptions {
   /**
-   * Asked before a tool runs whose capability says it writes
-   * (`capability.writes`), or before every tool with `approveAll`. Without
-   * it, tools run unasked. A hook that throws counts as a refusal.
+   * Asked before a tool runs, for the calls `approvalPolicy` names (by
+   * default every tool not known to be read-only). Without it, tools run
+   * unasked. A hook that throws counts as a refusal.
    */
   approve?: ApproveFunction;
-  /** Ask `approve` before every tool, not only writing ones. Default `false`. */
+  /** Which calls `approve` is asked about. Default `"not-read-only"`. */
+  approvalPolicy?: ApprovalPolicy;
+  /** Ask `approve` before every tool: the same as `approvalPolicy: "all"`. Default `false`. */
   approveAll?: boolean;
   /** Passed to each tool's `invoke()`: deadlines, `signal`, `onProgress`. */
   invokeOptions?: InvokeOptions;
@@ -71,7 +103,17 @@ export interface DispatchOptions {
 
 /** Options of `modelTools()`: how definitions are written and calls run. */
 export interface ModelToolsOptions
-  extends ToolDefinitionOptions, DispatchOptions {}
+  extends ToolDefinitionOptions, DispatchOptions {
+  /**
+   * Servers' `instructions` by server name (`hub.instructions()`, or
+   * `{ [adapter.config.name]: adapter.instructions }`): those of servers
+   * with a tool in the definitions become `ModelTools.instructions`, a
+   * system-prompt fragment. Default: none.
+   */
+  instructions?: Readonly<Record<string, string | undefined>>;
+  /** The most characters of one server's instructions kept. Default 4096. */
+  instructionsMaxChars?: number;
+}
 
 /** What one tool's definition became, and why. */
 export interface SchemaReport {

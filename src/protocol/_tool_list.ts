@@ -69,5 +69,7 @@ function toDescriptor(raw: unknown): MCPToolDescriptor | undefined {
     descriptor.annotations = raw.annotations as ToolAnnotations;
   }
   if (isRecord(raw.execution)) descriptor.execution = raw.execution;
+  // MCP Apps' `ui` is read from it by the adapter (`apps/_tool_ui.ts`, lazily).
+  if (isRecord(raw._meta)) descriptor._meta = raw._meta;
   return descriptor;
 }

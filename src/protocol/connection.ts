@@ -132,6 +132,8 @@ export interface ConnectionOptions {
   connectTimeoutMs: number;
   remote: TransportOptions;
   handlers: ClientHandlers | undefined;
+  /** Extensions the client declares besides tasks (`capabilities.extensions`). */
+  extensions?: Record<string, unknown> | undefined;
   onError: ((error: Error) => void) | undefined;
   /** Values kept out of every message. */
   secrets: readonly string[];
@@ -646,7 +648,7 @@ export class Connection {
   #envelope(version: string): Readonly<Record<string, unknown>> {
     return envelope(
       version,
-      modernCapabilities(this.#options.handlers),
+      modernCapabilities(this.#options.handlers, this.#options.extensions),
       this.#options.clientInfo,
       this.#modernLogLevel(),
     );
@@ -671,7 +673,10 @@ export class Connection {
     session.setEnvelope(undefined);
     const result = await session.request("initialize", {
       protocolVersion: versions[0],
-      capabilities: clientCapabilities(this.#options.handlers),
+      capabilities: clientCapabilities(
+        this.#options.handlers,
+        this.#options.extensions,
+      ),
       clientInfo: this.#options.clientInfo,
     }, { timeoutMs });
     const version = result.protocolVersion;

@@ -81,11 +81,12 @@ export function protocolPlan(
 /** The client capabilities of a modern request, for these handlers. */
 export function modernCapabilities(
   handlers: ClientHandlers | undefined,
+  extensions?: Record<string, unknown>,
 ): Record<string, unknown> {
   // Tasks are accepted on every request: a tool call the server runs as a
   // task is followed to its end (`_task_ext.ts`).
   const capabilities: Record<string, unknown> = {
-    extensions: { [TASKS_EXTENSION]: {} },
+    extensions: { ...extensions, [TASKS_EXTENSION]: {} },
   };
   const elicitation = elicitationCapability(handlers);
   if (elicitation) capabilities.elicitation = elicitation;

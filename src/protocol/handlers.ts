@@ -102,6 +102,7 @@ export function elicitationCapability(
 /** The client capabilities to declare in `initialize` for these handlers. */
 export function clientCapabilities(
   handlers: ClientHandlers | undefined,
+  extensions?: Record<string, unknown>,
 ): Record<string, unknown> {
   // Task-augmented tool calls are sent as the server's tools declare; the
   // client receives no tasks, so no tasks.* member is declared.
@@ -110,6 +111,7 @@ export function clientCapabilities(
   if (elicitation) capabilities.elicitation = elicitation;
   if (handlers?.sampling) capabilities.sampling = {};
   if (handlers?.roots) capabilities.roots = { listChanged: false };
+  if (extensions) capabilities.extensions = extensions;
   return capabilities;
 }
 

@@ -13,6 +13,8 @@ import type {
   InvokeOptions,
   JsonSchema,
   MCPToolResult,
+  MCPToolUi,
+  ToolAnnotations,
   ToolCapability,
   ToolExecution,
 } from "../types.ts";
@@ -54,6 +56,16 @@ export interface RegisteredTool {
    * tools are called as tasks (see `InvokeOptions.task`).
    */
   execution?: ToolExecution;
+  /**
+   * The server's behaviour hints, as sent: hints, not guarantees (a server
+   * may say anything about its own tools).
+   */
+  annotations?: ToolAnnotations;
+  /**
+   * MCP Apps metadata: the tool's `ui://` resource and its `visibility`. A
+   * tool whose visibility lacks `"model"` is never handed to a model.
+   */
+  ui?: MCPToolUi;
   /** What the tool may do to the world (see `resolveCapability`). */
   capability: ToolCapability;
   /**

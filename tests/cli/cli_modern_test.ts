@@ -34,7 +34,13 @@ describe("mcp-adapter (the command line): modern servers", () => {
     );
     const json = await cli(["check", "--json", "--config", config]);
     assert.equal(json.code, 0, json.stderr);
+    // The server's instructions, escaped for the terminal.
+    assert.match(
+      run.stdout,
+      /^modern instructions:\n {2}SDK v2 test fixture$/m,
+    );
     const [status] = JSON.parse(json.stdout);
+    assert.equal(status.instructions, "SDK v2 test fixture");
     assert.equal(status.state, "connected");
     assert.equal(status.era, "modern");
     assert.equal(status.protocolVersion, "2026-07-28");

@@ -1,0 +1,264 @@
+/**
+ * MCP Apps (`io.modelcontextprotocol/ui`, stable 2026-01-26), the headless
+ * half: a tool's `_meta.ui` read into {@linkcode MCPToolUi}, and a `ui://`
+ * resource read into {@linkcode MCPUiResource} with its sandbox metadata
+ * checked. Rendering is the host's job. Loaded by the adapter with the
+ * first tool list that carries `_meta.ui`, or the first `readUiResource()`.
+ * Internal.
+ *
+ * @module
+ */
+
+import { MCPAdapterError, MCPConfigError } from "../errors.ts";
+import { isRecord } from "../_util/values.ts";
+import type {
+  MCPAppVisibility,
+  MCPToolDescriptor,
+  MCPToolUi,
+  MCPUiResource,
+} from "../types.ts";
+
+/** The extension's id in `capabilities.extensions`. */
+export const APPS_EXTENSION = "io.modelcontextprotocol/ui";
+/** The one MIME type of an app's HTML. */
+export const APP_MIME_TYPE = "text/html;profile=mcp-app";
+/** What the client declares: it takes HTML apps. */
+export const APPS_CAPABILITY = { mimeTypes: [APP_MIME_TYPE] };
+/** The default `maxBytes` of `readUiResource()`: 8 MiB. */
+export const DEFAULT_MAX_UI_BYTES = 8 * 1024 * 1024;
+
+const MAX_URI_CHARS = 2048;
+const MAX_DOMAINS = 64;
+const MAX_DOMAIN_CHARS = 512;
+/**
+ * One CSP source a host may put in a header: a scheme, a host (optionally
+ * `*.`), a port, a path without anything that ends or splits a directive.
+ */
+const CSP_SOURCE =
+  /^(?:https?|wss?):\/\/(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::\d{1,5})?(?:\/[^\s;,'"\\]*)?$/i;
+const HOST_NAME = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*$/i;
+const CSP_KEYS = [
+  "connectDomains",
+  "resourceDomains",
+  "frameDomains",
+  "baseUriDomains",
+] as const;
+const PERMISSIONS = [
+  "camera",
+  "microphone",
+  "geolocation",
+  "clipboardWrite",
+] as const;
+
+/** A `ui://` URI short enough to keep. */
+function isUiUri(value: unknown): value is string {
+  return typeof value === "string" && value.startsWith("ui://") &&
+    value.length > 5 && value.length <= MAX_URI_CHARS;
+}
+
+/** `value` quoted and cut for a message. */
+function quoted(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+}
+
+/**
+ * Sets `ui` on every tool whose `_meta` has MCP Apps metadata: the nested
+ * `_meta.ui` (its `resourceUri` wins) or the deprecated flat
+ * `_meta["ui/resourceUri"]`. A resource URI that is not `ui://` is
+ * dropped with a note (the tool stays, as a plain tool); a malformed
+ * `visibility` counts as `[]`: the tool is not offered to a model.
+ *
+ * @param tools The tool list, changed in place.
+ * @param note Told about each problem.
+ */
+export function attachUi(
+  tools: Iterable<MCPToolDescriptor>,
+  note: (message: string) => void,
+): void {
+  for (const tool of tools) {
+    const meta = tool._meta;
+    if (meta === undefined) continue;
+    const nested = isRecord(meta.ui) ? meta.ui : undefined;
+    const uri = nested?.resourceUri ?? meta["ui/resourceUri"];
+    if (nested === undefined && uri === undefined) continue;
+    const ui: MCPToolUi = { visibility: visibilityOf(nested?.visibility) };
+    if (isUiUri(uri)) ui.resourceUri = uri;
+    else if (uri !== undefined) {
+      note(
+        `tool ${quoted(tool.name)} names the UI resource ${
+          quoted(uri)
+        }, which is not a ui:// URI of at most ${MAX_URI_CHARS} characters; it is treated as a tool without an app`,
+      );
+    }
+    tool.ui = ui;
+  }
+}
+
+function visibilityOf(value: unknown): MCPAppVisibility[] {
+  if (value === undefined) return ["model", "app"];
+  if (!Array.isArray(value)) return [];
+  const known: MCPAppVisibility[] = [];
+  for (const item of value.slice(0, 8)) {
+    if ((item === "model" || item === "app") && !known.includes(item)) {
+      known.push(item);
+    }
+  }
+  return known;
+}
+
+/** What `readUiResource()` needs from the adapter. */
+export interface UiReadContext {
+  /** Sends `resources/read`. */
+  read: (uri: string) => Promise<Record<string, unknown>>;
+  /** The server's name, for messages. */
+  server: string;
+  /** The HTML size cap in bytes. */
+  maxBytes: number;
+  /** Told about each dropped metadata value. */
+  note: (message: string) => void;
+}
+
+/**
+ * Reads an app's HTML with `resources/read` and checks what came back: the
+ * entry for `uri`, MIME type `text/html;profile=mcp-app`, at most
+ * `maxBytes`, and the sandbox metadata bounded (see
+ * {@linkcode MCPUiResource}).
+ *
+ * @throws {MCPConfigError} When `maxBytes` is not a positive integer.
+ * @throws {MCPAdapterError} `invalid_argument` for a URI that is not
+ * `ui://`; `invalid_response` when the server's answer is not an app
+ * (no entry for the URI, another MIME type, no text, over the cap).
+ */
+export async function readUi(
+  uri: string,
+  context: UiReadContext,
+): Promise<MCPUiResource> {
+  if (!isUiUri(uri)) {
+    throw new MCPAdapterError(
+      "invalid_argument",
+      `readUiResource() reads only MCP Apps resources: ${
+        quoted(uri)
+      } is not a ui:// URI of at most ${MAX_URI_CHARS} characters. Pass a tool's ui.resourceUri; read other resources with your own client.`,
+    );
+  }
+  const { server, maxBytes } = context;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    throw new MCPConfigError(
+      "maxBytes",
+      `readUiResource()'s maxBytes must be a positive whole number of bytes, got ${
+        quoted(maxBytes)
+      }`,
+    );
+  }
+  const bad = (why: string) =>
+    new MCPAdapterError(
+      "invalid_response",
+      `MCP server "${server}" answered resources/read of ${
+        quoted(uri)
+      } with ${why}; it is not an MCP App, so it is not returned`,
+    );
+  const result = await context.read(uri);
+  const contents = Array.isArray(result.contents) ? result.contents : [];
+  const entry = contents.find((item) => isRecord(item) && item.uri === uri);
+  if (!isRecord(entry)) {
+    throw bad(
+      `${contents.length} entries, none for that URI`,
+    );
+  }
+  const mime = typeof entry.mimeType === "string"
+    ? entry.mimeType.toLowerCase().replace(/\s+/g, "")
+    : undefined;
+  if (mime !== APP_MIME_TYPE) {
+    throw bad(
+      `MIME type ${quoted(entry.mimeType ?? "none")}, not "${APP_MIME_TYPE}"`,
+    );
+  }
+  const over = () =>
+    bad(
+      `HTML larger than ${maxBytes} bytes; pass a larger maxBytes if you trust this server's app`,
+    );
+  let html: string;
+  if (typeof entry.text === "string") {
+    // Each character is 1 to 3 UTF-8 bytes: measure only when it matters.
+    if (entry.text.length > maxBytes) throw over();
+    if (
+      entry.text.length * 3 > maxBytes &&
+      new TextEncoder().encode(entry.text).length > maxBytes
+    ) throw over();
+    html = entry.text;
+  } else if (typeof entry.blob === "string") {
+    if (entry.blob.length / 4 * 3 > maxBytes + 2) throw over();
+    let bytes: Uint8Array;
+    try {
+      bytes = Uint8Array.from(atob(entry.blob), (char) => char.charCodeAt(0));
+    } catch {
+      throw bad("a blob that is not base64");
+    }
+    if (bytes.length > maxBytes) throw over();
+    html = new TextDecoder().decode(bytes);
+  } else {
+    throw bad("neither text nor blob");
+  }
+  const resource: MCPUiResource = { uri, mimeType: APP_MIME_TYPE, html };
+  const meta = isRecord(entry._meta) && isRecord(entry._meta.ui)
+    ? entry._meta.ui
+    : undefined;
+  if (meta !== undefined) addMeta(resource, meta, context.note);
+  return resource;
+}
+
+/** The sandbox metadata, each value checked; what fails is left out and noted. */
+function addMeta(
+  resource: MCPUiResource,
+  meta: Record<string, unknown>,
+  note: (message: string) => void,
+): void {
+  const where = `UI resource ${quoted(resource.uri)}`;
+  if (isRecord(meta.csp)) {
+    const csp: NonNullable<MCPUiResource["csp"]> = {};
+    for (const key of CSP_KEYS) {
+      const list = meta.csp[key];
+      if (list === undefined) continue;
+      if (!Array.isArray(list)) {
+        note(`${where}: csp.${key} is not a list; it is left out`);
+        continue;
+      }
+      const kept: string[] = [];
+      for (const domain of list) {
+        if (
+          kept.length < MAX_DOMAINS && typeof domain === "string" &&
+          domain.length <= MAX_DOMAIN_CHARS && CSP_SOURCE.test(domain)
+        ) {
+          kept.push(domain);
+        } else {
+          note(
+            `${where}: csp.${key} entry ${
+              quoted(domain)
+            } is left out (not a scheme://host source, or past ${MAX_DOMAINS} entries)`,
+          );
+        }
+      }
+      csp[key] = kept;
+    }
+    resource.csp = csp;
+  }
+  if (isRecord(meta.permissions)) {
+    resource.permissions = PERMISSIONS.filter((name) =>
+      meta.permissions !== undefined &&
+      isRecord((meta.permissions as Record<string, unknown>)[name])
+    );
+  }
+  if (typeof meta.domain === "string") {
+    if (meta.domain.length <= 253 && HOST_NAME.test(meta.domain)) {
+      resource.domain = meta.domain;
+    } else {
+      note(
+        `${where}: domain ${quoted(meta.domain)} is not a host name; left out`,
+      );
+    }
+  }
+  if (typeof meta.prefersBorder === "boolean") {
+    resource.prefersBorder = meta.prefersBorder;
+  }
+}
