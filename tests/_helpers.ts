@@ -61,17 +61,31 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Calls `probe` every `everyMs` until it returns something other than
+ * `undefined`, and resolves with that; with `undefined` after `timeoutMs`.
+ */
+export async function poll<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs: number,
+  everyMs = 10,
+): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() >= deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
 /** Polls `condition` every 10 ms; resolves `true` once it holds, `false` after `timeoutMs`. */
 export async function waitFor(
   condition: () => boolean | Promise<boolean>,
   timeoutMs: number,
 ): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return true;
+  return await poll(async () => (await condition()) || undefined, timeoutMs) ??
+    false;
 }
 
 /** Releases something a test started: closes a server, disconnects an adapter. */

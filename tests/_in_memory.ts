@@ -3,6 +3,7 @@
  * through the SDK's InMemoryTransport.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type {
@@ -116,6 +117,39 @@ export function createTestServer(calls: CallLog = new Map()): McpServer {
   return server;
 }
 
+/** An SDK server of either kind: `McpServer` or the low-level `Server`. */
+export type SdkServer = Pick<McpServer, "connect"> | Pick<Server, "connect">;
+
+/**
+ * Connects `server` to one end of a new in-memory pair and returns the
+ * other end: an adapter's `transport` (or what its factory returns).
+ */
+export async function linkServer(
+  server: SdkServer,
+): Promise<InMemoryTransport> {
+  const [client, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  return client;
+}
+
+/**
+ * An adapter named `name`, connected to `server` over one in-memory link
+ * (a reconnect finds nobody: use `linkedAdapter` for that).
+ */
+export async function connectedAdapter(
+  server: SdkServer,
+  name: string,
+  options: Omit<MCPToolAdapterOptions, "transport"> = {},
+): Promise<MCPToolAdapter> {
+  const adapter = new MCPToolAdapter({
+    name,
+    transport: "stdio",
+    command: "in-memory",
+  }, { ...options, transport: await linkServer(server) });
+  await adapter.connect();
+  return adapter;
+}
+
 /** Connects a fresh SDK server (from `makeServer`) to a new adapter per connection attempt. */
 export function linkedAdapter(
   makeServer: () => McpServer = () => createTestServer(),
@@ -128,12 +162,10 @@ export function linkedAdapter(
     command: "in-memory",
   }, {
     ...options,
-    transport: async () => {
-      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    transport: () => {
       const server = makeServer();
       servers.push(server);
-      await server.connect(serverSide);
-      return clientSide;
+      return linkServer(server);
     },
   });
   return { adapter, servers };

@@ -35,7 +35,7 @@ import {
 } from "@cleveragents/mcp-adapter";
 import { createTestServer } from "./_in_memory.ts";
 import { everythingCommand, type EverythingMode } from "./_everything.ts";
-import type { Cleanup } from "./_helpers.ts";
+import { type Cleanup, poll } from "./_helpers.ts";
 
 /** One request as the server saw it. */
 export interface SeenRequest {
@@ -399,18 +399,24 @@ async function spawnEverything(
   });
   let exited = false;
   child.once("exit", () => exited = true);
-  const deadline = Date.now() + EVERYTHING_START_MS;
-  while (Date.now() < deadline && !exited) {
-    try {
-      const response = await fetch(origin, {
-        signal: AbortSignal.timeout(1000),
-      });
-      await response.body?.cancel();
-      return child;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+  // Listening (any answer), or `false` once the child has exited.
+  const listening = await poll(
+    async () => {
+      if (exited) return false;
+      try {
+        const response = await fetch(origin, {
+          signal: AbortSignal.timeout(1000),
+        });
+        await response.body?.cancel();
+        return true;
+      } catch {
+        return undefined;
+      }
+    },
+    EVERYTHING_START_MS,
+    100,
+  );
+  if (listening) return child;
   await stopChild(child);
   throw new Error(
     `server-everything (${mode}) did not listen on ${origin}: ${stderr}`,

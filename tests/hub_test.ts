@@ -15,11 +15,11 @@ import {
 } from "@cleveragents/mcp-adapter";
 import { loadConfig } from "@cleveragents/mcp-adapter/config";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { pidAlive, sdkServerCommand, waitFor } from "./_helpers.ts";
 import { taskHttpServer } from "./_task_http.ts";
 import { sdkStreamableServer } from "./_remote.ts";
+import { linkServer } from "./_in_memory.ts";
 
 /** This file runs as .ts under Deno and as transpiled .js under Node; its fixtures follow suit. */
 const fixture = sdkServerCommand;
@@ -435,9 +435,7 @@ describe("MCPToolHub without servers to reach", () => {
                 tools: [{ name: "a", inputSchema: { type: "object" } }],
               };
             });
-            const [client, serverSide] = InMemoryTransport.createLinkedPair();
-            await server.connect(serverSide);
-            return client;
+            return await linkServer(server);
           },
         }),
     });

@@ -19,7 +19,6 @@ import {
   MCPProtocolError,
   MCPTimeoutError,
 } from "../errors.ts";
-import type { MCPTaskState, MCPTaskStatus } from "../types.ts";
 import { isRecord } from "../_util/values.ts";
 import { race } from "../_util/time.ts";
 import type { ClientHandlers } from "./handlers.ts";
@@ -28,12 +27,11 @@ import type { RequestOptions, Result } from "./session.ts";
 import {
   CANCEL_TIMEOUT_MS,
   checkTaskId,
-  DEFAULT_POLL_MS,
   isTerminal,
   malformedTask,
-  pollMsOf,
-  STATES,
-} from "./_tasks.ts";
+  type TaskCallOptions,
+  TaskWatch,
+} from "./_task_watch.ts";
 
 /** What a modern task needs from its connection. */
 export interface ModernTaskContext {
@@ -50,10 +48,7 @@ export interface ModernTaskContext {
 }
 
 /** `invoke()`'s options, as a modern task sees them. */
-export interface ModernTaskOptions extends RequestOptions {
-  /** Receives the task's status when it changes. */
-  onTaskStatus?: ((status: MCPTaskStatus) => void) | undefined;
-}
+export type ModernTaskOptions = TaskCallOptions;
 
 /**
  * Follows the task a `tools/call` was answered with (`created`) to its
@@ -79,103 +74,63 @@ export async function followTask(
   options: ModernTaskOptions,
 ): Promise<Result> {
   const { label } = context;
-  const { timeoutMs, totalTimeoutMs, signal } = options;
+  const { signal } = options;
   const taskId = checkTaskId(created.taskId, label);
-  const name = `"${tool}" on MCP server "${label}"`;
-  const hardDeadline = totalTimeoutMs === undefined
-    ? Infinity
-    : (options.startedAt ?? performance.now()) + totalTimeoutMs;
-  let idleDeadline = performance.now() + timeoutMs;
-  let state = "working" as MCPTaskState;
-  let message: string | undefined;
-  let seen = "";
-  let pollMs = DEFAULT_POLL_MS;
+  const watch = new TaskWatch({
+    timeoutMs: options.timeoutMs,
+    totalTimeoutMs: options.totalTimeoutMs,
+    startedAt: options.startedAt,
+    onTaskStatus: options.onTaskStatus,
+    tool,
+    label,
+    signs: "change",
+    pollKey: "pollIntervalMs",
+    messageChars: 1000,
+  });
+  watch.taskId = taskId;
   /** Input request keys already answered: a key is unique for the task's life. */
   const answered = new Set<string>();
   const ask = (method: string, params: Record<string, unknown>) =>
     context.request(method, { taskId, ...params }, {
-      timeoutMs: Math.max(1, idleDeadline - performance.now()),
-      totalTimeoutMs,
+      timeoutMs: watch.idleLeft(),
+      totalTimeoutMs: options.totalTimeoutMs,
       startedAt: options.startedAt,
       signal,
     });
   const cancel = () => {
-    if (isTerminal(state)) return;
+    if (isTerminal(watch.state)) return;
     context.request("tasks/cancel", { taskId }, {
       timeoutMs: CANCEL_TIMEOUT_MS,
     }).catch(() => {});
   };
-
-  /** The error of a passed deadline, the task's or a poll's. */
-  const deadline = () => {
-    const total = hardDeadline <= idleDeadline;
-    return new MCPTimeoutError(
-      total
-        ? `${name} timed out: its task ran past its total deadline of ${totalTimeoutMs} ms; the server was sent tasks/cancel`
-        : `${name} timed out: its task showed no change for ${timeoutMs} ms (last status: ${state}${
-          message ? ` "${message}"` : ""
-        }); the server was sent tasks/cancel`,
-      total ? totalTimeoutMs! : timeoutMs,
-    );
-  };
-
   /** Takes a task report in; returns its detail (result, error, input requests). */
   const observe = (report: Result): Result => {
-    const status = report.status as MCPTaskState;
-    if (!STATES.includes(status)) {
-      throw malformedTask(label, `task status ${JSON.stringify(status)}`);
-    }
-    const text = typeof report.statusMessage === "string"
-      ? report.statusMessage.slice(0, 1000)
-      : undefined;
-    state = status;
-    message = text;
-    pollMs = pollMsOf(report.pollIntervalMs, pollMs);
-    const key = `${status}\n${text}\n${report.lastUpdatedAt}`;
-    if (key !== seen) {
-      // A change is a sign of life: it pushes the idle deadline back.
-      seen = key;
-      idleDeadline = performance.now() + timeoutMs;
-      const reported: MCPTaskStatus = { taskId, status };
-      if (text !== undefined) reported.statusMessage = text;
-      try {
-        options.onTaskStatus?.(reported);
-      } catch {
-        // A broken listener must not end the task.
-      }
-    }
+    watch.observe(report, true);
     return report;
   };
 
   try {
     let report = observe(created);
     for (;;) {
-      if (state === "completed") {
+      if (watch.state === "completed") {
         if (!isRecord(report.result)) {
           throw malformedTask(label, "a completed task without a result");
         }
         return report.result;
       }
-      if (state === "failed") throw failure(report.error, label, message);
-      if (state === "cancelled") {
-        throw new MCPAdapterError(
-          "task_cancelled",
-          `its task was cancelled by the server${
-            message ? `: ${message}` : ""
-          }`,
-        );
+      if (watch.state === "failed") {
+        throw failure(report.error, label, watch.message);
       }
-      if (state === "input_required") {
+      if (watch.state === "cancelled") throw watch.cancelled();
+      if (watch.state === "input_required") {
         const fresh = newRequests(report.inputRequests, answered);
         if (fresh !== undefined) {
           const inputResponses = await race(
             answerAll(context, "tools/call", fresh),
             {
               signal,
-              timeoutMs: hardDeadline === Infinity
-                ? undefined
-                : Math.max(0, hardDeadline - performance.now()),
-              onTimeout: deadline,
+              timeoutMs: watch.totalLeft(),
+              onTimeout: () => watch.timeout(),
             },
           );
           for (const key of Object.keys(inputResponses)) answered.add(key);
@@ -186,11 +141,8 @@ export async function followTask(
         }
       }
       const now = performance.now();
-      if (now >= hardDeadline || now >= idleDeadline) throw deadline();
-      await pause(
-        Math.min(pollMs, idleDeadline - now, hardDeadline - now),
-        signal,
-      );
+      if (watch.passed(now)) throw watch.timeout();
+      await pause(watch.pauseMs(now), signal);
       const polled = await ask("tasks/get", {});
       // `tasks/get` answers "complete"; some servers say "task" again.
       if (polled.resultType !== "complete" && polled.resultType !== "task") {
@@ -208,7 +160,7 @@ export async function followTask(
     }
     if (!(error instanceof MCPTimeoutError)) throw error;
     cancel();
-    throw deadline();
+    throw watch.timeout();
   }
 }
 

@@ -21,16 +21,16 @@ import {
   MCPSessionExpiredError,
   MCPTimeoutError,
 } from "../errors.ts";
-import type { MCPTaskState, MCPTaskStatus } from "../types.ts";
 import type { RequestId } from "../transports/transport.ts";
-import type { RequestOptions, Result, Session } from "./session.ts";
+import type { Result, Session } from "./session.ts";
 import { isRecord } from "../_util/values.ts";
-
-/** `invoke()`'s request options, and where task status reports go. */
-export interface TaskCallOptions extends RequestOptions {
-  /** Receives the task's status when it changes. */
-  onTaskStatus?: ((status: MCPTaskStatus) => void) | undefined;
-}
+import {
+  CANCEL_TIMEOUT_MS,
+  checkTaskId,
+  isTerminal,
+  type TaskCallOptions,
+  TaskWatch,
+} from "./_task_watch.ts";
 
 /** What a task call needs from its connection. */
 export interface TaskConnection {
@@ -49,51 +49,6 @@ export interface TaskConnection {
   label: string;
   /** Whether the server declared `tasks.cancel`. */
   cancellable: boolean;
-}
-
-/** Every task status. */
-export const STATES: readonly MCPTaskState[] = [
-  "working",
-  "input_required",
-  "completed",
-  "failed",
-  "cancelled",
-];
-/** Task ids longer than this are refused: they are sent back on every poll. */
-const MAX_TASK_ID_CHARS = 256;
-/** The poll interval when the server suggests none (the SDK's default). */
-export const DEFAULT_POLL_MS = 1000;
-/** Bounds on the server's `pollInterval`: 0 would spin, 1e9 would stall. */
-const MIN_POLL_MS = 10;
-const MAX_POLL_MS = 5000;
-/** How long a `tasks/cancel` sent on a timeout or abort may take. */
-export const CANCEL_TIMEOUT_MS = 5000;
-
-/** Whether a task in `state` has ended. */
-export const isTerminal = (state: MCPTaskState): boolean =>
-  state === "completed" || state === "failed" || state === "cancelled";
-
-/** The server's suggested poll interval, bounded; `current` when it suggests none. */
-export function pollMsOf(interval: unknown, current: number): number {
-  return typeof interval === "number" && interval === interval
-    ? Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, interval))
-    : current;
-}
-
-/**
- * A task id, checked: it is sent back on every poll.
- *
- * @throws {MCPAdapterError} `invalid_response` when it is not a string of 1 to 256 characters.
- */
-export function checkTaskId(taskId: unknown, label: string): string {
-  if (
-    typeof taskId === "string" && taskId !== "" &&
-    taskId.length <= MAX_TASK_ID_CHARS
-  ) return taskId;
-  throw malformedTask(
-    label,
-    `a task id that is not a string of 1 to ${MAX_TASK_ID_CHARS} characters`,
-  );
 }
 
 /**
@@ -120,246 +75,266 @@ export async function runToolTask(
   params: Record<string, unknown>,
   options: TaskCallOptions,
 ): Promise<Result> {
-  const { timeoutMs, totalTimeoutMs, signal } = options;
-  const name = `"${params.name}" on MCP server "${connection.label}"`;
-  const hardDeadline = totalTimeoutMs === undefined
-    ? Infinity
-    : (options.startedAt ?? performance.now()) + totalTimeoutMs;
-  let idleDeadline = performance.now() + timeoutMs;
-  const pushBack = () => idleDeadline = performance.now() + timeoutMs;
-  const onProgress = options.onProgress;
+  const call = new ToolTask(connection, params, options);
+  return await call.follow(await call.create());
+}
 
-  // Created in the session live now; one expiry (nothing was processed) is
-  // renewed and retried, as for any request.
-  let pinned = connection.pin();
-  params.task = {};
-  const create = (session: Session) =>
-    session.request("tools/call", params, {
+/**
+ * One task call, in its steps: `create()` sends the task-augmented
+ * `tools/call`; `follow()` polls the task (`#poll`), pausing between polls
+ * (`#pause`, woken early by status notifications), waits on `tasks/result`
+ * for the server's requests while the task wants input (`#awaitInput`),
+ * fetches the outcome (`#result`), sends `tasks/cancel` on a deadline or an
+ * abort (`#cancel`) and lets everything go when the call ends (`#finish`).
+ */
+class ToolTask {
+  readonly #connection: TaskConnection;
+  readonly #params: Record<string, unknown>;
+  readonly #options: TaskCallOptions;
+  readonly #watch: TaskWatch;
+  /** The session the task was created in; it is asked about in that one only. */
+  #pinned: { session: Session; renewed(): boolean };
+  /** Ends the requests under way when the call ends or `signal` aborts. */
+  readonly #stop = new AbortController();
+  /**
+   * A wake that comes while no pause is under way (a poll is in flight)
+   * skips the next pause, so no notification is lost.
+   */
+  #woken = false;
+  #resume = () => {};
+  /** The blocking `tasks/result` started on `input_required`; settles when the task ends. */
+  #outcome: Promise<Result> | undefined;
+  #settled = false;
+
+  constructor(
+    connection: TaskConnection,
+    params: Record<string, unknown>,
+    options: TaskCallOptions,
+  ) {
+    this.#connection = connection;
+    this.#params = params;
+    this.#options = options;
+    this.#watch = new TaskWatch({
+      timeoutMs: options.timeoutMs,
+      totalTimeoutMs: options.totalTimeoutMs,
+      startedAt: options.startedAt,
+      onTaskStatus: options.onTaskStatus,
+      tool: params.name,
+      label: connection.label,
+      signs: "progress or change",
+      pollKey: "pollInterval",
+    });
+    this.#pinned = connection.pin();
+  }
+
+  /**
+   * Sends `tools/call` with `params.task`, in the session live now; one
+   * expiry (nothing was processed) is renewed and retried, as for any
+   * request. Returns the server's answer.
+   */
+  async create(): Promise<Result> {
+    this.#params.task = {};
+    try {
+      return await this.#send();
+    } catch (error) {
+      if (!(error instanceof MCPSessionExpiredError)) throw error;
+      await this.#connection.renew(this.#pinned.session);
+      this.#pinned = this.#connection.pin();
+      return await this.#send();
+    }
+  }
+
+  /** The creating request: its progress is a sign of life for as long as the task runs. */
+  #send(): Promise<Result> {
+    const options = this.#options;
+    return this.#pinned.session.request("tools/call", this.#params, {
       ...options,
       // Reached after awaits, and create() may run twice: read the clock afresh.
       now: undefined,
       onProgress: (progress) => {
-        pushBack();
-        onProgress?.(progress);
+        this.#watch.pushBack();
+        options.onProgress?.(progress);
       },
       keepProgress: true,
     });
-  let created: Result;
-  try {
-    created = await create(pinned.session);
-  } catch (error) {
-    if (!(error instanceof MCPSessionExpiredError)) throw error;
-    await connection.renew(pinned.session);
-    pinned = connection.pin();
-    created = await create(pinned.session);
-  }
-  const { session, renewed } = pinned;
-  const token = (params._meta as { progressToken: RequestId }).progressToken;
-  const task = created.task;
-  if (!isRecord(task)) {
-    session.releaseProgress(token);
-    return created; // the server ran it inline
-  }
-  let taskId: string;
-  try {
-    taskId = checkTaskId(task.taskId, connection.label);
-  } catch (error) {
-    session.releaseProgress(token);
-    throw error;
   }
 
-  let state = "working" as MCPTaskState;
-  let message: string | undefined;
-  let seen = "";
-  let pollMs = DEFAULT_POLL_MS;
-  /**
-   * Takes a status report in: `truth` for `tasks/get` (and creation), not
-   * for a notification. Returns whether anything changed.
-   */
-  const observe = (report: Result, truth: boolean): boolean => {
-    const status = report.status as MCPTaskState;
-    if (!STATES.includes(status)) {
-      if (truth) {
-        throw malformedTask(
-          connection.label,
-          `task status ${JSON.stringify(status)}`,
-        );
-      }
-      return false;
+  /** Follows the task `created` names to its end; returns `created` for an inline answer. */
+  async follow(created: Result): Promise<Result> {
+    const task = created.task;
+    if (!isRecord(task)) {
+      this.#releaseProgress();
+      return created; // the server ran it inline
     }
-    const text = typeof report.statusMessage === "string"
-      ? report.statusMessage
-      : undefined;
-    if (truth) {
-      state = status;
-      message = text;
-      pollMs = pollMsOf(report.pollInterval, pollMs);
-    }
-    const key = `${status}\n${text}\n${report.lastUpdatedAt}`;
-    if (key === seen) return false;
-    // A change is a sign of life: it pushes the idle deadline back.
-    seen = key;
-    pushBack();
-    const reported: MCPTaskStatus = { taskId, status };
-    if (text !== undefined) reported.statusMessage = text;
     try {
-      options.onTaskStatus?.(reported);
-    } catch {
-      // A broken listener must not end the task.
-    }
-    return true;
-  };
-
-  const stop = new AbortController();
-  // A wake that comes while no pause is under way (a poll is in flight)
-  // skips the next pause, so no notification is lost.
-  let woken = false;
-  let resume = () => {};
-  const wake = () => {
-    woken = true;
-    resume();
-  };
-  const onAbort = () => {
-    stop.abort(signal!.reason);
-    wake();
-  };
-  signal?.addEventListener("abort", onAbort);
-  const unlisten = connection.listen((status) => {
-    // A notification only wakes the poll, and only when it says something new.
-    if (
-      status === undefined ||
-      (status.taskId === taskId && observe(status, false))
-    ) wake();
-  });
-  /** The blocking `tasks/result` started on `input_required`; settles when the task ends. */
-  let outcome: Promise<Result> | undefined;
-  let settled = false;
-
-  const lost = () =>
-    new MCPAdapterError(
-      "task_lost",
-      `its task ${
-        JSON.stringify(taskId)
-      } belonged to a session of MCP server "${connection.label}" that was renewed (the server forgot it); a task id is never carried into another session, so the task's outcome is unknown`,
-    );
-  /** A request about this task, in its own session only. */
-  const ask = async (
-    method: string,
-    wait: number,
-  ): Promise<Result> => {
-    if (renewed()) throw lost();
-    try {
-      return await session.request(method, { taskId }, {
-        timeoutMs: wait,
-        totalTimeoutMs,
-        startedAt: options.startedAt,
-        signal: stop.signal,
-        trace: options.trace,
-      });
+      this.#watch.taskId = checkTaskId(task.taskId, this.#connection.label);
     } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      if (error instanceof MCPSessionExpiredError) {
-        await connection.renew(session).catch(() => {});
-        throw lost();
-      }
-      if (error instanceof MCPTimeoutError) cancel();
+      this.#releaseProgress();
       throw error;
     }
-  };
-  const cancel = () => {
-    if (!connection.cancellable || isTerminal(state) || renewed()) return;
-    session.request("tasks/cancel", { taskId }, {
-      timeoutMs: CANCEL_TIMEOUT_MS,
-    }).catch(() => {});
-  };
-  const result = async (): Promise<Result> => {
+    const { signal } = this.#options;
+    const onAbort = () => {
+      this.#stop.abort(signal!.reason);
+      this.#wake();
+    };
+    signal?.addEventListener("abort", onAbort);
+    const unlisten = this.#connection.listen((status) => {
+      // A notification only wakes the poll, and only when it says something new.
+      if (
+        status === undefined ||
+        (status.taskId === this.#watch.taskId &&
+          this.#watch.observe(status, false))
+      ) this.#wake();
+    });
     try {
-      const value = await (outcome ?? ask("tasks/result", idleLeft()));
-      return state !== "failed" || value.isError === true ? value : {
-        ...value,
-        isError: true,
-        content: [{ type: "text", text: message ?? "the task failed" }],
-      };
+      this.#watch.observe(task, true);
+      return await this.#run();
     } catch (error) {
-      // A task cancelled while tasks/result waited has no result.
-      if (!(error instanceof MCPProtocolError) || state === "failed") {
-        throw error;
-      }
-      observe(await ask("tasks/get", idleLeft()), true);
-      if (state === "cancelled") throw cancelled();
+      if (signal?.aborted) this.#cancel();
       throw error;
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      unlisten();
+      this.#finish();
     }
-  };
-  const cancelled = () =>
-    new MCPAdapterError(
-      "task_cancelled",
-      `its task was cancelled by the server${message ? `: ${message}` : ""}`,
-    );
-  const idleLeft = () => Math.max(1, idleDeadline - performance.now());
+  }
 
-  try {
-    observe(task, true);
+  /** The poll loop: deadlines, the end, input, a pause, a poll. */
+  async #run(): Promise<Result> {
+    const watch = this.#watch;
+    const { signal } = this.#options;
     for (;;) {
       if (signal?.aborted) throw signal.reason;
       const now = performance.now();
-      if (now >= hardDeadline || now >= idleDeadline) {
-        cancel();
-        const total = hardDeadline <= idleDeadline;
-        throw new MCPTimeoutError(
-          total
-            ? `${name} timed out: its task ran past its total deadline of ${totalTimeoutMs} ms; the server was sent tasks/cancel`
-            : `${name} timed out: its task showed no progress or change for ${timeoutMs} ms (last status: ${state}${
-              message ? ` "${message}"` : ""
-            }); the server was sent tasks/cancel`,
-          total ? totalTimeoutMs! : timeoutMs,
-        );
+      if (watch.passed(now)) {
+        this.#cancel();
+        throw watch.timeout();
       }
-      if (settled || isTerminal(state)) {
-        if (state === "cancelled") throw cancelled();
-        return await result();
+      if (this.#settled || isTerminal(watch.state)) {
+        if (watch.state === "cancelled") throw watch.cancelled();
+        return await this.#result();
       }
-      if (state === "input_required" && outcome === undefined) {
-        // The server delivers its requests on tasks/result, which answers
-        // once the task ends; polling goes on meanwhile, for the deadlines.
-        outcome = ask("tasks/result", Infinity);
-        outcome.then(() => settled = true, () => settled = true).finally(
-          () => wake(),
-        );
-      }
-      if (!woken) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(
-            done,
-            Math.min(pollMs, idleDeadline - now, hardDeadline - now),
-          );
-          function done() {
-            clearTimeout(timer);
-            resume = () => {};
-            resolve();
-          }
-          resume = done;
-        });
-      }
-      woken = false;
-      if (!settled && !signal?.aborted) {
-        observe(await ask("tasks/get", idleLeft()), true);
-      }
+      if (watch.state === "input_required") this.#awaitInput();
+      if (!this.#woken) await this.#pause(watch.pauseMs(now));
+      this.#woken = false;
+      if (!this.#settled && !signal?.aborted) await this.#poll();
     }
-  } catch (error) {
-    if (signal?.aborted) cancel();
-    throw error;
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    unlisten();
-    session.releaseProgress(token);
-    stop.abort();
   }
-}
 
-/** The error of a task request answered with `what`. */
-export function malformedTask(label: string, what: string): MCPAdapterError {
-  return new MCPAdapterError(
-    "invalid_response",
-    `MCP server "${label}" answered a task request with ${what}. This is a bug in the server; report it to its maintainers.`,
-  );
+  /**
+   * The server delivers its requests on `tasks/result`, which answers once
+   * the task ends; polling goes on meanwhile, for the deadlines.
+   */
+  #awaitInput(): void {
+    if (this.#outcome !== undefined) return;
+    const outcome = this.#ask("tasks/result", Infinity);
+    this.#outcome = outcome;
+    outcome.then(() => this.#settled = true, () => this.#settled = true)
+      .finally(() => this.#wake());
+  }
+
+  /** Waits `ms`, or until woken. */
+  #pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#resume = () => {};
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#resume = done;
+    });
+  }
+
+  #wake(): void {
+    this.#woken = true;
+    this.#resume();
+  }
+
+  /** `tasks/get`: the truth about the task's status. */
+  async #poll(): Promise<void> {
+    this.#watch.observe(
+      await this.#ask("tasks/get", this.#watch.idleLeft()),
+      true,
+    );
+  }
+
+  /** The task's outcome, from `tasks/result` (or the one awaited since `input_required`). */
+  async #result(): Promise<Result> {
+    const watch = this.#watch;
+    try {
+      const value = await (this.#outcome ??
+        this.#ask("tasks/result", watch.idleLeft()));
+      return watch.state !== "failed" || value.isError === true ? value : {
+        ...value,
+        isError: true,
+        content: [{ type: "text", text: watch.message ?? "the task failed" }],
+      };
+    } catch (error) {
+      // A task cancelled while tasks/result waited has no result.
+      if (!(error instanceof MCPProtocolError) || watch.state === "failed") {
+        throw error;
+      }
+      await this.#poll();
+      if (watch.state === "cancelled") throw watch.cancelled();
+      throw error;
+    }
+  }
+
+  /** A request about this task, in its own session only. */
+  async #ask(method: string, wait: number): Promise<Result> {
+    const { session, renewed } = this.#pinned;
+    const options = this.#options;
+    if (renewed()) throw this.#lost();
+    try {
+      return await session.request(method, { taskId: this.#watch.taskId }, {
+        timeoutMs: wait,
+        totalTimeoutMs: options.totalTimeoutMs,
+        startedAt: options.startedAt,
+        signal: this.#stop.signal,
+        trace: options.trace,
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw options.signal.reason;
+      if (error instanceof MCPSessionExpiredError) {
+        await this.#connection.renew(session).catch(() => {});
+        throw this.#lost();
+      }
+      if (error instanceof MCPTimeoutError) this.#cancel();
+      throw error;
+    }
+  }
+
+  /** Sends `tasks/cancel` (bounded, not awaited) to a task that may still run. */
+  #cancel(): void {
+    const { session, renewed } = this.#pinned;
+    if (
+      !this.#connection.cancellable || isTerminal(this.#watch.state) ||
+      renewed()
+    ) return;
+    session.request("tasks/cancel", { taskId: this.#watch.taskId }, {
+      timeoutMs: CANCEL_TIMEOUT_MS,
+    }).catch(() => {});
+  }
+
+  #lost(): MCPAdapterError {
+    return new MCPAdapterError(
+      "task_lost",
+      `its task ${
+        JSON.stringify(this.#watch.taskId)
+      } belonged to a session of MCP server "${this.#connection.label}" that was renewed (the server forgot it); a task id is never carried into another session, so the task's outcome is unknown`,
+    );
+  }
+
+  #releaseProgress(): void {
+    const token = (this.#params._meta as { progressToken: RequestId })
+      .progressToken;
+    this.#pinned.session.releaseProgress(token);
+  }
+
+  /** The call has ended: its progress token is let go, its requests end. */
+  #finish(): void {
+    this.#releaseProgress();
+    this.#stop.abort();
+  }
 }

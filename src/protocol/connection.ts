@@ -24,7 +24,7 @@ import {
   type ClientHandlers,
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
-import type { TaskCallOptions } from "./_tasks.ts";
+import type { TaskCallOptions } from "./_task_watch.ts";
 import type { ToolsSubscription } from "./_listen.ts";
 import type {
   JSONRPCNotification,

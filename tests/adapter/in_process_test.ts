@@ -18,8 +18,10 @@ import {
 } from "@cleveragents/mcp-adapter";
 import {
   type CallLog,
+  connectedAdapter,
   createTestServer,
   linkedAdapter,
+  linkServer,
 } from "../_in_memory.ts";
 import { releaseAfterEach, waitFor } from "../_helpers.ts";
 
@@ -344,9 +346,7 @@ describe("MCPToolAdapter with an in-process SDK McpServer", () => {
     }, {
       transport: async () => {
         if (++attempts > 1) throw new Error("server is down");
-        const [client, server] = InMemoryTransport.createLinkedPair();
-        await createTestServer().connect(server);
-        return client;
+        return await linkServer(createTestServer());
       },
     });
     await adapter.connect();
@@ -454,17 +454,7 @@ describe("MCPToolAdapter with a low-level SDK Server", () => {
     return { server, lists: () => lists };
   }
 
-  async function adapterFor(server: Server) {
-    const [client, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const adapter = new MCPToolAdapter({
-      name: "paged",
-      transport: "stdio",
-      command: "x",
-    }, { transport: client });
-    await adapter.connect();
-    return adapter;
-  }
+  const adapterFor = (server: Server) => connectedAdapter(server, "paged");
 
   it("discoverTools() follows nextCursor through every page", async () => {
     const { server } = pagedServer([["a", "b"], ["c"], ["d", "e"]], [

@@ -2,7 +2,6 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -17,6 +16,7 @@ import {
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
 import { exec, fixturePath, runtimeCommand, waitFor } from "../_helpers.ts";
+import { linkServer } from "../_in_memory.ts";
 
 const SECRET = "sk-live-lifecycle-SECRET-42";
 
@@ -34,9 +34,7 @@ async function linkedServer(
     content: [{ type: "text", text: "ok" }],
   }));
   setup?.(server);
-  const [client, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
-  return client;
+  return await linkServer(server);
 }
 
 function adapterWith(

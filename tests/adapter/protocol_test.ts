@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -19,6 +18,7 @@ import {
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
 import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
+import { connectedAdapter, linkServer } from "../_in_memory.ts";
 
 /**
  * A scripted 2025-era peer: answers `initialize` with the given protocol
@@ -141,15 +141,7 @@ describe("tool list and validation edge cases", () => {
       capabilities: { tools: { listChanged: true } },
     });
     setup(server);
-    const [client, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const adapter = new MCPToolAdapter({
-      name: "low",
-      transport: "stdio",
-      command: "x",
-    }, { transport: client });
-    await adapter.connect();
-    return { adapter, server };
+    return { adapter: await connectedAdapter(server, "low"), server };
   }
 
   it("a JSON-RPC error response is a server error carrying the server's message", async () => {
@@ -281,9 +273,7 @@ describe("tool list and validation edge cases", () => {
           CallToolRequestSchema,
           () => ({ content: [{ type: "text", text: "ok" }] }),
         );
-        const [client, serverSide] = InMemoryTransport.createLinkedPair();
-        await server.connect(serverSide);
-        return client;
+        return await linkServer(server);
       },
     });
     try {

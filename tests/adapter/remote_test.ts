@@ -2,7 +2,6 @@ import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import {
   MCPConnectionError,
@@ -18,6 +17,7 @@ import {
 } from "../_remote.ts";
 import { text } from "../_helpers.ts";
 import { ASK_NAME } from "./_shared.ts";
+import { connectedAdapter } from "../_in_memory.ts";
 
 /** An adapter configured as a user would: a name, the transport and its URL. */
 function remoteAdapter(
@@ -270,17 +270,7 @@ describe("server-initiated requests", () => {
     handlers?: ConstructorParameters<typeof MCPToolAdapter>[1],
   ) {
     const server = askingServer();
-    const [client, serverSide] = InMemoryTransport.createLinkedPair();
-    await server.connect(serverSide);
-    const adapter = new MCPToolAdapter({
-      name: "asker",
-      transport: "stdio",
-      command: "x",
-    }, {
-      ...handlers,
-      transport: client,
-    });
-    await adapter.connect();
+    const adapter = await connectedAdapter(server, "asker", handlers);
     return { adapter, server };
   }
 

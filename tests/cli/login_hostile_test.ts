@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { cliCommand } from "./_run.ts";
+import { poll } from "../_helpers.ts";
 import {
   type HostileOAuthServer,
   type HostileOptions,
@@ -134,15 +135,15 @@ describe("mcp-adapter login against a hostile authorization server", () => {
   async function authorizationUrl(running: Running): Promise<URL> {
     let done = false;
     void running.exited.finally(() => done = true);
-    const deadline = Date.now() + RUN_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      const match = /^\s+(https?:\/\/\S+\/authorize\?\S+)$/m.exec(
-        running.stderr(),
-      );
-      if (match) return new URL(match[1]!);
-      if (done) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // `null`: the login exited without printing one.
+    const match = await poll(
+      () =>
+        /^\s+(https?:\/\/\S+\/authorize\?\S+)$/m.exec(running.stderr()) ??
+          (done ? null : undefined),
+      RUN_TIMEOUT_MS,
+      50,
+    );
+    if (match) return new URL(match[1]!);
     throw new Error(`no authorization URL printed:\n${running.stderr()}`);
   }
 

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type OAuthTestServer, startOAuthServer } from "../_oauth_server.ts";
+import { poll } from "../_helpers.ts";
 
 const RUN_TIMEOUT_MS = 60_000;
 const TEST_TIMEOUT_MS = 120_000;
@@ -93,14 +94,14 @@ describe("mcp-adapter login / logout", () => {
 
   /** Waits until the login prints the authorization URL. */
   async function authorizationUrl(running: Running): Promise<URL> {
-    const deadline = Date.now() + RUN_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      const match = /^\s+(http:\/\/\S+\/authorize\?\S+)$/m.exec(
-        running.stderr(),
-      );
-      if (match) return new URL(match[1]!);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const match = await poll(
+      () =>
+        /^\s+(http:\/\/\S+\/authorize\?\S+)$/m.exec(running.stderr()) ??
+          undefined,
+      RUN_TIMEOUT_MS,
+      50,
+    );
+    if (match) return new URL(match[1]!);
     throw new Error(`no authorization URL printed:\n${running.stderr()}`);
   }
 

@@ -5,7 +5,7 @@
  * stdio or HTTP: what JSON cannot carry fails there, as it would for real.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
@@ -15,6 +15,7 @@ import {
   MCPToolAdapter,
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
+import { linkServer } from "../_in_memory.ts";
 
 /** A tool as listed. */
 export interface RawTool {
@@ -44,13 +45,11 @@ export async function rawToolsPeer(tools: RawTool[]): Promise<RawPeer> {
       return { content: [{ type: "text", text: "ok" }] };
     },
   );
-  const [client, serverSide] = InMemoryTransport.createLinkedPair();
-  await server.connect(serverSide);
   const adapter = new MCPToolAdapter({
     name: "raw",
     transport: "stdio",
     command: "in-memory",
-  }, { transport: jsonWire(client) });
+  }, { transport: jsonWire(await linkServer(server)) });
   await adapter.connect();
   return { adapter, calls };
 }

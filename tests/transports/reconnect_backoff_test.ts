@@ -15,7 +15,7 @@ import {
   type StreamableHTTPTransportOptions,
 } from "@cleveragents/mcp-adapter";
 import { listen, type SeenRequest, within } from "../_remote.ts";
-import { releaseAfterEach } from "../_helpers.ts";
+import { poll, releaseAfterEach } from "../_helpers.ts";
 
 const cleanups = releaseAfterEach();
 /** Bounds every wait; the verdicts come sooner. */
@@ -124,13 +124,16 @@ function adapterFor(
   return adapter;
 }
 
-/** Resolves with the first error in `errors` matching `pattern` (polled; bounded by the caller). */
-async function reported(errors: Error[], pattern: RegExp): Promise<Error> {
-  for (;;) {
-    const found = errors.find((error) => pattern.test(error.message));
-    if (found !== undefined) return found;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** Resolves with the first error in `errors` matching `pattern`, or `undefined` after `WAIT_MS`. */
+function reported(
+  errors: Error[],
+  pattern: RegExp,
+): Promise<Error | undefined> {
+  return poll(
+    () => errors.find((error) => pattern.test(error.message)),
+    WAIT_MS,
+    5,
+  );
 }
 
 /** Asserts the requests arrived at least `FLOOR_MS` apart. */
@@ -154,7 +157,9 @@ describe("streamable HTTP reconnection: floor, cap and budget", () => {
     await adapter.connect();
     const verdict = await within(
       Promise.race([
-        reported(errors, /could not be reopened/).then(() => "gave up"),
+        reported(errors, /could not be reopened/).then((found) =>
+          found ? "gave up" : "not reported"
+        ),
         server.seen(isGet, FLOOD).then(() => "flooded"),
       ]),
       WAIT_MS,
