@@ -85,8 +85,8 @@ const GROUP_POLL_MS = 20;
  * server needs it, so edge bundles of the root entry do without it.
  */
 let framing: typeof import("./_lines.ts") | undefined;
-/** The Windows decisions, loaded only on Windows. */
-type Windows = typeof import("./_process/windows.ts");
+/** The Windows decisions, which the backend hands over on Windows only. */
+type Windows = NonNullable<ProcessBackend["windows"]>;
 
 /** Turns a backend spawn failure into a message that says what to fix. */
 function startError(
@@ -287,8 +287,8 @@ export class StdioTransport implements MCPTransport {
       );
     }
     let env: Record<string, string>;
-    if (backend.platform === "windows") {
-      const windows = this.#windows = await import("./_process/windows.ts");
+    const windows = this.#windows = backend.windows;
+    if (windows !== undefined) {
       const built = windows.windowsChildEnvironment(
         (name) => backend.getEnv(name),
         options.env,

@@ -96,6 +96,12 @@ export interface ProcessBackend {
   getEnv(name: string): string | undefined;
   /** The platform, as `process.platform`/`Deno.build.os` name it ("linux", "darwin", "windows"). */
   readonly platform: string;
+  /**
+   * The Windows decisions (`windows.ts`), on Windows only: the stdio
+   * transport takes them from the backend, so bundles without a backend
+   * (browsers, edge runtimes) hold none of them.
+   */
+  readonly windows?: typeof import("./windows.ts");
 }
 
 /** What the server inherits on POSIX; everything else must come from `env`. */

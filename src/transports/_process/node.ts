@@ -30,6 +30,7 @@ import {
   treeKillPlan,
   windowsSpawnPlan,
 } from "./windows.ts";
+import * as windowsModule from "./windows.ts";
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 
@@ -345,6 +346,10 @@ class NodeChild implements ChildProcessHandle {
 const backend: ProcessBackend = {
   get platform(): string {
     return host.platform;
+  },
+
+  get windows(): typeof windowsModule | undefined {
+    return isWindows ? windowsModule : undefined;
   },
 
   getEnv(name: string): string | undefined {
