@@ -26,19 +26,9 @@ import {
   type Schema,
 } from "./_json_schema.ts";
 import { setOwn } from "../_util/values.ts";
-import { type Codec, nameAndDescription } from "./_codec.ts";
+import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
 import type { Outcome } from "./_content.ts";
 import type { GeminiFunctionResponsePart } from "./types.ts";
-
-/** A Gemini parameters schema and what was changed to get it. */
-export interface GeminiParameters {
-  /** The schema; `undefined` for a tool without parameters (OpenAPI form). */
-  schema: Schema | undefined;
-  /** For the model: root constraints that could not be expressed. */
-  hint?: string;
-  /** For people: what was changed. */
-  notes: string[];
-}
 
 /** How both Gemini dialects name tools, read calls and write results. */
 export const geminiCalls: Omit<
@@ -92,7 +82,7 @@ const JSON_KEYWORDS = new Set([
 ]);
 
 /** Builds `parametersJsonSchema`. */
-function jsonSchema(input: Schema): GeminiParameters {
+function jsonSchema(input: Schema): Dialect {
   const { schema, hint, notes } = prepare(input);
   const dropped = new Set<string>();
   const walk = (input: unknown): unknown => {
@@ -146,9 +136,9 @@ export function prepare(
 
 /** `parameters` with the root hint, when there is one. */
 export function withHint(
-  parameters: GeminiParameters,
+  parameters: Dialect,
   hint: string | undefined,
-): GeminiParameters {
+): Dialect {
   return hint === undefined ? parameters : { ...parameters, hint };
 }
 

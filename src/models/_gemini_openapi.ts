@@ -13,10 +13,9 @@
 
 import { existingRequired, isSchema, type Schema } from "./_json_schema.ts";
 import { setOwn } from "../_util/values.ts";
-import { type Codec, nameAndDescription } from "./_codec.ts";
+import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
 import {
   geminiCalls,
-  type GeminiParameters,
   mergeAllOf,
   prepare,
   STRUCTURE,
@@ -73,7 +72,7 @@ const OPENAPI_FORMATS: Record<string, ReadonlySet<string>> = {
 };
 
 /** Builds `parameters` (OpenAPI 3.0 subset). */
-function openApiSchema(input: Schema): GeminiParameters {
+function openApiSchema(input: Schema): Dialect {
   const { schema, hint, notes } = prepare(input);
   const dropped = new Set<string>();
   const result = toOpenApi(schema, dropped);
