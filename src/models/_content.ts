@@ -31,6 +31,11 @@ export interface Outcome {
 
 const NO_CONTENT = "(the tool returned no content)";
 
+/** An image as a `data:` URL (OpenAI's image parts). */
+export function dataUrl(image: Image): string {
+  return `data:${image.mimeType};base64,${image.data}`;
+}
+
 /** An outcome that is an error message for the model. */
 export function failure(text: string): Outcome {
   return { status: "error", text, images: [] };

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Entry } from "./_build.ts";
+import type { Entry } from "./_codec.ts";
 
 /** The default cap of one server's text, in characters. */
 export const DEFAULT_INSTRUCTIONS_MAX_CHARS = 4096;

@@ -9,7 +9,8 @@
 
 import { errorMessage } from "../_util/errors.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
-import { type Entry, forModel, toolsOf } from "./_build.ts";
+import type { Entry, Runner } from "./_codec.ts";
+import { forModel, toolsOf } from "./_entries.ts";
 import { declined, failure, type Outcome, outcomeOf } from "./_content.ts";
 import { isSchema } from "./_json_schema.ts";
 import type { DispatchOptions, ToolSource } from "./options.ts";
@@ -17,7 +18,7 @@ import { editDistance } from "../_util/closest.ts";
 import { toolAlias } from "../tools/alias.ts";
 
 /** The tools a dispatcher knows, by every name a model may use. */
-export class ToolIndex {
+class ToolIndex {
   readonly #byName = new Map<string, Entry>();
   readonly #registry: ToolRegistry | undefined;
   /** A list source's tools kept from the model (MCP Apps `visibility`), by name and alias. */
@@ -65,8 +66,34 @@ export class ToolIndex {
   }
 }
 
+/**
+ * The runner of `entries`: each call runs with `options` as defaults, over
+ * which a call's own options go (`invokeOptions` merged key by key).
+ */
+export function runner(
+  source: ToolSource,
+  entries: readonly Entry[],
+  options: DispatchOptions,
+): Runner {
+  const index = new ToolIndex(source, entries);
+  const defaults: DispatchOptions = {
+    ...(options.approve ? { approve: options.approve } : {}),
+    ...(options.approveAll ? { approveAll: options.approveAll } : {}),
+    ...(options.approvalPolicy
+      ? { approvalPolicy: options.approvalPolicy }
+      : {}),
+    ...(options.invokeOptions ? { invokeOptions: options.invokeOptions } : {}),
+  };
+  return (call, overrides) =>
+    runCall(index, call, {
+      ...defaults,
+      ...overrides,
+      invokeOptions: { ...defaults.invokeOptions, ...overrides?.invokeOptions },
+    });
+}
+
 /** Runs one call; never throws for tool or call failures. */
-export async function runCall(
+async function runCall(
   index: ToolIndex,
   call: { name: string; args: unknown; raw: unknown },
   options: DispatchOptions,

@@ -7,27 +7,12 @@
  * @module
  */
 
-import {
-  anthropicTools,
-  buildEntries,
-  type Entry,
-  geminiDeclarations,
-  geminiOpenApiDeclarations,
-  openaiChatTools,
-  openaiResponsesTools,
-} from "./_build.ts";
-import type { Outcome } from "./_content.ts";
-import {
-  aiSdkModelOutput,
-  aiSdkOutput,
-  anthropicResult,
-  geminiResult,
-  openaiChatResult,
-  openaiChatTurn,
-  openaiResponsesResult,
-} from "./_results.ts";
-import { runCall, ToolIndex } from "./_run.ts";
+import type { Runner } from "./_codec.ts";
+import { failure } from "./_content.ts";
+import { buildEntries } from "./_entries.ts";
 import { instructionsFragment } from "./_instructions.ts";
+import { codecOf } from "./_providers.ts";
+import { runner } from "./_run.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
@@ -35,23 +20,7 @@ import type {
   ToolDefinitionOptions,
   ToolSource,
 } from "./options.ts";
-import type {
-  AiSdkInputSchema,
-  AiSdkTool,
-  AiSdkToolCall,
-  AiSdkToolResultPart,
-  AnthropicToolResult,
-  AnthropicToolUse,
-  GeminiFunctionCall,
-  GeminiFunctionResponsePart,
-  ModelProvider,
-  OpenAIChatMessage,
-  OpenAIChatToolCall,
-  OpenAIResponsesFunctionCall,
-  OpenAIResponsesFunctionCallOutput,
-  ProviderShapes,
-} from "./types.ts";
-import type { JsonSchema } from "../types.ts";
+import type { ModelProvider, ProviderShapes } from "./types.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type {
@@ -102,112 +71,6 @@ export interface ModelTools<P extends ModelProvider> {
     options?: DispatchOptions,
   ): Promise<ProviderShapes[P]["turn"]>;
 }
-
-/** How one provider reads calls and writes results. */
-interface Codec<P extends ModelProvider> {
-  definitions(entries: Entry[], run: Runner): ProviderShapes[P]["definitions"];
-  read(
-    call: ProviderShapes[P]["call"],
-  ): { id: string | undefined; name: string; args: unknown; error?: string };
-  write(
-    id: string | undefined,
-    name: string,
-    outcome: Outcome,
-  ): ProviderShapes[P]["result"];
-  turn(results: ProviderShapes[P]["result"][]): ProviderShapes[P]["turn"];
-}
-
-type Runner = (
-  call: { name: string; args: unknown; raw: unknown },
-  options?: DispatchOptions,
-) => Promise<Outcome>;
-
-const AI_SDK_VENDOR = "cleveragents-mcp-adapter";
-
-/** Gemini's two dialects differ only in how parameters are declared. */
-const GEMINI_CALLS: Omit<Codec<"gemini" | "gemini-openapi">, "definitions"> = {
-  read: (call: GeminiFunctionCall) => ({
-    id: call.id,
-    name: call.name ?? "",
-    args: call.args,
-  }),
-  write: (id, name, outcome): GeminiFunctionResponsePart =>
-    geminiResult(id, name, outcome),
-  turn: (results) => ({ role: "user", parts: results }),
-};
-
-const CODECS: { [P in ModelProvider]: Codec<P> } = {
-  "openai-chat": {
-    definitions: (entries) => openaiChatTools(entries),
-    read: (call: OpenAIChatToolCall) =>
-      call.type === "function"
-        ? {
-          id: call.id,
-          name: call.function.name,
-          args: call.function.arguments,
-        }
-        : {
-          id: call.id,
-          name: call.custom.name,
-          args: undefined,
-          error: `Tool ${
-            JSON.stringify(call.custom.name)
-          } is not a custom tool; call it as a function with JSON arguments.`,
-        },
-    write: (id, name, outcome): OpenAIChatMessage[] =>
-      openaiChatResult(id ?? "", name, outcome),
-    turn: (results) => openaiChatTurn(results),
-  },
-  "openai-responses": {
-    definitions: (entries) => openaiResponsesTools(entries),
-    read: (call: OpenAIResponsesFunctionCall) => ({
-      id: call.call_id,
-      name: call.name,
-      args: call.arguments,
-    }),
-    write: (id, _name, outcome): OpenAIResponsesFunctionCallOutput =>
-      openaiResponsesResult(id ?? "", outcome),
-    turn: (results) => results,
-  },
-  anthropic: {
-    definitions: (entries) => anthropicTools(entries),
-    read: (call: AnthropicToolUse) => ({
-      id: call.id,
-      name: call.name,
-      args: call.input,
-    }),
-    write: (id, _name, outcome): AnthropicToolResult =>
-      anthropicResult(id ?? "", outcome),
-    turn: (results) => ({ role: "user", content: results }),
-  },
-  gemini: {
-    ...GEMINI_CALLS,
-    definitions: (entries) => [{
-      functionDeclarations: geminiDeclarations(entries),
-    }],
-  },
-  "gemini-openapi": {
-    ...GEMINI_CALLS,
-    definitions: (entries) => [{
-      functionDeclarations: geminiOpenApiDeclarations(entries),
-    }],
-  },
-  "ai-sdk": {
-    definitions: (entries, run) => aiSdkTools(entries, run),
-    read: (call: AiSdkToolCall) => ({
-      id: call.toolCallId,
-      name: call.toolName,
-      args: call.input,
-    }),
-    write: (id, name, outcome): AiSdkToolResultPart => ({
-      type: "tool-result",
-      toolCallId: id ?? "",
-      toolName: name,
-      output: aiSdkModelOutput(aiSdkOutput(outcome)),
-    }),
-    turn: (results) => ({ role: "tool", content: results }),
-  },
-};
 
 /**
  * Hands a registry's tools to a model: the provider's tool definitions
@@ -260,39 +123,18 @@ export function modelTools<P extends ModelProvider>(
   provider: P,
   options: ModelToolsOptions = {},
 ): ModelTools<P> {
-  const codec = CODECS[provider] as Codec<P> | undefined;
-  if (codec === undefined) {
-    throw new TypeError(
-      `Unknown model provider ${JSON.stringify(provider)}; use one of ${
-        Object.keys(CODECS).map((name) => JSON.stringify(name)).join(", ")
-      }`,
-    );
-  }
-  const entries = buildEntries(source, provider, options);
-  const index = new ToolIndex(source, entries);
-  const defaults: DispatchOptions = {
-    ...(options.approve ? { approve: options.approve } : {}),
-    ...(options.approveAll ? { approveAll: options.approveAll } : {}),
-    ...(options.approvalPolicy
-      ? { approvalPolicy: options.approvalPolicy }
-      : {}),
-    ...(options.invokeOptions ? { invokeOptions: options.invokeOptions } : {}),
-  };
-  const run: Runner = (call, overrides) =>
-    runCall(index, call, {
-      ...defaults,
-      ...overrides,
-      invokeOptions: { ...defaults.invokeOptions, ...overrides?.invokeOptions },
-    });
+  const codec = codecOf(provider);
+  const entries = buildEntries(source, codec, options);
+  const run = runner(source, entries, options);
   const dispatch = async (
     call: ProviderShapes[P]["call"],
     overrides?: DispatchOptions,
   ): Promise<ProviderShapes[P]["result"]> => {
-    const { id, name, args, error } = codec.read(call);
+    const { id, name, args, error } = codec.decode(call);
     const outcome = error === undefined
       ? await run({ name, args, raw: call }, overrides)
-      : { status: "error" as const, text: error, images: [] };
-    return codec.write(id, name, outcome);
+      : failure(error);
+    return codec.encode(id, name, outcome);
   };
   return {
     provider,
@@ -353,52 +195,14 @@ export function toolDefinitions<P extends ModelProvider>(
   provider: P,
   options: ToolDefinitionOptions & DispatchOptions = {},
 ): ProviderShapes[P]["definitions"] {
-  return modelTools(source, provider, options).definitions;
-}
-
-/** AI SDK tools: description, input schema, `execute`, `toModelOutput`. */
-function aiSdkTools(entries: Entry[], run: Runner): Record<string, AiSdkTool> {
-  const tools: Record<string, AiSdkTool> = {};
-  for (const entry of entries) {
-    const tool: AiSdkTool = {
-      inputSchema: aiSdkSchema(entry.schema ?? { type: "object" }),
-      execute: async (input, { toolCallId, abortSignal }) => {
-        const outcome = await run(
-          {
-            name: entry.name,
-            args: input,
-            raw: { toolCallId, toolName: entry.name, input },
-          },
-          abortSignal ? { invokeOptions: { signal: abortSignal } } : undefined,
-        );
-        return aiSdkOutput(outcome);
-      },
-      toModelOutput: ({ output }) => aiSdkModelOutput(output),
-    };
-    if (entry.description !== undefined) tool.description = entry.description;
-    tools[entry.name] = tool;
-  }
-  return tools;
-}
-
-/**
- * The AI SDK's schema marker: `jsonSchema()` tags its objects with this
- * global symbol, and `asSchema()` then takes `jsonSchema` as it is.
- */
-const AI_SDK_SCHEMA = Symbol.for("vercel.ai.schema");
-
-function aiSdkSchema(schema: JsonSchema): AiSdkInputSchema {
-  const convert = () => structuredClone(schema);
-  return {
-    [AI_SDK_SCHEMA]: true,
-    _type: undefined,
-    validate: undefined,
-    jsonSchema: schema,
-    "~standard": {
-      version: 1,
-      vendor: AI_SDK_VENDOR,
-      validate: (value: unknown) => ({ value }),
-      jsonSchema: { input: convert, output: convert },
-    },
-  } as AiSdkInputSchema;
+  const codec = codecOf(provider);
+  const entries = buildEntries(source, codec, options);
+  // Only tools that run themselves (the AI SDK's `execute`) call `run`; it
+  // is made on the first call, so plain definitions build no dispatch state.
+  let run: Runner | undefined;
+  return codec.definitions(
+    entries,
+    (call, overrides) =>
+      (run ??= runner(source, entries, options))(call, overrides),
+  );
 }

@@ -1,8 +1,10 @@
 /**
- * Anthropic `input_schema`: the tool's schema as it is, minus what the
- * Messages API refuses. Internal.
+ * Anthropic Messages: `tools` with an `input_schema`, `tool_use` blocks
+ * read, and each outcome as a `tool_result` block (`is_error` on failure).
+ * Internal.
  *
- * The API reads `input_schema` as JSON Schema draft 2020-12 and requires
+ * The `input_schema` is the tool's schema as it is, minus what the Messages
+ * API refuses. The API reads it as JSON Schema draft 2020-12, requires
  * `type: "object"` at the root (the SDK's `Tool.InputSchema`), and refuses
  * `oneOf`/`allOf`/`anyOf` at the root ("input_schema does not support oneOf,
  * allOf, or anyOf at the top level", anthropics/claude-code #27337). So the
@@ -20,9 +22,39 @@ import {
   type Schema,
 } from "./_json_schema.ts";
 import { setOwn } from "../_util/values.ts";
+import { type Codec, nameAndDescription, sameName } from "./_codec.ts";
+import type { Outcome } from "./_content.ts";
+import type {
+  AnthropicResultBlock,
+  AnthropicTool,
+  AnthropicToolResult,
+} from "./types.ts";
+
+/** The Messages codec. */
+export const anthropic: Codec<"anthropic"> = {
+  name: sameName,
+  schema: inputSchema,
+  definitions: (entries) =>
+    entries.map((entry) => ({
+      ...nameAndDescription(entry),
+      input_schema:
+        (entry.schema ?? { type: "object" }) as AnthropicTool["input_schema"],
+    })),
+  decode: (call) => ({ id: call.id, name: call.name, args: call.input }),
+  encode: (id, _name, outcome) => result(id ?? "", outcome),
+  turn: (results) => ({ role: "user", content: results }),
+};
+
+/** Image types the API takes in base64 image blocks. */
+const IMAGES = new Set([
+  "image/jpeg",
+  "image/png",
+  "image/gif",
+  "image/webp",
+]);
 
 /** An Anthropic `input_schema` and what was changed to get it. */
-export interface AnthropicInputSchema {
+interface AnthropicInputSchema {
   /** The schema, `type: "object"` at the root. */
   schema: Schema & { type: "object" };
   /** For the model: root constraints that could not be expressed. */
@@ -32,7 +64,7 @@ export interface AnthropicInputSchema {
 }
 
 /** Builds a tool's `input_schema`. */
-export function anthropicInputSchema(input: Schema): AnthropicInputSchema {
+function inputSchema(input: Schema): AnthropicInputSchema {
   const root = objectRoot(input);
   const notes = [...root.notes];
   const walk = (node: unknown): unknown => {
@@ -76,4 +108,39 @@ export function anthropicInputSchema(input: Schema): AnthropicInputSchema {
   return root.hint === undefined
     ? { schema, notes }
     : { schema, hint: root.hint, notes };
+}
+
+/** A `tool_result` block; failures set `is_error`. */
+function result(id: string, outcome: Outcome): AnthropicToolResult {
+  const content: AnthropicResultBlock[] = [];
+  if (outcome.text !== "" || outcome.images.length === 0) {
+    content.push({ type: "text", text: outcome.text });
+  }
+  if (outcome.status === "ok") {
+    for (const image of outcome.images) {
+      if (IMAGES.has(image.mimeType)) {
+        content.push({
+          type: "image",
+          source: {
+            type: "base64",
+            media_type: image.mimeType as "image/png",
+            data: image.data,
+          },
+        });
+      } else {
+        content.push({
+          type: "text",
+          text:
+            `[image omitted: ${image.mimeType} is not a type the model accepts]`,
+        });
+      }
+    }
+  }
+  const result: AnthropicToolResult = {
+    type: "tool_result",
+    tool_use_id: id,
+    content,
+  };
+  if (outcome.status !== "ok") result.is_error = true;
+  return result;
 }

@@ -1,7 +1,8 @@
 /**
- * OpenAI function parameters: a `strict: true` form when the schema can be
- * made strict, the plain schema otherwise, and the way back from a strict
- * call's arguments to what the server expects. Internal.
+ * The OpenAI schema dialect, shared by Chat Completions and Responses:
+ * function parameters in a `strict: true` form when the schema can be made
+ * strict, the plain schema otherwise, and the way back from a strict call's
+ * arguments to what the server expects. Internal.
  *
  * Strict mode ("Structured Outputs") rules, as the `openai` SDK's own
  * `toStrictJsonSchema` (openai-node `src/lib/transform.ts`) and the
@@ -26,18 +27,8 @@ import {
   type Schema,
 } from "./_json_schema.ts";
 import { setOwn } from "../_util/values.ts";
-
-/** The parameters of one OpenAI function, and how they were chosen. */
-export interface OpenAIParameters {
-  /** The `parameters` JSON Schema. */
-  parameters: Schema;
-  /** Whether `parameters` is the strict form (send `strict: true`). */
-  strict: boolean;
-  /** For the model: root constraints that could not be expressed. */
-  hint?: string;
-  /** For people: which form was chosen and why, and what was changed. */
-  notes: string[];
-}
+import type { Dialect } from "./_codec.ts";
+import type { ToolDefinitionOptions } from "./options.ts";
 
 /**
  * Keywords that only narrow the accepted values. Strict mode refuses them;
@@ -94,21 +85,21 @@ const MAX_PROPERTIES = 5000;
 class NotStrict extends Error {}
 
 /**
- * Builds a tool's OpenAI `parameters`.
+ * Builds a tool's OpenAI `parameters` and says whether they are strict.
  *
  * @param input The tool's `inputSchema`.
- * @param wantStrict Try the strict form (else the plain one, always).
+ * @param options `strict: false` sends the plain form, always.
  */
-export function openaiParameters(
+export function openaiSchema(
   input: Schema,
-  wantStrict: boolean,
-): OpenAIParameters {
+  options: ToolDefinitionOptions,
+): Dialect {
   const root = objectRoot(input);
   const base = root.schema;
   const hint = root.hint === undefined ? {} : { hint: root.hint };
-  if (!wantStrict) {
+  if (!(options.strict ?? true)) {
     return {
-      parameters: base,
+      schema: base,
       strict: false,
       ...hint,
       notes: [...root.notes, "not strict: strict mode was turned off"],
@@ -117,16 +108,18 @@ export function openaiParameters(
   const changes: string[] = [];
   try {
     const strict = new Strictifier(base, changes).run();
+    const original = objectRoot(input).schema;
     return {
-      parameters: strict,
+      schema: strict,
       strict: true,
       ...hint,
       notes: [...root.notes, "strict", ...changes],
+      restore: (args) => dropStrictNulls(original, args),
     };
   } catch (error) {
     if (!(error instanceof NotStrict)) throw error;
     return {
-      parameters: base,
+      schema: base,
       strict: false,
       ...hint,
       notes: [...root.notes, `not strict: ${error.message}`],
@@ -322,7 +315,7 @@ function withSentence(description: unknown, sentence: string): string {
  * properties that were optional and do not accept `null` in `schema` (the
  * tool's original schema, after {@linkcode objectRoot}), at any depth.
  */
-export function dropStrictNulls(
+function dropStrictNulls(
   schema: Schema,
   args: Record<string, unknown>,
 ): Record<string, unknown> {

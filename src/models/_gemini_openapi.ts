@@ -1,67 +1,41 @@
 /**
- * Gemini function parameters, in the two forms the API takes. Internal.
- *
- * - `parametersJsonSchema` (current endpoints): JSON Schema, but `$ref` into
- *   `$defs` fails ("reference to undefined schema at properties.x.anyOf.1",
- *   gemini-cli #13326; "$ref … was set alongside unsupported fields",
- *   opencode #12295) and recursive schemas are refused (gemini-cli #11393).
- *   So references are inlined, cycles cut, and only the keywords Gemini
- *   documents for JSON Schema are kept.
- * - `parameters` (older endpoints, Vertex AI): the OpenAPI 3.0 subset of the
- *   `Schema` message — `type` in upper case, `nullable` instead of a `null`
- *   type, string-only `enum`, int64 limits as strings — and any other field
- *   is refused ("Unknown name \"additionalProperties\"", "\"$schema\"",
- *   promptfoo #6902, #4200; "Proto field is not repeating" for a type list).
- *   The field list is `Schema` in `@google/genai`.
+ * Gemini with OpenAPI-subset `parameters` (older endpoints, Vertex AI): the
+ * same API as `_gemini.ts` (whose call and result forms it shares), but
+ * parameters are the OpenAPI 3.0 subset of the `Schema` message — `type` in
+ * upper case, `nullable` instead of a `null` type, string-only `enum`,
+ * int64 limits as strings — and any other field is refused ("Unknown name
+ * \"additionalProperties\"", "\"$schema\"", promptfoo #6902, #4200; "Proto
+ * field is not repeating" for a type list). The field list is `Schema` in
+ * `@google/genai`. Internal.
  *
  * @module
  */
 
-import {
-  existingRequired,
-  flattenAllOf,
-  inlineRefs,
-  isSchema,
-  mapChildren,
-  mergeProperties,
-  objectRoot,
-  type Schema,
-} from "./_json_schema.ts";
+import { existingRequired, isSchema, type Schema } from "./_json_schema.ts";
 import { setOwn } from "../_util/values.ts";
+import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
+import {
+  geminiCalls,
+  mergeAllOf,
+  prepare,
+  STRUCTURE,
+  withHint,
+} from "./_gemini.ts";
+import type { GeminiSchema } from "./types.ts";
 
-/** A Gemini parameters schema and what was changed to get it. */
-export interface GeminiParameters {
-  /** The schema; `undefined` for a tool without parameters (OpenAPI form). */
-  schema: Schema | undefined;
-  /** For the model: root constraints that could not be expressed. */
-  hint?: string;
-  /** For people: what was changed. */
-  notes: string[];
-}
-
-/** JSON Schema keywords Gemini documents for `parametersJsonSchema`. */
-const JSON_KEYWORDS = new Set([
-  "type",
-  "format",
-  "title",
-  "description",
-  "enum",
-  "items",
-  "prefixItems",
-  "minItems",
-  "maxItems",
-  "minimum",
-  "maximum",
-  "minLength",
-  "maxLength",
-  "pattern",
-  "anyOf",
-  "properties",
-  "additionalProperties",
-  "required",
-  "propertyOrdering",
-  "default",
-]);
+/** The OpenAPI `parameters` codec. */
+export const geminiOpenApi: Codec<"gemini-openapi"> = {
+  ...geminiCalls,
+  schema: openApiSchema,
+  definitions: (entries) => [{
+    functionDeclarations: entries.map((entry) => ({
+      ...nameAndDescription(entry),
+      ...(entry.schema === undefined
+        ? {}
+        : { parameters: entry.schema as GeminiSchema }),
+    })),
+  }],
+};
 
 /** Fields of the `Schema` message that hold an int64 (sent as strings). */
 const INT64 = new Set([
@@ -97,49 +71,8 @@ const OPENAPI_FORMATS: Record<string, ReadonlySet<string>> = {
   integer: new Set(["int32", "int64"]),
 };
 
-/** Builds `parametersJsonSchema`. */
-export function geminiJsonSchema(input: Schema): GeminiParameters {
-  const { schema, hint, notes } = prepare(input);
-  const dropped = new Set<string>();
-  const walk = (input: unknown): unknown => {
-    if (!isSchema(input)) return {};
-    const node = Array.isArray(input.allOf) ? mergeAllOf(input) : input;
-    const out: Schema = {};
-    for (const [key, value] of Object.entries(node)) {
-      if (key === "oneOf" && Array.isArray(value)) {
-        out.anyOf = [...(Array.isArray(out.anyOf) ? out.anyOf : []), ...value];
-      } else if (key === "const") {
-        out.enum = [value];
-      } else if (key === "examples" && Array.isArray(value)) {
-        continue;
-      } else if (JSON_KEYWORDS.has(key)) {
-        out[key] = value;
-      } else {
-        dropped.add(key);
-      }
-    }
-    if (Array.isArray(node.anyOf) && Array.isArray(node.oneOf)) {
-      out.anyOf = [...node.anyOf, ...node.oneOf];
-    }
-    if (Object.hasOwn(out, "required")) {
-      // Gemini refuses a required property that is not declared.
-      const required = existingRequired(out.required, out.properties);
-      if (required.length > 0) out.required = required;
-      else delete out.required;
-    }
-    return mapChildren(out, walk);
-  };
-  const result = walk(schema) as Schema;
-  if (dropped.size > 0) {
-    notes.push(
-      `removed unsupported keywords: ${[...dropped].sort().join(", ")}`,
-    );
-  }
-  return withHint({ schema: result, notes }, hint);
-}
-
 /** Builds `parameters` (OpenAPI 3.0 subset). */
-export function geminiOpenApiSchema(input: Schema): GeminiParameters {
+function openApiSchema(input: Schema): Dialect {
   const { schema, hint, notes } = prepare(input);
   const dropped = new Set<string>();
   const result = toOpenApi(schema, dropped);
@@ -153,24 +86,6 @@ export function geminiOpenApiSchema(input: Schema): GeminiParameters {
   const empty = !isSchema(result.properties) ||
     Object.keys(result.properties).length === 0;
   return withHint({ schema: empty ? undefined : result, notes }, hint);
-}
-
-function prepare(
-  input: Schema,
-): { schema: Schema; hint?: string; notes: string[] } {
-  const root = objectRoot(input);
-  const notes = [...root.notes];
-  const schema = inlineRefs(root.schema, { note: (text) => notes.push(text) });
-  return root.hint === undefined
-    ? { schema, notes }
-    : { schema, hint: root.hint, notes };
-}
-
-function withHint(
-  parameters: GeminiParameters,
-  hint: string | undefined,
-): GeminiParameters {
-  return hint === undefined ? parameters : { ...parameters, hint };
 }
 
 function toOpenApi(node: unknown, dropped: Set<string>): Schema {
@@ -282,51 +197,9 @@ function toOpenApi(node: unknown, dropped: Set<string>): Schema {
   return out;
 }
 
-/** Keywords `toOpenApi` handles as structure rather than copying. */
-const STRUCTURE = new Set([
-  "type",
-  "anyOf",
-  "oneOf",
-  "allOf",
-  "properties",
-  "required",
-  "items",
-  "prefixItems",
-]);
-
 function typeList(type: unknown): string[] {
   if (typeof type === "string") return [type];
   return Array.isArray(type)
     ? type.filter((item) => typeof item === "string")
     : [];
-}
-
-/** Merges object branches of `allOf` into `node`; other branches are ignored. */
-function mergeAllOf(node: Schema): Schema {
-  const { allOf, ...rest } = node;
-  const properties: Schema = isSchema(rest.properties)
-    ? { ...rest.properties }
-    : {};
-  const required = new Set(Array.isArray(rest.required) ? rest.required : []);
-  let type = rest.type;
-  for (const branch of flattenAllOf(allOf as unknown[])) {
-    if (!isSchema(branch)) continue;
-    if (isSchema(branch.properties)) {
-      mergeProperties(properties, branch.properties);
-    }
-    if (Array.isArray(branch.required)) {
-      for (const key of branch.required) required.add(key);
-    }
-    type ??= branch.type;
-    for (const [key, value] of Object.entries(branch)) {
-      if (!Object.hasOwn(rest, key) && !STRUCTURE.has(key)) {
-        setOwn(rest, key, value);
-      }
-    }
-  }
-  const out: Schema = { ...rest };
-  if (type !== undefined) out.type = type;
-  if (Object.keys(properties).length > 0) out.properties = properties;
-  if (required.size > 0) out.required = [...required];
-  return out;
 }

@@ -1,0 +1,86 @@
+/**
+ * Turns registry tools into the entries a codec declares: the tools a
+ * model may see, each with the name, description and arguments schema in
+ * the codec's dialect, plus a report per tool. Internal.
+ *
+ * @module
+ */
+
+import { toolAlias } from "../tools/alias.ts";
+import type { RegisteredTool } from "../tools/registry.ts";
+import type { Codec, Entry } from "./_codec.ts";
+import type {
+  SchemaReport,
+  ToolDefinitionOptions,
+  ToolSource,
+} from "./options.ts";
+import type { ModelProvider } from "./types.ts";
+
+const identity = (args: Record<string, unknown>) => args;
+
+/** The tools of a source, in order. */
+export function toolsOf(source: ToolSource): RegisteredTool[] {
+  return Array.isArray(source)
+    ? [...source]
+    : (source as { list(): RegisteredTool[] }).list();
+}
+
+/**
+ * Whether a tool may reach a model: MCP Apps tools whose `visibility` lacks
+ * `"model"` are for the server's app only (the spec: a host MUST NOT
+ * include them in the agent's tool list).
+ */
+export function forModel(tool: RegisteredTool): boolean {
+  return tool.ui === undefined || tool.ui.visibility.includes("model");
+}
+
+/** Declares every tool of `source` a model may see in `codec`'s terms. */
+export function buildEntries(
+  source: ToolSource,
+  codec: Pick<Codec<ModelProvider>, "name" | "schema">,
+  options: ToolDefinitionOptions,
+): Entry[] {
+  return toolsOf(source).filter(forModel).map((tool) =>
+    buildEntry(tool, codec, options)
+  );
+}
+
+function buildEntry(
+  tool: RegisteredTool,
+  codec: Pick<Codec<ModelProvider>, "name" | "schema">,
+  options: ToolDefinitionOptions,
+): Entry {
+  const name = codec.name(toolAlias(tool.name));
+  const dialect = codec.schema(tool.inputSchema ?? { type: "object" }, options);
+  const report: SchemaReport = { tool: tool.name, name, notes: dialect.notes };
+  if (dialect.strict !== undefined) report.strict = dialect.strict;
+  return {
+    tool,
+    name,
+    description: describe(tool, options, dialect.hint),
+    schema: dialect.schema,
+    strict: dialect.strict ?? false,
+    restore: dialect.restore ?? identity,
+    report,
+  };
+}
+
+/** The description a model reads: title, description, capability, root hint. */
+function describe(
+  tool: RegisteredTool,
+  options: ToolDefinitionOptions,
+  hint: string | undefined,
+): string | undefined {
+  let text = (tool.description ?? "").trim();
+  const title = tool.title?.trim();
+  if ((options.title ?? true) && title && !text.startsWith(title)) {
+    text = text === "" ? title : `${title}: ${text}`;
+  }
+  if (options.capabilityHint) {
+    const { readOnly, writes } = tool.capability;
+    const label = writes ? "(writes)" : readOnly ? "(read-only)" : "";
+    if (label !== "") text = text === "" ? label : `${text} ${label}`;
+  }
+  if (hint !== undefined) text = text === "" ? hint : `${text} ${hint}`;
+  return text === "" ? undefined : text;
+}

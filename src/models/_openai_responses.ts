@@ -1,0 +1,53 @@
+/**
+ * OpenAI Responses: function `tools` in the OpenAI schema dialect,
+ * `function_call` items read, and each outcome as a `function_call_output`
+ * (with `input_image` parts for images). Internal.
+ *
+ * @module
+ */
+
+import { type Codec, nameAndDescription, sameName } from "./_codec.ts";
+import { dataUrl, type Outcome } from "./_content.ts";
+import { openaiSchema } from "./_openai_strict.ts";
+import type { OpenAIResponsesFunctionCallOutput } from "./types.ts";
+
+/** The Responses codec. */
+export const openaiResponses: Codec<"openai-responses"> = {
+  name: sameName,
+  schema: openaiSchema,
+  definitions: (entries) =>
+    entries.map((entry) => ({
+      type: "function",
+      ...nameAndDescription(entry),
+      parameters: entry.schema ?? {},
+      strict: entry.strict,
+    })),
+  decode: (call) => ({
+    id: call.call_id,
+    name: call.name,
+    args: call.arguments,
+  }),
+  encode: (id, _name, outcome) => result(id ?? "", outcome),
+  turn: (results) => results,
+};
+
+/** A `function_call_output`, with `input_image` parts for images. */
+function result(
+  id: string,
+  outcome: Outcome,
+): OpenAIResponsesFunctionCallOutput {
+  if (outcome.status !== "ok" || outcome.images.length === 0) {
+    return { type: "function_call_output", call_id: id, output: outcome.text };
+  }
+  return {
+    type: "function_call_output",
+    call_id: id,
+    output: [
+      { type: "input_text", text: outcome.text },
+      ...outcome.images.map((image) => ({
+        type: "input_image" as const,
+        image_url: dataUrl(image),
+      })),
+    ],
+  };
+}
