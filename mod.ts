@@ -51,14 +51,14 @@ export type {
   SamplingRequest,
   SamplingResult,
 } from "./src/protocol/handlers.ts";
-export { validateServerConfig } from "./src/config/server.ts";
+export { validateServerConfig } from "./src/server_config.ts";
 export type {
   MCPProtocolChoice,
   MCPServerConfig,
   MCPTransportKind,
   RemoteServerConfig,
   StdioServerConfig,
-} from "./src/config/server.ts";
+} from "./src/server_config.ts";
 export type { MCPProtocolEra } from "./src/protocol/era.ts";
 export {
   MCPAdapterError,

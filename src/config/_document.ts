@@ -13,7 +13,7 @@ import {
   parseDocument,
   type TextFormat,
 } from "./_text.ts";
-import { ConfigProblem, formatPath } from "./_problem.ts";
+import { ConfigProblem, formatPath } from "../_util/problem.ts";
 import { isRecord } from "../_util/values.ts";
 import { schemaProblems } from "./_schema_errors.ts";
 

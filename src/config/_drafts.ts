@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { MCPServerConfig } from "./server.ts";
-import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
+import type { MCPServerConfig } from "../server_config.ts";
+import { ConfigProblem, formatPath, type Path } from "../_util/problem.ts";
 import { isRecord, kindOf } from "../_util/values.ts";
 import { firstReference } from "./_interpolate.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ConfigProblem } from "./_problem.ts";
+import { ConfigProblem } from "../_util/problem.ts";
 import { isRecord } from "../_util/values.ts";
 
 /** One input of a config file's `inputs` list, as a function that asks for it sees it. */

@@ -21,7 +21,7 @@ import {
   REMOTE_FIELDS,
   serverConfigProblems,
   STDIO_FIELDS,
-} from "./server.ts";
+} from "../server_config.ts";
 import type { MCPToolFilter } from "../types.ts";
 import { LOADER_SCHEMA } from "./schema.ts";
 import { MCPConfigFileError } from "./errors.ts";
@@ -44,7 +44,7 @@ import {
 import { type ConfigInput, declaredInputs, inputValue } from "./_inputs.ts";
 import { type Draft, draftsOf, uniquenessProblems, within } from "./_drafts.ts";
 import { parseDotenv } from "./_dotenv.ts";
-import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
+import { ConfigProblem, formatPath, type Path } from "../_util/problem.ts";
 import { declareSecrets } from "../_util/redact.ts";
 import { type ReadAuth, readAuth } from "./_auth.ts";
 import { isRecord, kindOf, setOwn } from "../_util/values.ts";

@@ -56,7 +56,7 @@ export type {
   WorkloadIdentityAuth,
 } from "./types.ts";
 // Re-exported so this module documents on its own (`deno doc --lint`).
-export type { MCPServerConfig, MCPTransportKind } from "./server.ts";
+export type { MCPServerConfig, MCPTransportKind } from "../server_config.ts";
 export type { CapabilityOverrides } from "../tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "../types.ts";
 

@@ -9,6 +9,7 @@
 
 import type { EventSourceMessage } from "eventsource-parser";
 import { errorMessage } from "../_util/errors.ts";
+import { httpUrl, isHeaderName, isHeaderValue } from "../_util/http_checks.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
 import { EventReader, readCapped } from "./_body.ts";
 import {
@@ -66,8 +67,6 @@ export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([
   307,
   308,
 ]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const BAD_HEADER_VALUE = /[\0\r\n]/;
 
 /** The `type/subtype` of a Content-Type header, lower-cased, without parameters. */
 export function mediaType(header: string | null): string | undefined {
@@ -96,16 +95,8 @@ export function fetchFailure(error: unknown): string {
 
 /** Parses and checks the configured server URL. */
 export function serverUrl(url: unknown, transport: string): URL {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url as string | URL);
-  } catch {
-    parsed = undefined;
-  }
-  if (
-    parsed === undefined ||
-    (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-  ) {
+  const parsed = httpUrl(url as string | URL);
+  if (parsed === undefined) {
     throw new MCPConfigError(
       "url",
       `${transport} needs an absolute http(s) "url" such as "https://example.com/mcp", got ${
@@ -134,7 +125,7 @@ export function checkHeaders(
     );
   }
   for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) {
+    if (!isHeaderName(name)) {
       throw new MCPConfigError(
         "headers",
         `${transport}: ${
@@ -143,7 +134,7 @@ export function checkHeaders(
       );
     }
     const key = name.toLowerCase();
-    if (typeof value !== "string" || BAD_HEADER_VALUE.test(value)) {
+    if (typeof value !== "string" || !isHeaderValue(value)) {
       throw new MCPConfigError(
         "headers",
         `${transport}: the value of header "${name}" must be a string without line breaks or NUL characters.`,
