@@ -115,6 +115,7 @@ export type {
 } from "./src/transports/streamable_http.ts";
 export { SSEClientTransport } from "./src/transports/sse.ts";
 export type { SSEClientTransportOptions } from "./src/transports/sse.ts";
+export type { RemoteTransportOptions } from "./src/transports/remote.ts";
 export type {
   JSONRPCErrorResponse,
   JSONRPCMessage,
