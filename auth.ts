@@ -62,6 +62,6 @@ export type {
   ServerEntry,
   WorkloadIdentityAuth,
 } from "./src/config/types.ts";
-export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./src/server_config.ts";
 export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "./src/types.ts";

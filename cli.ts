@@ -47,7 +47,7 @@ export type {
   DPoPProofRequest,
   DPoPSessionLike,
 } from "./src/transports/_oauth/state.ts";
-export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./src/server_config.ts";
 export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "./src/types.ts";
 import process from "node:process";

@@ -52,7 +52,7 @@ export type { ParseSkillOptions, Skill } from "./src/config/skill.ts";
 // Types the API above refers to, also exported by the root entry; listed
 // here so this entry documents on its own (`deno doc --lint`).
 export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
-export type { MCPServerConfig, MCPTransportKind } from "./src/config/server.ts";
+export type { MCPServerConfig, MCPTransportKind } from "./src/server_config.ts";
 export type { MCPAdapterError, MCPConfigError } from "./src/errors.ts";
 export type { RegisteredTool, ToolRegistry } from "./src/tools/registry.ts";
 export type {

@@ -51,14 +51,14 @@ export type {
   SamplingRequest,
   SamplingResult,
 } from "./src/protocol/handlers.ts";
-export { validateServerConfig } from "./src/config/server.ts";
+export { validateServerConfig } from "./src/server_config.ts";
 export type {
   MCPProtocolChoice,
   MCPServerConfig,
   MCPTransportKind,
   RemoteServerConfig,
   StdioServerConfig,
-} from "./src/config/server.ts";
+} from "./src/server_config.ts";
 export type { MCPProtocolEra } from "./src/protocol/era.ts";
 export {
   MCPAdapterError,
@@ -115,6 +115,7 @@ export type {
 } from "./src/transports/streamable_http.ts";
 export { SSEClientTransport } from "./src/transports/sse.ts";
 export type { SSEClientTransportOptions } from "./src/transports/sse.ts";
+export type { RemoteTransportOptions } from "./src/transports/remote.ts";
 export type {
   JSONRPCErrorResponse,
   JSONRPCMessage,

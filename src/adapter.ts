@@ -12,7 +12,7 @@ import {
   type MCPServerConfig,
   type MCPTransportKind,
   validateServerConfig,
-} from "./config/server.ts";
+} from "./server_config.ts";
 import {
   checkTimeoutMs,
   Connection,

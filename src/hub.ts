@@ -14,7 +14,7 @@ import {
 import { configSecrets, redact } from "./_util/redact.ts";
 import { SerialQueue } from "./_util/serial_queue.ts";
 import type { ServerEntry } from "./config/load.ts";
-import { type MCPServerConfig, validateServerConfig } from "./config/server.ts";
+import { type MCPServerConfig, validateServerConfig } from "./server_config.ts";
 import { isRecord } from "./_util/values.ts";
 import type { OAuthClientProviderLike } from "./transports/oauth.ts";
 import {
@@ -25,7 +25,7 @@ import {
 import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
 import { errorMessage } from "./_util/errors.ts";
 import type { MCPLogLevel } from "./types.ts";
-import type { MCPTransportKind } from "./config/server.ts";
+import type { MCPTransportKind } from "./server_config.ts";
 import type { PinnedTools } from "./tools/fingerprint.ts";
 import type { ToolDrift } from "./tools/drift.ts";
 

@@ -10,7 +10,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CliOutput } from "./_output.ts";
 import type { Ask } from "./_handlers.ts";
-import type { ConfigInput } from "../config/_inputs.ts";
+import type { ConfigInput } from "../config/load.ts";
 import { loadConfig, type ServerEntry } from "../config/load.ts";
 import { errorMessage } from "../_util/errors.ts";
 import { CliError, USAGE } from "./_errors.ts";

@@ -13,7 +13,7 @@ import type { ServerEntry } from "../config/load.ts";
 import {
   type MCPServerConfig,
   validateServerConfig,
-} from "../config/server.ts";
+} from "../server_config.ts";
 import { MCPConfigError } from "../errors.ts";
 import type { Options } from "./_args.ts";
 import { UsageError } from "./_errors.ts";

@@ -11,7 +11,7 @@
 
 import type { ServerAuth } from "./types.ts";
 import { interpolateValue, type Variables } from "./_interpolate.ts";
-import { ConfigProblem, type Path } from "./_problem.ts";
+import { ConfigProblem, type Path } from "../_util/problem.ts";
 import { isRecord } from "../_util/values.ts";
 
 /** Fields whose values are secrets. */

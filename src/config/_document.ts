@@ -13,14 +13,14 @@ import {
   parseDocument,
   type TextFormat,
 } from "./_text.ts";
-import { ConfigProblem, formatPath } from "./_problem.ts";
+import { ConfigProblem, formatPath } from "../_util/problem.ts";
 import { isRecord } from "../_util/values.ts";
 import { schemaProblems } from "./_schema_errors.ts";
 
 export { schemaProblems };
 import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { JsonSchema, ToolCapability } from "../types.ts";
-import { errorMessage } from "../_util/errors.ts";
+import { readFailure, readText } from "../_util/read_file.ts";
 
 /**
  * Parses text, refusing empty documents.
@@ -200,44 +200,6 @@ export async function readTextFile(path: string): Promise<string> {
       `${path}: cannot read the file: ${readFailure(error)}`,
       { file: path, path: "", cause: error },
     );
-  }
-}
-
-/**
- * Reads a text file like {@linkcode readTextFile}, failing with the
- * runtime's own error (see {@linkcode readFailure}).
- *
- * @param path The file's path.
- * @returns Its text.
- */
-export async function readText(path: string): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  return await readFile(path, "utf8");
-}
-
-/**
- * Why a file could not be read, and what to do, in a few words.
- *
- * @param error What the runtime threw.
- * @returns E.g. `it does not exist; check the path`.
- */
-export function readFailure(error: unknown): string {
-  const { code, name } = error as { code?: unknown; name?: unknown };
-  switch (code ?? name) {
-    case "ENOENT":
-    case "NotFound":
-      return "it does not exist; check the path";
-    case "EISDIR":
-    case "IsADirectory":
-      return "it is a directory; name a file inside it";
-    case "EACCES":
-    case "EPERM":
-    case "PermissionDenied":
-      return "permission denied; check the file's permissions";
-    case "NotCapable":
-      return "Deno may not read it; run deno with --allow-read";
-    default:
-      return errorMessage(error);
   }
 }
 

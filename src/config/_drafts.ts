@@ -1,16 +1,68 @@
 /**
- * Internal: the servers of a config file as written, before their values
- * are interpolated and checked — one shape for this library's
- * `{ servers: [...] }` list and for the `mcpServers` / VS Code `servers`
- * objects — and the checks that span servers (unique names and namespaces).
+ * Internal: stage 2 of loading a config, drafts. The servers of the parsed
+ * document as written, before their values are interpolated and checked —
+ * one shape for this library's `{ servers: [...] }` list and for the
+ * `mcpServers` / VS Code `servers` objects — with the fields each one's
+ * format interpolates and the inputs it uses, which of them can be read
+ * further, and the checks that span servers (unique names and namespaces).
  *
  * @module
  */
 
-import type { MCPServerConfig } from "./server.ts";
-import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
+import {
+  COMMON_FIELDS,
+  type MCPServerConfig,
+  REMOTE_FIELDS,
+  STDIO_FIELDS,
+} from "../server_config.ts";
+import { ConfigProblem, formatPath, type Path } from "../_util/problem.ts";
 import { isRecord, kindOf } from "../_util/values.ts";
-import { firstReference } from "./_interpolate.ts";
+import { firstReference, inputReferences } from "./_interpolate.ts";
+import type { ParsedConfig } from "./_parse.ts";
+
+/** The fields whose strings may hold `${…}` references. */
+export const INTERPOLATED: readonly string[] = [
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+];
+
+/** The servers of a config, as the later stages read them. */
+export interface Servers {
+  /** Every entry that could be read as a server, in file order. */
+  all: Draft[];
+  /** The servers whose values are interpolated and checked. */
+  readable: Draft[];
+  /** Paths the schema found fault with, formatted: not reported twice. */
+  faulty: ReadonlySet<string>;
+  /** Repeated names and namespaces: reported after each server's own problems. */
+  duplicates: ConfigProblem[];
+}
+
+/**
+ * Lists the servers of a parsed config; the problems of entries that cannot
+ * be read as servers go to `parsed.problems`.
+ *
+ * @param parsed The parsed config.
+ * @returns The servers.
+ */
+export function draftsOf(parsed: ParsedConfig): Servers {
+  const { problems } = parsed;
+  const all = listed(parsed.root, problems);
+  const faulty = new Set(problems.map((problem) => formatPath(problem.path)));
+  // A server the schema found fault with as a whole, or in its name or
+  // transport, is not read further; the others' values are interpolated and
+  // checked, so one run reports every problem.
+  const readable = all.filter((draft) =>
+    ![[], ["name"], ["transport"], ["type"]].some((field) =>
+      faulty.has(formatPath([...draft.path, ...field]))
+    )
+  );
+  return { all, readable, faulty, duplicates: uniquenessProblems(all) };
+}
 
 /** A server as read from the file, before validation of its config. */
 export interface Draft {
@@ -24,10 +76,39 @@ export interface Draft {
   /** Our own format: strict about fields of the other transport, and has extras. */
   ours: boolean;
   enabled: boolean;
+  /** The fields of the server config its format reads, in that order. */
+  fields: readonly string[];
+  /** The ids of the inputs its fields use, in order, repeats included. */
+  inputs: readonly string[];
+}
+
+/** A draft before the fields its format reads are known. */
+type Written = Omit<Draft, "fields" | "inputs">;
+
+/** A written server with the fields its format reads and the inputs they use. */
+function completed(written: Written): Draft {
+  // Our format: every field written is checked (one of the other transport
+  // is a mistake); the other formats: the transport's fields, the rest is
+  // ignored, as their own clients do.
+  const fields = written.ours
+    ? [...COMMON_FIELDS, ...STDIO_FIELDS, ...REMOTE_FIELDS]
+    : written.transport === "stdio"
+    ? [...COMMON_FIELDS, ...STDIO_FIELDS]
+    : [...COMMON_FIELDS, ...REMOTE_FIELDS];
+  const { raw } = written;
+  const inputs = [
+    ...[...fields, "envFile"].flatMap((field) =>
+      INTERPOLATED.includes(field) || field === "envFile"
+        ? inputReferences(raw[field])
+        : []
+    ),
+    ...(written.ours ? inputReferences(raw.auth) : []),
+  ];
+  return { ...written, fields, inputs };
 }
 
 /**
- * The servers of a document whose root the schema has accepted as a
+ * The entries of a document whose root the schema has accepted as a
  * `servers` list or a `servers` / `mcpServers` object.
  *
  * @param root The document's root object.
@@ -35,7 +116,7 @@ export interface Draft {
  * (they are left out).
  * @returns The servers, in file order.
  */
-export function draftsOf(
+function listed(
   root: Record<string, unknown>,
   problems: ConfigProblem[],
 ): Draft[] {
@@ -46,7 +127,7 @@ export function draftsOf(
       const name = raw.name as string;
       const explicit = typeof raw.namespace === "string";
       unreplaced(raw, path, true, problems);
-      return [{
+      return [completed({
         path,
         raw,
         name,
@@ -55,7 +136,7 @@ export function draftsOf(
         transport: raw.transport as MCPServerConfig["transport"],
         ours: true,
         enabled: raw.enabled !== false,
-      }];
+      })];
     });
   }
   const key = Object.hasOwn(root, "mcpServers") ? "mcpServers" : "servers";
@@ -72,7 +153,7 @@ export function draftsOf(
       return [];
     }
     unreplaced(raw, path, false, problems);
-    return [{
+    return [completed({
       path,
       raw,
       name,
@@ -81,7 +162,7 @@ export function draftsOf(
       transport,
       ours: false,
       enabled: raw.disabled !== true && raw.enabled !== false,
-    }];
+    })];
   });
 }
 
@@ -181,23 +262,13 @@ function transportOf(
 }
 
 /**
- * Whether `path` is `parent` or lies under it.
- *
- * @param path A path.
- * @param parent Another.
- */
-export function within(path: Path, parent: Path): boolean {
-  return parent.every((segment, index) => path[index] === segment);
-}
-
-/**
  * Every repeated server name and namespace, each naming the first server
  * that has it.
  *
  * @param drafts The servers, in file order.
  * @returns The problems.
  */
-export function uniquenessProblems(drafts: readonly Draft[]): ConfigProblem[] {
+function uniquenessProblems(drafts: readonly Draft[]): ConfigProblem[] {
   const problems: ConfigProblem[] = [];
   const names = new Map<string, Draft>();
   const namespaces = new Map<string, Draft>();

@@ -17,7 +17,7 @@
  */
 
 import { setOwn } from "../_util/values.ts";
-import { ConfigProblem, type Path } from "./_problem.ts";
+import { ConfigProblem, type Path } from "../_util/problem.ts";
 
 /** Looks up one environment variable; `undefined` when it is unset. */
 export type EnvLookup = (name: string) => string | undefined;

@@ -13,7 +13,7 @@
  */
 
 import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
-import { ConfigProblem, type Path } from "./_problem.ts";
+import { ConfigProblem, type Path } from "../_util/problem.ts";
 import { isRecord, kindOf } from "../_util/values.ts";
 import type { JsonSchema } from "../types.ts";
 import { editDistance } from "../_util/closest.ts";

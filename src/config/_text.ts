@@ -33,7 +33,7 @@ import {
 } from "js-yaml";
 import * as jsoncModule from "jsonc-parser";
 import type { Node, ParseError } from "jsonc-parser";
-import { ConfigProblem, type Path } from "./_problem.ts";
+import { ConfigProblem, type Path } from "../_util/problem.ts";
 import { MAX_DEPTH, TOO_DEEP, tooDeepJson, tooDeepPath } from "./_depth.ts";
 
 /** The two text formats. */

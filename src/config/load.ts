@@ -16,17 +16,11 @@
  * @module
  */
 
-import { readTextFile } from "./_document.ts";
-import { askInputs } from "./_inputs.ts";
-import {
-  finish,
-  type ReadConfig,
-  readConfig,
-  readEnvFiles,
-  refuseEnvFiles,
-  usedInputs,
-  variablesOf,
-} from "./_read.ts";
+import { parseSource, parseText } from "./_parse.ts";
+import { draftsOf } from "./_drafts.ts";
+import { askVariables, variablesOf } from "./_variables.ts";
+import { readEnvFiles, refuseEnvFiles } from "./_env_files.ts";
+import { entriesOf } from "./_entries.ts";
 import type {
   ConfigFormat,
   ConfigText,
@@ -41,7 +35,7 @@ export {
   type MCPConfigFileErrorOptions,
   type MCPConfigFileProblem,
 } from "./errors.ts";
-export type { ConfigInput, ConfigInputs } from "./_inputs.ts";
+export type { ConfigInput, ConfigInputs } from "./_variables.ts";
 export type {
   ConfigFormat,
   ConfigText,
@@ -56,13 +50,9 @@ export type {
   WorkloadIdentityAuth,
 } from "./types.ts";
 // Re-exported so this module documents on its own (`deno doc --lint`).
-export type { MCPServerConfig, MCPTransportKind } from "./server.ts";
+export type { MCPServerConfig, MCPTransportKind } from "../server_config.ts";
 export type { CapabilityOverrides } from "../tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "../types.ts";
-
-const INLINE = "<inline>";
-/** Folders in which editors keep a project's `mcp.json`: the project is the folder above. */
-const EDITOR_FOLDERS = new Set([".vscode", ".cursor"]);
 
 /**
  * Parses config text into validated server entries.
@@ -131,12 +121,11 @@ export function parseConfig(
   format: ConfigFormat,
   options: ParseConfigOptions = {},
 ): LoadedConfig {
-  const read = readConfig(text, format, options.source ?? INLINE);
-  const vars = variablesOf(read, options, options.inputs, undefined, {
-    workspaceFolder: options.workspaceFolder,
-  });
-  refuseEnvFiles(read);
-  return finish(read, vars, new Map());
+  const parsed = parseText(text, format, options.source);
+  const servers = draftsOf(parsed);
+  const vars = variablesOf(parsed, options);
+  const envFiles = refuseEnvFiles(parsed, servers);
+  return entriesOf(parsed, servers, vars, envFiles);
 }
 
 /**
@@ -195,43 +184,9 @@ export async function loadConfig(
   source: string | ConfigText,
   options: LoadConfigOptions = {},
 ): Promise<LoadedConfig> {
-  let read: ReadConfig;
-  let folder: string | undefined;
-  if (typeof source === "string") {
-    const text = await readTextFile(source);
-    read = readConfig(text, formatOf(source), source);
-    const path = await import("node:path");
-    folder = path.dirname(path.resolve(source));
-  } else {
-    read = readConfig(source.text, source.format, source.source ?? INLINE);
-  }
-  const workspaceFolder = options.workspaceFolder ??
-    (folder === undefined ? undefined : workspaceOf(folder));
-  const ask = typeof options.inputs === "function" ? options.inputs : undefined;
-  const given = typeof options.inputs === "function"
-    ? undefined
-    : options.inputs;
-  const answers = ask === undefined
-    ? undefined
-    : await askInputs(usedInputs(read.readable), read.declared, ask);
-  const vars = variablesOf(read, options, given, answers, { workspaceFolder });
-  const envFiles = await readEnvFiles(read, vars, folder ?? workspaceFolder);
-  return finish(read, vars, envFiles);
-}
-
-/** The format a file name says, or `"guess"`: JSON if the text parses as JSON, else YAML. */
-function formatOf(path: string): ConfigFormat | "guess" {
-  const lower = path.toLowerCase();
-  if (lower.endsWith(".yaml") || lower.endsWith(".yml")) return "yaml";
-  if (lower.endsWith(".json")) return "json";
-  return "guess";
-}
-
-/** `${workspaceFolder}` of a file in `folder` (an absolute path). */
-function workspaceOf(folder: string): string {
-  const separator = Math.max(folder.lastIndexOf("/"), folder.lastIndexOf("\\"));
-  const name = folder.slice(separator + 1);
-  return EDITOR_FOLDERS.has(name) && separator > 0
-    ? folder.slice(0, separator)
-    : folder;
+  const parsed = await parseSource(source);
+  const servers = draftsOf(parsed);
+  const vars = await askVariables(parsed, servers, options);
+  const envFiles = await readEnvFiles(parsed, servers, vars);
+  return entriesOf(parsed, servers, vars, envFiles);
 }

@@ -16,7 +16,7 @@ import {
   PROTOCOL_CHOICES,
   REMOTE_FIELDS,
   STDIO_FIELDS,
-} from "./server.ts";
+} from "../server_config.ts";
 
 const NAME_PATTERN = "^[^/]+$";
 const NAME_MESSAGE =

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { ConfigInputs } from "./_inputs.ts";
-import type { MCPServerConfig } from "./server.ts";
+import type { ConfigInputs } from "./_variables.ts";
+import type { MCPServerConfig } from "../server_config.ts";
 import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { MCPToolFilter } from "../types.ts";
 

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { MCPServerConfig, MCPTransportKind } from "../config/server.ts";
+import type { MCPServerConfig, MCPTransportKind } from "../server_config.ts";
 import {
   MCPConfigError,
   MCPConnectionError,

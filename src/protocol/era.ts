@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { MCPProtocolChoice } from "../config/server.ts";
+import type { MCPProtocolChoice } from "../server_config.ts";
 import type { MCPLogLevel } from "../types.ts";
 import {
   isModernVersion,

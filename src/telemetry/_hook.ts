@@ -10,7 +10,7 @@
  */
 
 import type { MCPTelemetryOptions } from "./types.ts";
-import type { MCPServerConfig } from "../config/server.ts";
+import type { MCPServerConfig } from "../server_config.ts";
 
 /** Where `@opentelemetry/api` 1.x keeps its registered providers. */
 export const OTEL_API_KEY: unique symbol = Symbol.for(

@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { MCPServerConfig } from "../config/server.ts";
+import type { MCPServerConfig } from "../server_config.ts";
 import { redact } from "../_util/redact.ts";
 import { isRecord } from "../_util/values.ts";
 import { VERSION } from "../version.ts";

@@ -5,17 +5,22 @@
  * and a declared `Content-Length` is only a hint: with an encoding it counts
  * the compressed bytes, and a custom `fetch` may say anything. Nothing here
  * keeps a view into a chunk it was handed: the decompressor's chunks can be
- * small views into large buffers, which a kept view would keep alive. Web
- * standards only. Internal.
+ * small views into large buffers, which a kept view would keep alive. Also:
+ * what was read, as JSON-RPC messages, and the words for what is not one.
+ * Web standards only. Internal.
  *
  * @module
  */
 
+import { displayUrl, excerpt } from "../_util/redact.ts";
+import type { JSONRPCMessage } from "./transport.ts";
 import type {
   EventSourceMessage,
   EventSourceParser,
   ParserConfig,
 } from "eventsource-parser";
+
+export type { EventSourceMessage };
 
 /** How much of an error body is read for its excerpt. */
 const EXCERPT_READ_BYTES = 4096;
@@ -276,4 +281,50 @@ export class EventReader {
 export function isTooLarge(error: unknown): boolean {
   return (error as { type?: unknown } | null)?.type ===
     "max-buffer-size-exceeded";
+}
+
+/** Releases a body we do not read. */
+export function discardBody(response: Response): void {
+  const body = response.body;
+  if (body !== null && !body.locked) body.cancel().catch(() => {});
+}
+
+/**
+ * The JSON in an SSE event's data, or an `Error` (returned, for the caller
+ * to report) quoting what the server at `url` sent instead.
+ */
+export function parseEventData(
+  data: string,
+  url: URL,
+  secrets: readonly string[],
+): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    return new Error(
+      `MCP server at ${displayUrl(url)} sent an SSE event that is not JSON: ${
+        excerpt(data, secrets)
+      }`,
+    );
+  }
+}
+
+/** Whether `value` can be a JSON-RPC message: an object, not an array. */
+export function isMessageObject(value: unknown): value is JSONRPCMessage {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The error to report for parsed data that is not a JSON-RPC message object. */
+export function notAMessage(
+  value: unknown,
+  url: URL,
+  secrets: readonly string[],
+): Error {
+  return new Error(
+    `MCP server at ${
+      displayUrl(url)
+    } sent something that is not a JSON-RPC message object: ${
+      excerpt(JSON.stringify(value) ?? "", secrets)
+    }`,
+  );
 }

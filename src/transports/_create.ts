@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { MCPServerConfig } from "../config/server.ts";
+import type { MCPServerConfig } from "../server_config.ts";
 import type { OAuthClientProviderLike } from "./oauth.ts";
 import type { MCPTransport } from "./transport.ts";
 import { SSEClientTransport } from "./sse.ts";

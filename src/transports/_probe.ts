@@ -8,7 +8,9 @@
  * @module
  */
 
-import { discardBody, type HttpClient, mediaType } from "./_http.ts";
+import { discardBody } from "./_body.ts";
+import type { HttpClient } from "./_client.ts";
+import { mediaType } from "./_headers.ts";
 import { LATEST_PROTOCOL_VERSION, VERSION } from "../version.ts";
 
 const PROBE = JSON.stringify({

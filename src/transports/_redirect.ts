@@ -1,6 +1,6 @@
 /**
  * Follows a redirect of an MCP server within its origin, as the remote
- * transports' HTTP client does (`_http.ts`), which loads this module when a
+ * transports' HTTP client does (`_client.ts`), which loads this module when a
  * redirect comes. Internal.
  *
  * @module
@@ -8,7 +8,8 @@
 
 import { displayUrl } from "../_util/redact.ts";
 import { MCPConnectionError } from "../errors.ts";
-import { discardBody, REDIRECT_STATUSES } from "./_http.ts";
+import { discardBody } from "./_body.ts";
+import { REDIRECT_STATUSES } from "./_client.ts";
 
 const MAX_REDIRECTS = 5;
 

@@ -11,7 +11,7 @@ import {
   MCPConfigError,
   MCPConnectionError,
 } from "../errors.ts";
-import type { OAuthClientProviderLike } from "./oauth.ts";
+import type { RemoteTransportOptions } from "./remote.ts";
 import type {
   JSONRPCMessage,
   MCPAuthorizationCallback,
@@ -19,59 +19,27 @@ import type {
 } from "./transport.ts";
 import { asError } from "../_util/errors.ts";
 import { messageTooLarge } from "./_limits.ts";
+import { fetchFailure, HttpClient } from "./_client.ts";
+import { mediaType, serverUrl } from "./_headers.ts";
 import {
   discardBody,
+  type EventReader,
   type EventSourceMessage,
-  fetchFailure,
-  HttpClient,
   isMessageObject,
-  mediaType,
+  isTooLarge,
   notAMessage,
   parseEventData,
-  serverUrl,
-} from "./_http.ts";
-import { type EventReader, isTooLarge, readBodyStart } from "./_body.ts";
+  readBodyStart,
+} from "./_body.ts";
 import { displayUrl, excerpt } from "../_util/redact.ts";
 
-/** Options of {@linkcode SSEClientTransport}. */
-export interface SSEClientTransportOptions {
-  /** The server's SSE URL, e.g. `"https://example.com/sse"`. */
-  url: string | URL;
-  /**
-   * Headers sent with the GET and every POST, e.g. `Authorization`. Their
-   * values never appear in error messages.
-   */
-  headers?: Record<string, string>;
-  /** The fetch to use (proxies, tests, edge runtimes); `globalThis.fetch` by default. */
-  fetch?: typeof fetch;
+/**
+ * Options of {@linkcode SSEClientTransport}: the remote transports' shared
+ * ones ({@linkcode RemoteTransportOptions}) and its own.
+ */
+export interface SSEClientTransportOptions extends RemoteTransportOptions {
   /** How long `start()` waits for the `endpoint` event, in milliseconds. Default 10000. */
   endpointTimeoutMs?: number;
-  /**
-   * OAuth: the MCP SDK's `OAuthClientProvider`. Its token goes on every
-   * request; a 401, or 403 `insufficient_scope`, runs the SDK's `auth()`
-   * flow (loaded lazily) and retries. When the user must approve in a
-   * browser, `start()` or `send()` fails with
-   * {@linkcode MCPAuthorizationRequiredError}; complete it with
-   * {@linkcode SSEClientTransport.finishAuth}. Takes the place of
-   * `authorize` and `getHeaders`.
-   */
-  authProvider?: OAuthClientProviderLike;
-  /**
-   * Called when the server answers 401, or 403 with `insufficient_scope`.
-   * Resolve `true` once new credentials are in place: `getHeaders` is
-   * called again and the request is retried (at most 3 times).
-   */
-  authorize?: (response: Response) => Promise<boolean>;
-  /** Supplies extra headers (e.g. `Authorization`): called before every request. */
-  getHeaders?: () => Promise<Record<string, string>>;
-  /**
-   * The largest message (SSE event) the server may send, in characters
-   * after decoding (a `Content-Encoding: gzip` stream is counted
-   * inflated); past it the connection is closed. Default 64 MiB.
-   */
-  maxMessageBytes?: number;
-  /** Not supported: use `headers`, `fetch` and `authorize` instead. */
-  requestInit?: never;
 }
 
 const DEFAULT_ENDPOINT_TIMEOUT_MS = 10_000;

@@ -12,7 +12,7 @@ import {
   MCPConfigError,
   MCPConnectionError,
 } from "../errors.ts";
-import type { OAuthClientProviderLike } from "./oauth.ts";
+import type { RemoteTransportOptions } from "./remote.ts";
 import type {
   JSONRPCMessage,
   MCPAuthorizationCallback,
@@ -21,14 +21,9 @@ import type {
 } from "./transport.ts";
 import { headerValue } from "../_util/header_value.ts";
 import { asError } from "../_util/errors.ts";
-import {
-  discardBody,
-  fetchFailure,
-  HttpClient,
-  mediaType,
-  serverUrl,
-} from "./_http.ts";
-import { readBodyStart } from "./_body.ts";
+import { fetchFailure, HttpClient } from "./_client.ts";
+import { mediaType, serverUrl } from "./_headers.ts";
+import { discardBody, readBodyStart } from "./_body.ts";
 import { displayUrl, excerpt } from "../_util/redact.ts";
 import { RequestStreams } from "./_streamable/requests.ts";
 import {
@@ -61,17 +56,11 @@ export interface StreamableHTTPReconnectionOptions {
   maxRetries?: number;
 }
 
-/** Options of {@linkcode StreamableHTTPTransport}. */
-export interface StreamableHTTPTransportOptions {
-  /** The server's MCP endpoint, e.g. `"https://example.com/mcp"`. */
-  url: string | URL;
-  /**
-   * Headers sent with every request (POST, GET and DELETE), e.g.
-   * `Authorization`. Their values never appear in error messages.
-   */
-  headers?: Record<string, string>;
-  /** The fetch to use (proxies, tests, edge runtimes); `globalThis.fetch` by default. */
-  fetch?: typeof fetch;
+/**
+ * Options of {@linkcode StreamableHTTPTransport}: the remote transports'
+ * shared ones ({@linkcode RemoteTransportOptions}) and its own.
+ */
+export interface StreamableHTTPTransportOptions extends RemoteTransportOptions {
   /** Backoff for reopening broken SSE streams. */
   reconnection?: StreamableHTTPReconnectionOptions;
   /** How long `close()` waits for the session's DELETE, in milliseconds. Default 2000. */
@@ -83,39 +72,6 @@ export interface StreamableHTTPTransportOptions {
    * would only open and tear it down.
    */
   serverStream?: boolean;
-  /**
-   * OAuth: the MCP SDK's `OAuthClientProvider` (e.g. its
-   * `ClientCredentialsProvider`, or your own for the authorization-code
-   * flow). Its token goes on every request; a 401, or 403
-   * `insufficient_scope`, runs the SDK's `auth()` flow (loaded lazily) and
-   * retries. When the user must approve in a browser the request fails
-   * with {@linkcode MCPAuthorizationRequiredError}; complete it with
-   * {@linkcode StreamableHTTPTransport.finishAuth}. Takes the place of
-   * `authorize` and `getHeaders`.
-   */
-  authProvider?: OAuthClientProviderLike;
-  /**
-   * Called when the server answers 401, or 403 with `insufficient_scope`
-   * (its body may already have been read). Resolve `true` once new
-   * credentials are in place: `getHeaders` is called again and the request
-   * is retried (at most 3 times). Resolve `false` to fail the request.
-   */
-  authorize?: (response: Response) => Promise<boolean>;
-  /**
-   * Supplies extra headers (e.g. `Authorization: Bearer …`): called before
-   * every request. They join `headers` and are redacted from error
-   * messages too.
-   */
-  getHeaders?: () => Promise<Record<string, string>>;
-  /**
-   * The largest message the server may send, in bytes after decoding (a
-   * `Content-Encoding: gzip` body is counted inflated): a JSON answer
-   * longer than this fails its request early; an SSE event (counted in
-   * characters) longer than this ends its stream. Default 64 MiB.
-   */
-  maxMessageBytes?: number;
-  /** Not supported: use `headers`, `fetch` and `authorize` instead. */
-  requestInit?: never;
 }
 
 const DEFAULT_CLOSE_TIMEOUT_MS = 2000;

@@ -1,7 +1,7 @@
 /** The HTTP client both remote transports share: how `request()` reports failures and builds each attempt. */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { HttpClient } from "../../src/transports/_http.ts";
+import { HttpClient } from "../../src/transports/_client.ts";
 
 const URL_ = new URL("http://127.0.0.1:1/mcp");
 

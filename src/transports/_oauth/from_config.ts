@@ -11,7 +11,7 @@ import type {
   ServerEntry,
   WorkloadIdentityAuth,
 } from "../../config/types.ts";
-import { readFailure, readText } from "../../config/_document.ts";
+import { readFailure, readText } from "../../_util/read_file.ts";
 import { MCPConfigError } from "../../errors.ts";
 import {
   EnterpriseAuthProvider,

@@ -9,15 +9,17 @@
 
 import { MCPConnectionError, MCPRequestLostError } from "../../errors.ts";
 import type { JSONRPCMessage, RequestId } from "../transport.ts";
+import type { HttpClient } from "../_client.ts";
+import { mediaType } from "../_headers.ts";
 import {
   discardBody,
-  type HttpClient,
+  type EventReader,
   isMessageObject,
-  mediaType,
+  isTooLarge,
   notAMessage,
   parseEventData,
-} from "../_http.ts";
-import { type EventReader, isTooLarge, readBodyStart } from "../_body.ts";
+  readBodyStart,
+} from "../_body.ts";
 import { displayUrl, excerpt } from "../../_util/redact.ts";
 import {
   type Backoff,

@@ -15,13 +15,15 @@ import {
   MCPInitializeStatusError,
   MCPSessionExpiredError,
 } from "../../errors.ts";
+import type { HttpClient } from "../_client.ts";
+import { mediaType } from "../_headers.ts";
 import {
   discardBody,
+  type EventReader,
   type EventSourceMessage,
-  type HttpClient,
-  mediaType,
-} from "../_http.ts";
-import { type EventReader, isTooLarge, readBodyStart } from "../_body.ts";
+  isTooLarge,
+  readBodyStart,
+} from "../_body.ts";
 import { displayUrl, excerpt } from "../../_util/redact.ts";
 import { messageTooLarge } from "../_limits.ts";
 import { Timers } from "../../_util/time.ts";

@@ -4,13 +4,14 @@
  * @module
  */
 
-import { MCPConfigError } from "../errors.ts";
-import { describeValue, isRecord, kindOf } from "../_util/values.ts";
-import { ConfigProblem, formatPath, type Path } from "./_problem.ts";
+import { MCPConfigError } from "./errors.ts";
+import { describeValue, isRecord, kindOf } from "./_util/values.ts";
+import { ConfigProblem, formatPath, type Path } from "./_util/problem.ts";
+import { httpUrl, isHeaderName, isHeaderValue } from "./_util/http_checks.ts";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSIONS,
-} from "../version.ts";
+} from "./version.ts";
 
 /** The three transports of the specification. */
 export type MCPTransportKind = "stdio" | "sse" | "streamable-http";
@@ -121,8 +122,6 @@ const FIELDS: ReadonlySet<string> = new Set([
   ...STDIO_FIELDS,
   ...REMOTE_FIELDS,
 ]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const BAD_HEADER_VALUE = /[\0\r\n]/;
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 const CONTROL_NAMES: Record<string, string> = {
@@ -268,7 +267,9 @@ export function serverConfigProblems(
         ["url"],
         `${transport} transport needs "url"; write e.g. url: "https://example.com/mcp"`,
       );
-    } else if (!isHttpUrl(config.url)) {
+    } else if (
+      typeof config.url !== "string" || httpUrl(config.url) === undefined
+    ) {
       report(
         ["url"],
         'expected an http(s) URL; write e.g. "https://example.com/mcp"',
@@ -323,16 +324,6 @@ export function validateServerConfig(config: unknown): MCPServerConfig {
   return config as unknown as MCPServerConfig;
 }
 
-function isHttpUrl(url: unknown): boolean {
-  if (typeof url !== "string") return false;
-  try {
-    const { protocol } = new URL(url);
-    return protocol === "http:" || protocol === "https:";
-  } catch {
-    return false;
-  }
-}
-
 function checkStrings(
   value: unknown,
   path: Path,
@@ -378,7 +369,7 @@ function checkStringMap(
     return;
   }
   for (const [key, item] of Object.entries(value)) {
-    if (headers && !HEADER_NAME.test(key)) {
+    if (headers && !isHeaderName(key)) {
       report(
         [...path, key],
         "is not a valid HTTP header name; use letters, digits and dashes",
@@ -388,7 +379,7 @@ function checkStringMap(
         [...path, key],
         `expected a string, got ${kindOf(item)}; put it in quotes`,
       );
-    } else if (headers && BAD_HEADER_VALUE.test(item)) {
+    } else if (headers && !isHeaderValue(item)) {
       report(
         [...path, key],
         "must not contain line breaks or NUL characters",

@@ -1,6 +1,7 @@
 /**
- * Internal: a problem found in a config or skill document, before it is
- * turned into a public `MCPConfigFileError` that names the file.
+ * Internal: a problem found in a server config, or in a config or skill
+ * document, before it is turned into a public `MCPConfigError` or an
+ * `MCPConfigFileError` that names the file.
  *
  * @module
  */
@@ -80,4 +81,14 @@ export function formatPath(path: Path): string {
     } else text += `[${JSON.stringify(segment)}]`;
   }
   return text;
+}
+
+/**
+ * Whether `path` is `parent` or lies under it.
+ *
+ * @param path A path.
+ * @param parent Another.
+ */
+export function within(path: Path, parent: Path): boolean {
+  return parent.every((segment, index) => path[index] === segment);
 }

@@ -1,60 +1,26 @@
 /**
- * HTTP plumbing shared by the remote transports: header checks, the
- * authorization retry, same-origin redirects and error text; bodies are
- * read by `_body.ts`.
- * Web standards only. Internal.
+ * The remote transports' HTTP client: the fetch to use, the close signal,
+ * the configured and authorization headers, same-origin redirects
+ * (`_redirect.ts`, loaded when one comes) and the authorization retry. The
+ * configured URL and headers are checked by `_headers.ts`; bodies are read
+ * by `_body.ts`. Web standards only. Internal.
  *
  * @module
  */
 
-import type { EventSourceMessage } from "eventsource-parser";
 import { errorMessage } from "../_util/errors.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
-import { EventReader, readCapped } from "./_body.ts";
-import {
-  displayUrl,
-  excerpt,
-  mergeSecrets,
-  redact,
-  secretsOf,
-} from "../_util/redact.ts";
-import type { JSONRPCMessage, MCPAuthorizationCallback } from "./transport.ts";
-import {
-  type AuthHooks,
-  type OAuthClientProviderLike,
-  oauthHooks,
-} from "./oauth.ts";
+import { discardBody, EventReader, readCapped } from "./_body.ts";
+import { checkHeaders } from "./_headers.ts";
+import type { RemoteTransportOptions } from "./remote.ts";
+import { mergeSecrets, redact, secretsOf } from "../_util/redact.ts";
+import type { MCPAuthorizationCallback } from "./transport.ts";
+import { type AuthHooks, oauthHooks } from "./oauth.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
   MCPConnectionError,
 } from "../errors.ts";
-
-export type { EventSourceMessage };
-
-/**
- * Called when the server answers 401, or 403 with `insufficient_scope`.
- * Resolves `true` once new credentials are in place: the transport then
- * fetches headers again through `getHeaders` and retries the request.
- */
-export type AuthorizeHook = (
-  response: Response,
-  signal?: AbortSignal,
-) => Promise<boolean>;
-
-/** Supplies extra headers (e.g. `Authorization`) before every request. */
-export type HeadersHook = () => Promise<Record<string, string>>;
-
-/** The options both remote transports share. */
-export interface HttpOptions {
-  url: string | URL;
-  headers?: Record<string, string> | undefined;
-  fetch?: typeof fetch | undefined;
-  authorize?: AuthorizeHook | undefined;
-  getHeaders?: HeadersHook | undefined;
-  authProvider?: OAuthClientProviderLike | undefined;
-  maxMessageBytes?: number | undefined;
-}
 
 /** Authorizations one request may run before its refusal is returned. */
 const MAX_AUTH_ROUNDS = 3;
@@ -66,17 +32,6 @@ export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([
   307,
   308,
 ]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const BAD_HEADER_VALUE = /[\0\r\n]/;
-
-/** The `type/subtype` of a Content-Type header, lower-cased, without parameters. */
-export function mediaType(header: string | null): string | undefined {
-  if (header === null) return undefined;
-  const semicolon = header.indexOf(";");
-  const type = (semicolon === -1 ? header : header.slice(0, semicolon)).trim()
-    .toLowerCase();
-  return type === "" ? undefined : type;
-}
 
 /**
  * Why a fetch failed, with its cause: Node's fetch says only "fetch failed"
@@ -92,118 +47,6 @@ export function fetchFailure(error: unknown): string {
   return detail && !message.includes(detail)
     ? `${message} (${detail})`
     : message;
-}
-
-/** Parses and checks the configured server URL. */
-export function serverUrl(url: unknown, transport: string): URL {
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url as string | URL);
-  } catch {
-    parsed = undefined;
-  }
-  if (
-    parsed === undefined ||
-    (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-  ) {
-    throw new MCPConfigError(
-      "url",
-      `${transport} needs an absolute http(s) "url" such as "https://example.com/mcp", got ${
-        typeof url === "string" ? JSON.stringify(url) : typeof url
-      }.`,
-    );
-  }
-  return parsed;
-}
-
-/**
- * Checks the configured headers and returns them with lower-cased names.
- * Messages name the header, never its value.
- */
-export function checkHeaders(
-  headers: Record<string, string> | undefined,
-  reserved: readonly string[],
-  transport: string,
-): Record<string, string> {
-  const checked: Record<string, string> = {};
-  if (headers === undefined) return checked;
-  if (headers === null || typeof headers !== "object") {
-    throw new MCPConfigError(
-      "headers",
-      `${transport}: "headers" must be an object of header names to string values.`,
-    );
-  }
-  for (const [name, value] of Object.entries(headers)) {
-    if (!HEADER_NAME.test(name)) {
-      throw new MCPConfigError(
-        "headers",
-        `${transport}: ${
-          JSON.stringify(name)
-        } is not a valid HTTP header name; use letters, digits and dashes.`,
-      );
-    }
-    const key = name.toLowerCase();
-    if (typeof value !== "string" || BAD_HEADER_VALUE.test(value)) {
-      throw new MCPConfigError(
-        "headers",
-        `${transport}: the value of header "${name}" must be a string without line breaks or NUL characters.`,
-      );
-    }
-    if (reserved.includes(key)) {
-      throw new MCPConfigError(
-        "headers",
-        `${transport}: header "${name}" is managed by the transport; remove it from "headers".`,
-      );
-    }
-    checked[key] = value;
-  }
-  return checked;
-}
-
-/**
- * The JSON in an SSE event's data, or an `Error` (returned, for the caller
- * to report) quoting what the server at `url` sent instead.
- */
-export function parseEventData(
-  data: string,
-  url: URL,
-  secrets: readonly string[],
-): unknown {
-  try {
-    return JSON.parse(data);
-  } catch {
-    return new Error(
-      `MCP server at ${displayUrl(url)} sent an SSE event that is not JSON: ${
-        excerpt(data, secrets)
-      }`,
-    );
-  }
-}
-
-/** Whether `value` can be a JSON-RPC message: an object, not an array. */
-export function isMessageObject(value: unknown): value is JSONRPCMessage {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
-/** The error to report for parsed data that is not a JSON-RPC message object. */
-export function notAMessage(
-  value: unknown,
-  url: URL,
-  secrets: readonly string[],
-): Error {
-  return new Error(
-    `MCP server at ${
-      displayUrl(url)
-    } sent something that is not a JSON-RPC message object: ${
-      excerpt(JSON.stringify(value) ?? "", secrets)
-    }`,
-  );
-}
-
-/** Releases a body we do not read. */
-export function discardBody(response: Response): void {
-  const body = response.body;
-  if (body !== null && !body.locked) body.cancel().catch(() => {});
 }
 
 /** Whether a response asks for (more) authorization. */
@@ -245,7 +88,7 @@ export class HttpClient {
   #extra = "{}";
 
   constructor(
-    options: HttpOptions,
+    options: RemoteTransportOptions,
     reserved: readonly string[],
     transport: string,
   ) {

@@ -1,13 +1,99 @@
 /**
- * Internal: VS Code's `inputs` — the values a config refers to as
- * `${input:id}` — as the file declares them, and where their values come
- * from: a record, or a function that asks (the CLI prompts on a terminal).
+ * Internal: stage 3 of loading a config, variables. What `${…}` references
+ * resolve against: the environment, `${workspaceFolder}`, `${userHome}`,
+ * and VS Code's `inputs` — the values a config refers to as `${input:id}` —
+ * as the file declares them, with their values from a record, or from a
+ * function that asks (the CLI prompts on a terminal).
  *
  * @module
  */
 
-import { ConfigProblem } from "./_problem.ts";
+import { ConfigProblem } from "../_util/problem.ts";
 import { isRecord } from "../_util/values.ts";
+import { envLookup, type Variables } from "./_interpolate.ts";
+import type { Servers } from "./_drafts.ts";
+import type { ParsedConfig } from "./_parse.ts";
+import type { LoadConfigOptions, ParseConfigOptions } from "./types.ts";
+
+/** Folders in which editors keep a project's `mcp.json`: the project is the folder above. */
+const EDITOR_FOLDERS = new Set([".vscode", ".cursor"]);
+
+/** The variables of a config, with the inputs it declares. */
+export interface ConfigVariables extends Variables {
+  /** The declared inputs, by id: a `password` input's value is a secret. */
+  declared: ReadonlyMap<string, ConfigInput>;
+}
+
+/**
+ * The variables of a config whose input values, if any, are given as a
+ * record. Problems of the `inputs` list go to `parsed.problems`.
+ *
+ * @param parsed The parsed config.
+ * @param options The caller's variables and input values.
+ * @returns The variables.
+ */
+export function variablesOf(
+  parsed: ParsedConfig,
+  options: ParseConfigOptions,
+): ConfigVariables {
+  const declared = declaredInputs(parsed.root.inputs, parsed.problems);
+  return variables(parsed, declared, options, options.inputs, undefined);
+}
+
+/**
+ * The variables of a config; when the input values come from a function,
+ * it is asked first for each declared input the readable servers use.
+ *
+ * @param parsed The parsed config.
+ * @param servers Its servers.
+ * @param options The caller's variables, and input values or the function.
+ * @returns The variables.
+ * @throws What an `inputs` function throws.
+ */
+export async function askVariables(
+  parsed: ParsedConfig,
+  servers: Servers,
+  options: LoadConfigOptions,
+): Promise<ConfigVariables> {
+  const { inputs } = options;
+  const declared = declaredInputs(parsed.root.inputs, parsed.problems);
+  if (typeof inputs !== "function") {
+    return variables(parsed, declared, options, inputs, undefined);
+  }
+  const used = servers.readable.flatMap((draft) => draft.inputs);
+  const answers = await askInputs(used, declared, inputs);
+  return variables(parsed, declared, options, undefined, answers);
+}
+
+function variables(
+  parsed: ParsedConfig,
+  declared: ReadonlyMap<string, ConfigInput>,
+  options: LoadConfigOptions,
+  given: Readonly<Record<string, string>> | undefined,
+  answers: ReadonlyMap<string, unknown> | undefined,
+): ConfigVariables {
+  const workspaceFolder = options.workspaceFolder ??
+    (parsed.folder === undefined ? undefined : workspaceOf(parsed.folder));
+  return {
+    env: envLookup(options.env),
+    workspaceFolder: workspaceFolder ?? {
+      missing:
+        "but the config was given as text, which has no folder; pass the workspaceFolder option",
+    },
+    ...(options.userHome === undefined ? {} : { userHome: options.userHome }),
+    input: (id) => inputValue(id, declared, given, answers),
+    declared,
+  };
+}
+
+/** `${workspaceFolder}` of a file in `folder` (an absolute path). */
+function workspaceOf(folder: string): string {
+  const separator = Math.max(folder.lastIndexOf("/"), folder.lastIndexOf("\\"));
+  const name = folder.slice(separator + 1);
+  return EDITOR_FOLDERS.has(name) && separator > 0
+    ? folder.slice(0, separator)
+    : folder;
+}
 
 /** One input of a config file's `inputs` list, as a function that asks for it sees it. */
 export interface ConfigInput {
@@ -42,7 +128,7 @@ export type ConfigInputs =
  * @param problems Receives the problems.
  * @returns The declared inputs, the first of each id.
  */
-export function declaredInputs(
+function declaredInputs(
   raw: unknown,
   problems: ConfigProblem[],
 ): Map<string, ConfigInput> {
@@ -93,7 +179,7 @@ export function declaredInputs(
  * @returns The answers, by id.
  * @throws What `ask` throws.
  */
-export async function askInputs(
+async function askInputs(
   ids: readonly string[],
   declared: ReadonlyMap<string, ConfigInput>,
   ask: (input: ConfigInput) => string | Promise<string>,
@@ -116,7 +202,7 @@ export async function askInputs(
  * @param answers What a function answered.
  * @returns The value, or why there is none (continues "uses ${input:id}, ").
  */
-export function inputValue(
+function inputValue(
   id: string,
   declared: ReadonlyMap<string, ConfigInput>,
   given: Readonly<Record<string, string>> | undefined,
