@@ -22,18 +22,18 @@ export {
   type FileTokenStoreOptions,
   tokenStoreAuth,
   tokenStorePath,
-} from "./src/cli/_token_store.ts";
+} from "./src/auth/token_store.ts";
 export {
   type RedisClientLike,
   RedisTokenStore,
   type RedisTokenStoreOptions,
-} from "./src/cli/_redis_store.ts";
+} from "./src/auth/redis_store.ts";
 export type {
   LockTiming,
   OAuthTokenStore,
   StoredLogin,
   StoredTokens,
-} from "./src/cli/_store.ts";
+} from "./src/auth/store.ts";
 // Types the API above refers to, listed so this entry documents on its own.
 export type {
   EnterpriseManagedAuth,
@@ -82,7 +82,7 @@ import {
 import { COMMAND_OPTIONS, HELP } from "./src/cli/_help.ts";
 import { loginCommand, logoutCommand } from "./src/cli/_login.ts";
 import { pinCheckCommand } from "./src/cli/_pins.ts";
-import { tokenStorePath } from "./src/cli/_token_store.ts";
+import { tokenStorePath } from "./src/auth/token_store.ts";
 import { printable, printableText } from "./src/_util/terminal.ts";
 import { guardedOutput } from "./src/cli/_stdio.ts";
 import { runAsProgram } from "./src/cli/_program.ts";
