@@ -56,10 +56,10 @@ import { fileURLToPath } from "node:url";
 import {
   callCommand,
   checkCommand,
-  type Command,
   schemaCommand,
   toolsCommand,
 } from "./src/cli/_commands.ts";
+import type { Command } from "./src/cli/_context.ts";
 import { readConfig } from "./src/cli/_config.ts";
 import {
   type CommandLine,

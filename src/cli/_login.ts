@@ -23,7 +23,7 @@ import { MCPAuthorizationRequiredError, MCPConfigError } from "../errors.ts";
 import { errorMessage } from "../_util/errors.ts";
 import { printable } from "../_util/terminal.ts";
 import { race } from "../_util/time.ts";
-import type { Command, Context } from "./_commands.ts";
+import type { Command, Context } from "./_context.ts";
 import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
 import { StoredOAuthProvider, TokenStore } from "../auth/token_store.ts";
 import { openerPlan } from "../transports/_process/windows.ts";
