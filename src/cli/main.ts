@@ -140,7 +140,7 @@ export async function main(
     const ask = options.ask ?? terminalAsk(stderr);
     const servers = inline !== undefined ? [inline] : await readConfig(
       values.config,
-      { cwd, env: options.env, stderr, ask },
+      { cwd, env: options.env, ask },
     );
     // `--trace`: the telemetry hooks record into a tiny in-memory tracer.
     const recorder = values.trace ? new SpanRecorder() : undefined;
