@@ -6,7 +6,11 @@
  * authorization (SEP-990: an ID-JAG from the enterprise's identity
  * provider, {@linkcode EnterpriseAuthProvider}), and the provider a config
  * file's `auth:` names ({@linkcode configAuth}). Pass any of them as the
- * `authProvider` of `MCPToolAdapter`, a transport or `MCPToolHub`.
+ * `authProvider` of `MCPToolAdapter`, a transport or `MCPToolHub`. Also
+ * the token-store contract that logins are kept behind
+ * ({@linkcode OAuthTokenStore}) and its fleet implementation
+ * ({@linkcode RedisTokenStore}); the file store, which needs `node:` file
+ * APIs, and `tokenStoreAuth` are in the `/cli` entry.
  *
  * Web standards only (fetch, WebCrypto); OAuth needs the MCP SDK
  * (`@modelcontextprotocol/sdk`), loaded on the first 401. A separate entry,
@@ -49,6 +53,17 @@ export {
   type WorkloadIdentityProviderOptions,
 } from "./src/transports/_oauth/jwt_bearer.ts";
 export { configAuth } from "./src/transports/_oauth/from_config.ts";
+export {
+  type RedisClientLike,
+  RedisTokenStore,
+  type RedisTokenStoreOptions,
+} from "./src/auth/redis_store.ts";
+export type {
+  LockTiming,
+  OAuthTokenStore,
+  StoredLogin,
+  StoredTokens,
+} from "./src/auth/store.ts";
 // Types the API above refers to, listed so this entry documents on its own.
 export type {
   DPoPProofRequest,

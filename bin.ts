@@ -8,7 +8,7 @@
  * @module
  */
 
-import { main } from "./cli.ts";
-import { runAsProgram } from "./src/cli/_program.ts";
+import { main } from "./src/cli/main.ts";
+import { runAsProgram } from "./src/cli/program.ts";
 
 await runAsProgram(main, import.meta.url);

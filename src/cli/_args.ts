@@ -9,52 +9,13 @@
 import { parseArgs } from "node:util";
 import { closest } from "../_util/closest.ts";
 import { UsageError } from "./_errors.ts";
+import type { OptionKind, OptionSpec, OptionValue } from "./_spec.ts";
+import { COMMANDS, GLOBAL_OPTIONS, type GlobalOptions } from "./_table.ts";
 
-/** What each option is: a flag, a value, or a value that may repeat. */
-const OPTIONS = {
-  config: { type: "string", short: "c" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean" },
-  verbose: { type: "boolean", short: "v" },
-  json: { type: "boolean" },
-  raw: { type: "boolean" },
-  trace: { type: "boolean" },
-  output: { type: "string" },
-  args: { type: "string" },
-  timeout: { type: "string" },
-  "connect-timeout": { type: "string" },
-  url: { type: "string" },
-  header: { type: "string", multiple: true },
-  transport: { type: "string" },
-  env: { type: "string", multiple: true },
-  cwd: { type: "string" },
-  name: { type: "string" },
-  pin: { type: "string" },
-  update: { type: "boolean" },
-} as const;
-
-/** The options, as read. */
-export interface Options {
-  config?: string;
-  help?: boolean;
-  version?: boolean;
-  verbose?: boolean;
-  json?: boolean;
-  raw?: boolean;
-  trace?: boolean;
-  output?: string;
-  args?: string;
-  timeout?: string;
-  "connect-timeout"?: string;
-  url?: string;
-  header?: string[];
-  transport?: string;
-  env?: string[];
-  cwd?: string;
-  name?: string;
-  pin?: string;
-  update?: boolean;
-}
+/** The options, as read: the global ones typed, a command's by name. */
+export type Options = GlobalOptions & {
+  readonly [name: string]: OptionValue | undefined;
+};
 
 /** A command line, read. */
 export interface CommandLine {
@@ -67,20 +28,43 @@ export interface CommandLine {
   inline: string[];
 }
 
-/** Options every command takes; the rest belong to some commands only. */
-export const GLOBAL_OPTIONS: readonly string[] = [
-  "config",
-  "help",
-  "version",
-  "verbose",
-  "connect-timeout",
-  "url",
-  "header",
-  "transport",
-  "env",
-  "cwd",
-  "name",
-];
+/** The names of the options every command takes. */
+export const GLOBAL_NAMES: ReadonlySet<string> = new Set(
+  GLOBAL_OPTIONS.filter((option) => option.kind !== "rest").map((option) =>
+    option.name
+  ),
+);
+
+/** Every option of the table by name: the global ones, then the commands'. */
+const OPTIONS = new Map<string, OptionSpec>();
+for (
+  const option of [
+    ...GLOBAL_OPTIONS,
+    ...COMMANDS.flatMap((command) => command.options),
+  ]
+) {
+  if (option.kind === "rest") continue;
+  const known = OPTIONS.get(option.name);
+  if (known !== undefined && known.kind !== option.kind) {
+    // Commands share one parser: an option is read the same for all.
+    throw new Error(
+      `the command table reads --${option.name} as ${known.kind} and as ${option.kind}`,
+    );
+  }
+  OPTIONS.set(option.name, option);
+}
+
+/** The options as `node:util`'s `parseArgs` takes them. */
+const PARSE_OPTIONS = Object.fromEntries(
+  [...OPTIONS.values()].map((option) => [
+    option.name,
+    {
+      type: option.kind === "flag" ? "boolean" : "string",
+      ...(option.short ? { short: option.short } : {}),
+      ...(option.kind === "values" ? { multiple: true } : {}),
+    } as const,
+  ]),
+);
 
 /**
  * Reads `args`.
@@ -94,7 +78,7 @@ export function readCommandLine(args: readonly string[]): CommandLine {
   const inline = separator === -1 ? [] : args.slice(separator + 1);
   const { tokens } = parseArgs({
     args: [...own],
-    options: OPTIONS,
+    options: PARSE_OPTIONS,
     allowPositionals: true,
     strict: false,
     tokens: true,
@@ -107,19 +91,16 @@ export function readCommandLine(args: readonly string[]): CommandLine {
       continue;
     }
     if (token.kind !== "option") continue;
-    const spec =
-      (OPTIONS as Record<string, { type: string; multiple?: boolean }>)[
-        token.name
-      ];
-    if (spec === undefined) {
-      const near = closest(token.name, Object.keys(OPTIONS));
+    const kind: OptionKind | undefined = OPTIONS.get(token.name)?.kind;
+    if (kind === undefined) {
+      const near = closest(token.name, OPTIONS.keys());
       throw new UsageError(
         `unknown option ${JSON.stringify(token.rawName)}${
           near === undefined ? "" : ` (did you mean "--${near}"?)`
         }`,
       );
     }
-    if (spec.type === "boolean") {
+    if (kind === "flag") {
       if (token.value !== undefined) {
         throw new UsageError(`${token.rawName} takes no value`);
       }
@@ -128,7 +109,7 @@ export function readCommandLine(args: readonly string[]): CommandLine {
       if (token.value === undefined) {
         throw new UsageError(`${token.rawName} needs a value`);
       }
-      if (spec.multiple) {
+      if (kind === "values") {
         ((options[token.name] ??= []) as string[]).push(token.value);
       } else options[token.name] = token.value;
     }

@@ -6,15 +6,11 @@
  * @module
  */
 
-import type { CliOutput } from "./_output.ts";
-import type { ServerEntry } from "../config/load.ts";
+import type { Command, Context } from "./_context.ts";
 import type { HubServerStatus } from "../hub.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 import type { MCPCallResult, MCPToolFailure, MCPToolResult } from "../types.ts";
-import {
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  type MCPToolAdapterOptions,
-} from "../adapter.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter.ts";
 import { toolArguments } from "./_arguments.ts";
 import { errorMessage } from "../_util/errors.ts";
 import { printable, printableText } from "../_util/terminal.ts";
@@ -36,28 +32,6 @@ import {
   writeResult,
   writeTable,
 } from "./_output.ts";
-
-/** One run of a command: where to print, what cancels it, the servers of the config. */
-export interface Context {
-  stdout: CliOutput;
-  stderr: CliOutput;
-  signal: AbortSignal | undefined;
-  /** `--json`: print JSON instead of text. */
-  json: boolean;
-  /** `--verbose`: print the servers' log messages to stderr. */
-  verbose: boolean;
-  /** The servers, in config order. */
-  servers: readonly ServerEntry[];
-  /** What every adapter gets: handlers for server requests, stderr passthrough. */
-  adapterOptions: Omit<MCPToolAdapterOptions, "transport">;
-  /** The OAuth token store's file (`login` writes it; servers with `auth: oauth` use it). */
-  tokens: string;
-  /** What relative paths of the command line are relative to. */
-  cwd: string;
-}
-
-/** A command ready to run; resolves to the exit code. */
-export type Command = (ctx: Context) => Promise<number>;
 
 /** A tool call as the command line describes it. */
 export interface ToolCall {

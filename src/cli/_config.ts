@@ -4,11 +4,8 @@
  * @module
  */
 
-import process from "node:process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { CliOutput } from "./_output.ts";
 import type { Ask } from "./_handlers.ts";
 import type { ConfigInput } from "../config/load.ts";
 import { loadConfig, type ServerEntry } from "../config/load.ts";
@@ -17,58 +14,39 @@ import { CliError, USAGE } from "./_errors.ts";
 
 /** Looked for in the working directory, in this order. */
 export const CONFIG_FILES = ["mcp.yaml", "mcp.json", ".mcp.json"];
-/** The repository's example, used on Deno when no config file is found. */
-const EXAMPLE_CONFIG = new URL("../../examples/mcp.yaml", import.meta.url);
-/** The repository's root: the example config's paths are relative to it. */
-const REPOSITORY = new URL("../../", import.meta.url);
 
 /**
- * Finds and loads the config: --config, else ./mcp.yaml & co., else the
- * repo's example (Deno only).
+ * Finds and loads the config: --config, else ./mcp.yaml & co. Without
+ * either, says where it looked and how to pass one.
  */
 export async function readConfig(
   explicit: string | undefined,
   options: {
     cwd: string;
     env: Record<string, string | undefined> | undefined;
-    stderr: CliOutput;
     /** Asks for `${input:id}` values on a terminal; without it they must have defaults. */
     ask: Ask | undefined;
   },
 ): Promise<ServerEntry[]> {
-  const { cwd, env, stderr, ask } = options;
+  const { cwd, env, ask } = options;
   let path: string;
-  let example = false;
   if (explicit !== undefined) {
     path = resolve(cwd, explicit);
     if (!existsSync(path)) {
       throw new CliError(USAGE, `config file ${path} does not exist`);
     }
   } else {
-    const found = CONFIG_FILES.map((name) => resolve(cwd, name)).find((file) =>
-      existsSync(file)
-    );
-    if (found !== undefined) {
-      path = found;
-    } else if (
-      "Deno" in globalThis && EXAMPLE_CONFIG.protocol === "file:" &&
-      existsSync(EXAMPLE_CONFIG)
-    ) {
-      path = fileURLToPath(EXAMPLE_CONFIG);
-      example = true;
-      stderr.write(
-        `mcp-adapter: no ${
-          CONFIG_FILES.join(", ")
-        } here; using the example config ${path}\n`,
-      );
-    } else {
+    const candidates = CONFIG_FILES.map((name) => resolve(cwd, name));
+    const found = candidates.find((file) => existsSync(file));
+    if (found === undefined) {
       throw new CliError(
         USAGE,
         `no config file found: looked for ${
-          CONFIG_FILES.map((name) => resolve(cwd, name)).join(", ")
-        }; write one (see the README) or pass --config FILE`,
+          candidates.join(", ")
+        }; pass one with --config FILE (or write one there, see the README), or give one server inline: -- COMMAND [ARGS...] or --url URL`,
       );
     }
+    path = found;
   }
   let servers: ServerEntry[];
   try {
@@ -82,18 +60,7 @@ export async function readConfig(
   if (servers.length === 0) {
     throw new CliError(USAGE, `${path} configures no servers`);
   }
-  return example ? servers.map(runnableExample) : servers;
-}
-
-/**
- * The example config starts `deno` in the repository: use this Deno (it may
- * not be on PATH) and the repository as working directory, wherever we run.
- */
-function runnableExample(entry: ServerEntry): ServerEntry {
-  const config = { ...entry.config };
-  if (config.command === "deno") config.command = process.execPath;
-  config.cwd ??= fileURLToPath(REPOSITORY);
-  return { ...entry, config };
+  return servers;
 }
 
 /** A VS Code `${input:id}` value, asked on the terminal (hidden for a password). */

@@ -10,23 +10,19 @@ import type { ServerEntry } from "../config/load.ts";
 import { type HubServerStatus, MCPToolHub } from "../hub.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 import { didYouMean } from "../_util/closest.ts";
-import type { Context } from "./_commands.ts";
+import type { Context } from "./_context.ts";
 import { CliError, CONNECTION, INTERRUPTED, USAGE } from "./_errors.ts";
 import { writeLog } from "./_output.ts";
-import { tokenStoreAuth } from "./_token_store.ts";
-import { configAuth } from "../transports/_oauth/from_config.ts";
+import { serverAuth } from "../auth/server_auth.ts";
 
 /** Starts a hub over `ctx.servers`, runs `run`, and always closes the hub (also on abort). */
 export async function withHub<T>(
   ctx: Context,
   run: (hub: MCPToolHub, statuses: HubServerStatus[]) => Promise<T>,
 ): Promise<T> {
-  const stored = tokenStoreAuth(ctx.tokens);
   const hub = new MCPToolHub(ctx.servers, {
     adapterOptions: ctx.adapterOptions,
-    // A machine grant of the config (workload identity, enterprise-managed),
-    // else the stored login.
-    authProvider: (entry) => configAuth(entry) ?? stored(entry),
+    authProvider: serverAuth(ctx.tokens),
     ...(ctx.verbose ? { onLog: (...log) => writeLog(ctx.stderr, ...log) } : {}),
   });
   const onAbort = () => void hub.close();

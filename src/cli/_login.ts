@@ -9,7 +9,7 @@
  * query goes whole to `finishAuth()`, which refuses a wrong or missing
  * `iss` before the code is used; the browser's page says how it ended.
  * Client registration and tokens go to the token store
- * (`_token_store.ts`). Internal.
+ * (`src/auth/token_store.ts`). Internal.
  *
  * @module
  */
@@ -23,9 +23,9 @@ import { MCPAuthorizationRequiredError, MCPConfigError } from "../errors.ts";
 import { errorMessage } from "../_util/errors.ts";
 import { printable } from "../_util/terminal.ts";
 import { race } from "../_util/time.ts";
-import type { Command, Context } from "./_commands.ts";
+import type { Command, Context } from "./_context.ts";
 import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
-import { StoredOAuthProvider, TokenStore } from "./_token_store.ts";
+import { StoredOAuthProvider, TokenStore } from "../auth/token_store.ts";
 import { openerPlan } from "../transports/_process/windows.ts";
 
 /** How long `login` waits for the browser by default: 5 minutes. */

@@ -18,7 +18,7 @@ import { isRecord, setOwn } from "../_util/values.ts";
 import { printable } from "../_util/terminal.ts";
 import type { CliOutput } from "./_output.ts";
 import { writeJson } from "./_output.ts";
-import type { Command, Context } from "./_commands.ts";
+import type { Command, Context } from "./_context.ts";
 import { CliError, CONNECTION, DRIFT, OK, USAGE } from "./_errors.ts";
 import { withHub } from "./_hub.ts";
 

@@ -5,7 +5,6 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -234,7 +233,7 @@ describe("mcp-adapter (the command line)", () => {
   });
 
   it(
-    "finds ./mcp.yaml; without any config file says where it looked (or, on Deno, runs the example)",
+    "finds ./mcp.yaml; without any config file says where it looked and how to pass one, even in this repository",
     {
       timeout: TEST_TIMEOUT_MS,
     },
@@ -253,20 +252,20 @@ describe("mcp-adapter (the command line)", () => {
 
       const empty = join(ws.dir, "empty");
       await mkdir(empty);
-      const example = fileURLToPath(
-        new URL("../../examples/mcp.yaml", import.meta.url),
-      );
       const run = await cli(["tools"], empty);
-      if ("Deno" in globalThis && existsSync(example)) {
-        assert.equal(run.code, 0, run.stderr);
-        assert.match(run.stdout, /\/list_notes\s/);
-      } else {
-        assert.equal(run.code, 2);
-        assert.match(
-          run.stderr,
-          /no config file found: looked for .*mcp\.yaml, .*mcp\.json, .*\.mcp\.json/,
-        );
-      }
+      assert.equal(run.code, 2);
+      assert.match(
+        run.stderr,
+        /no config file found: looked for .*mcp\.yaml, .*mcp\.json, .*\.mcp\.json; pass one with --config FILE .*-- COMMAND \[ARGS\.\.\.\] or --url URL\n/,
+      );
+      assert.equal(run.stdout, "");
+      // The repository's example is no fallback: it is not published, and a
+      // config nobody asked for would start servers nobody asked for.
+      const root = fileURLToPath(new URL("../..", import.meta.url));
+      const here = await cli(["tools"], root);
+      assert.equal(here.code, 2);
+      assert.match(here.stderr, /no config file found/);
+      assert.doesNotMatch(here.stderr, /example/);
     },
   );
 

@@ -30,7 +30,7 @@ import {
   type StoredTokens,
   tokenStoreAuth,
 } from "../../cli.ts";
-import type { StoredOAuthProvider } from "../../src/cli/_token_store.ts";
+import type { StoredOAuthProvider } from "../../src/auth/token_store.ts";
 import { fixturePath, runtimeCommand } from "../_helpers.ts";
 import { type RedisTestServer, startRedisServer } from "../_redis.ts";
 import { startHostileOAuthServer } from "../_hostile_oauth.ts";

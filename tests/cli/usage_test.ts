@@ -363,17 +363,21 @@ describe("mcp-adapter usage", () => {
     },
   );
 
-  it("keeps the example config out of a run given an inline server", {
-    timeout: TEST_TIMEOUT_MS,
-  }, async () => {
-    const both = await cli(["tools", "--config", "x.yaml", ...inline]);
-    assert.equal(both.code, 2);
-    assert.match(
-      both.stderr,
-      /--config and an inline server exclude each other/,
-    );
-    const stray = await cli(["tools", "--header", "A:b"]);
-    assert.equal(stray.code, 2);
-    assert.match(stray.stderr, /--header describes an inline server/);
-  });
+  it(
+    "refuses --config beside an inline server, and inline options without one",
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      const both = await cli(["tools", "--config", "x.yaml", ...inline]);
+      assert.equal(both.code, 2);
+      assert.match(
+        both.stderr,
+        /--config and an inline server exclude each other/,
+      );
+      const stray = await cli(["tools", "--header", "A:b"]);
+      assert.equal(stray.code, 2);
+      assert.match(stray.stderr, /--header describes an inline server/);
+    },
+  );
 });

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { once } from "node:events";
 import { FileTokenStore } from "../../cli.ts";
-import { renameRetrying } from "../../src/cli/_file_store.ts";
+import { renameRetrying } from "../../src/auth/file_store.ts";
 import { openBrowser } from "../../src/cli/_login.ts";
 import { RENAME_ATTEMPTS } from "../../src/transports/_process/windows.ts";
 

@@ -5,7 +5,8 @@
  * key per login holding its JSON; one lock key per login, taken with
  * `SET NX PX <lease>` and a random token, renewed and released by Lua
  * scripts that first check the token (so a holder whose lease ran out
- * never deletes its successor's lock). Runtime-neutral. Internal.
+ * never deletes its successor's lock). Runtime-neutral: re-exported by
+ * `cli.ts` and `auth.ts`.
  *
  * @module
  */
@@ -18,7 +19,7 @@ import {
   lockTiming,
   withLease,
 } from "./_lease.ts";
-import type { OAuthTokenStore, StoredLogin } from "./_store.ts";
+import type { OAuthTokenStore, StoredLogin } from "./store.ts";
 import { isRecord } from "../_util/values.ts";
 
 /**

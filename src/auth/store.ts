@@ -3,7 +3,7 @@
  * exclusive section per key across every process that shares the store,
  * which the OAuth provider holds around a refresh. Implemented by the file
  * store (the default, one machine) and the Redis store (a fleet). Types
- * only. Internal; the public names are re-exported by `cli.ts`.
+ * only; re-exported by `cli.ts` and `auth.ts`.
  *
  * @module
  */

@@ -3,7 +3,6 @@
  * `deno task cli`, and the exit code. Run by `bin.ts` (the npm package's
  * bin) and by `cli.ts` when it is the program (`deno run -A cli.ts`); never
  * on import, so the `/cli` entry runs nothing when imported or required.
- * Internal.
  *
  * @module
  */
@@ -12,13 +11,13 @@ import process from "node:process";
 import { realpathSync } from "node:fs";
 import { setTimeout as startTimer } from "node:timers";
 import { fileURLToPath } from "node:url";
-import type { CliOptions } from "../../cli.ts";
+import type { CliOptions } from "./main.ts";
 import { INTERRUPTED, OK, TOOL_ERROR } from "./_errors.ts";
 import { guardedOutput } from "./_stdio.ts";
 import { interruptOnSignals } from "./_signals.ts";
 import { printable } from "../_util/terminal.ts";
 
-/** `main` of `cli.ts`. */
+/** `main` of `main.ts`. */
 type Main = (args: readonly string[], options?: CliOptions) => Promise<number>;
 
 /**
@@ -72,6 +71,27 @@ function inFolderOf(url: string): boolean {
   try {
     return realpathSync(process.cwd()) ===
       realpathSync(fileURLToPath(new URL(".", url)));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the module of `meta` is the program (`deno run cli.ts`,
+ * `node cli.js`, an npm bin link).
+ *
+ * @param meta The module's `import.meta`.
+ */
+export function isMain(meta: ImportMeta): boolean {
+  const flag = (meta as { main?: boolean }).main;
+  if (typeof flag === "boolean") return flag;
+  const script = process.argv[1];
+  if (script === undefined || !meta.url.startsWith("file:")) {
+    return false;
+  }
+  try {
+    return realpathSync(script) ===
+      realpathSync(fileURLToPath(meta.url));
   } catch {
     return false;
   }

@@ -1,9 +1,11 @@
 /**
  * The OAuth client provider of a configured server, over a token store
- * (`_store.ts`: the file store by default, `_redis_store.ts` for a fleet):
+ * (`store.ts`: the file store by default, `redis_store.ts` for a fleet):
  * it reads and writes the server's login there, and refreshes under the
  * store's lock of that server, so that processes sharing the store refresh
- * a rotating refresh token once. Values are never printed. Internal.
+ * a rotating refresh token once. Values are never printed. Used by the
+ * command line's `login` and by hosts; the public names are re-exported by
+ * `cli.ts`.
  *
  * @module
  */
@@ -16,8 +18,8 @@ import {
   FileTokenStore,
   type FileTokenStoreOptions,
   tokenStorePath,
-} from "./_file_store.ts";
-import type { OAuthTokenStore, StoredLogin, StoredTokens } from "./_store.ts";
+} from "./file_store.ts";
+import type { OAuthTokenStore, StoredLogin, StoredTokens } from "./store.ts";
 
 export { FileTokenStore, type FileTokenStoreOptions, tokenStorePath };
 export type { OAuthTokenStore, StoredLogin, StoredTokens };

@@ -4,7 +4,8 @@
  * is read whole and written atomically (a scratch file renamed over it);
  * every write holds the file's lock file, so processes writing different
  * entries keep each other's. The lock of one key is a lock file of its own
- * beside it (see `_file_lock.ts`). Values are never printed. Internal.
+ * beside it (see `_file_lock.ts`). Values are never printed. Needs `node:`
+ * file APIs, so only `cli.ts` re-exports it.
  *
  * @module
  */
@@ -36,7 +37,7 @@ import {
   lockTiming,
   withLease,
 } from "./_lease.ts";
-import type { OAuthTokenStore, StoredLogin } from "./_store.ts";
+import type { OAuthTokenStore, StoredLogin } from "./store.ts";
 
 /**
  * The command line's OAuth token store file:
