@@ -42,7 +42,7 @@ export {
   DPoPSession,
   type DPoPSessionOptions,
   withDPoP,
-} from "./src/transports/_oauth/dpop.ts";
+} from "./src/transports/oauth/dpop.ts";
 export {
   EnterpriseAuthProvider,
   type EnterpriseAuthProviderOptions,
@@ -51,8 +51,8 @@ export {
   type SecretSource,
   WorkloadIdentityProvider,
   type WorkloadIdentityProviderOptions,
-} from "./src/transports/_oauth/jwt_bearer.ts";
-export { configAuth } from "./src/transports/_oauth/from_config.ts";
+} from "./src/transports/oauth/jwt_bearer.ts";
+export { configAuth } from "./src/auth/from_config.ts";
 export {
   type RedisClientLike,
   RedisTokenStore,
@@ -69,7 +69,7 @@ export type {
   DPoPProofRequest,
   DPoPSessionLike,
   OAuthClientProviderLike,
-} from "./src/transports/_oauth/state.ts";
+} from "./src/transports/oauth/state.ts";
 export type {
   EnterpriseManagedAuth,
   OAuthLoginAuth,

@@ -15,8 +15,7 @@
  * @module
  */
 
-export type { CliOutput } from "./src/cli/_output.ts";
-export { type CliOptions, main } from "./src/cli/main.ts";
+export { type CliOptions, type CliOutput, main } from "./src/cli/main.ts";
 export {
   FileTokenStore,
   type FileTokenStoreOptions,
@@ -46,7 +45,7 @@ export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
 export type {
   DPoPProofRequest,
   DPoPSessionLike,
-} from "./src/transports/_oauth/state.ts";
+} from "./src/transports/oauth/state.ts";
 export type { MCPServerConfig, MCPTransportKind } from "./src/server_config.ts";
 export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "./src/types.ts";

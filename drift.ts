@@ -40,7 +40,7 @@ export type {
 } from "./src/tools/fingerprint.ts";
 export { diffTools } from "./src/tools/drift.ts";
 export type { DriftedTool, ToolChange, ToolDrift } from "./src/tools/drift.ts";
-export { MCPToolHeldError } from "./src/tools/_watch.ts";
+export { MCPToolHeldError } from "./src/tools/watch.ts";
 // Types of the root entry that this one's API uses, so it documents on its own.
 export type {
   JsonSchema,

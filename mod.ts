@@ -42,7 +42,7 @@ export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
 export type {
   DPoPProofRequest,
   DPoPSessionLike,
-} from "./src/transports/_oauth/state.ts";
+} from "./src/transports/oauth/state.ts";
 export type {
   ClientHandlers,
   ElicitationRequest,

@@ -32,10 +32,19 @@ import {
 } from "./errors.ts";
 import type { ClientHandlers } from "./protocol/handlers.ts";
 import type { OAuthClientProviderLike } from "./transports/oauth.ts";
+
+// The option types of the adapter, for the layers above it (the hub, the CLI),
+// which never reach the protocol or the transports themselves.
+export type {
+  ClientHandlers,
+  ElicitationRequest,
+  ElicitationResult,
+} from "./protocol/handlers.ts";
+export type { OAuthClientProviderLike } from "./transports/oauth.ts";
 import type { RegisteredTool, ToolRegistry } from "./tools/registry.ts";
 import type { PinnedTools } from "./tools/fingerprint.ts";
 import type { ToolDrift } from "./tools/drift.ts";
-import type { ToolWatch } from "./tools/_watch.ts";
+import type { ToolWatch } from "./tools/watch.ts";
 import type { Result } from "./protocol/session.ts";
 import { compileToolFilter } from "./tools/filter.ts";
 import type {
@@ -62,14 +71,14 @@ import {
   mergeSecrets,
   redact,
   redactError,
-} from "./_util/redact.ts";
+} from "./util/redact.ts";
 import type { MCPTelemetryOptions } from "./telemetry/types.ts";
-import { listAllTools } from "./protocol/_tool_list.ts";
-import { checkMaxMessageBytes } from "./transports/_limits.ts";
-import { asError, errorMessage } from "./_util/errors.ts";
-import { race } from "./_util/time.ts";
+import { listAllTools } from "./protocol/tool_list.ts";
+import { checkMaxMessageBytes } from "./transports/limits.ts";
+import { asError, errorMessage } from "./util/errors.ts";
+import { race } from "./util/time.ts";
 import { VERSION } from "./version.ts";
-import { didYouMean } from "./_util/closest.ts";
+import { didYouMean } from "./util/closest.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -178,7 +187,7 @@ let apps: typeof import("./apps/apps.ts") | undefined;
 /** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
 let paramHeaders: typeof import("./protocol/param_headers.ts") | undefined;
 /** Fingerprints, drift and pins, loaded by the first tool listing. */
-let watching: typeof import("./tools/_watch.ts") | undefined;
+let watching: typeof import("./tools/watch.ts") | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 /** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
@@ -1076,7 +1085,7 @@ export class MCPToolAdapter {
       paramHeaders ??= await import("./protocol/param_headers.ts");
       this.#dropInvalidHeaders(tools, paramHeaders.headerProblem);
     }
-    watching ??= await import("./tools/_watch.ts");
+    watching ??= await import("./tools/watch.ts");
     this.#watch ??= new watching.ToolWatch(
       this.config.name,
       this.#pinning,

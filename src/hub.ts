@@ -11,19 +11,19 @@ import {
   MCPToolAdapter,
   type MCPToolAdapterOptions,
 } from "./adapter.ts";
-import { configSecrets, redact } from "./_util/redact.ts";
-import { SerialQueue } from "./_util/serial_queue.ts";
+import { configSecrets, redact } from "./util/redact.ts";
+import { SerialQueue } from "./util/serial_queue.ts";
 import type { ServerEntry } from "./config/load.ts";
 import { type MCPServerConfig, validateServerConfig } from "./server_config.ts";
-import { isRecord } from "./_util/values.ts";
-import type { OAuthClientProviderLike } from "./transports/oauth.ts";
+import { isRecord } from "./util/values.ts";
+import type { OAuthClientProviderLike } from "./adapter.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
   MCPNotConnectedError,
 } from "./errors.ts";
 import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
-import { errorMessage } from "./_util/errors.ts";
+import { errorMessage } from "./util/errors.ts";
 import type { MCPLogLevel } from "./types.ts";
 import type { MCPTransportKind } from "./server_config.ts";
 import type { PinnedTools } from "./tools/fingerprint.ts";

@@ -5,9 +5,9 @@
  */
 
 import { MCPConfigError } from "./errors.ts";
-import { describeValue, isRecord, kindOf } from "./_util/values.ts";
-import { ConfigProblem, formatPath, type Path } from "./_util/problem.ts";
-import { httpUrl, isHeaderName, isHeaderValue } from "./_util/http_checks.ts";
+import { describeValue, isRecord, kindOf } from "./util/values.ts";
+import { ConfigProblem, formatPath, type Path } from "./util/problem.ts";
+import { httpUrl, isHeaderName, isHeaderValue } from "./util/http_checks.ts";
 import {
   LEGACY_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSIONS,

@@ -10,7 +10,7 @@
  */
 
 import { MCPAdapterError, MCPConfigError } from "../errors.ts";
-import { isRecord } from "../_util/values.ts";
+import { isRecord } from "../util/values.ts";
 import type {
   MCPAppVisibility,
   MCPToolDescriptor,

@@ -10,8 +10,8 @@
  */
 
 import { MCPTimeoutError } from "../errors.ts";
-import { delay } from "../_util/time.ts";
-import { displayUrl } from "../_util/redact.ts";
+import { delay } from "../util/time.ts";
+import { displayUrl } from "../util/redact.ts";
 
 /** How long a lock is held without renewal, and how long a contender waits. */
 export interface LockTiming {

@@ -22,13 +22,10 @@ import {
   rm,
   writeFile,
 } from "node:fs/promises";
-import { SerialQueue } from "../_util/serial_queue.ts";
-import { delay } from "../_util/time.ts";
-import {
-  renameRetryDelayMs,
-  tokenStoreLocation,
-} from "../transports/_process/windows.ts";
-import { isRecord } from "../_util/values.ts";
+import { SerialQueue } from "../util/serial_queue.ts";
+import { delay } from "../util/time.ts";
+import { renameRetryDelayMs, tokenStoreLocation } from "../util/windows.ts";
+import { isRecord } from "../util/values.ts";
 import { fileLease } from "./_file_lock.ts";
 import {
   describeKey,

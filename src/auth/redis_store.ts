@@ -20,7 +20,7 @@ import {
   withLease,
 } from "./_lease.ts";
 import type { OAuthTokenStore, StoredLogin } from "./store.ts";
-import { isRecord } from "../_util/values.ts";
+import { isRecord } from "../util/values.ts";
 
 /**
  * The part of a Redis client the Redis token store calls: the shape of

@@ -9,7 +9,7 @@
 
 import type { ServerEntry } from "../config/types.ts";
 import type { OAuthClientProviderLike } from "../transports/oauth.ts";
-import { configAuth } from "../transports/_oauth/from_config.ts";
+import { configAuth } from "./from_config.ts";
 import type { OAuthTokenStore } from "./store.ts";
 import { tokenStoreAuth } from "./token_store.ts";
 

@@ -11,7 +11,7 @@
  */
 
 import type { ServerEntry } from "../config/load.ts";
-import { SerialQueue } from "../_util/serial_queue.ts";
+import { SerialQueue } from "../util/serial_queue.ts";
 import { MCPAuthorizationRequiredError } from "../errors.ts";
 import type { OAuthClientProviderLike } from "../transports/oauth.ts";
 import {

@@ -7,7 +7,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { closest } from "../_util/closest.ts";
+import { closest } from "../util/closest.ts";
 import { UsageError } from "./_errors.ts";
 import type { OptionKind, OptionSpec, OptionValue } from "./_spec.ts";
 import { COMMANDS, GLOBAL_OPTIONS, type GlobalOptions } from "./_table.ts";

@@ -8,9 +8,9 @@
  */
 
 import type { JsonSchema } from "../types.ts";
-import { didYouMean } from "../_util/closest.ts";
-import { errorMessage } from "../_util/errors.ts";
-import { isRecord, setOwn } from "../_util/values.ts";
+import { didYouMean } from "../util/closest.ts";
+import { errorMessage } from "../util/errors.ts";
+import { isRecord, setOwn } from "../util/values.ts";
 
 import { ArgumentError, UsageError } from "./_errors.ts";
 

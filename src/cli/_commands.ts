@@ -12,8 +12,8 @@ import type { RegisteredTool } from "../tools/registry.ts";
 import type { MCPCallResult, MCPToolFailure, MCPToolResult } from "../types.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter.ts";
 import { toolArguments } from "./_arguments.ts";
-import { errorMessage } from "../_util/errors.ts";
-import { printable, printableText } from "../_util/terminal.ts";
+import { errorMessage } from "../util/errors.ts";
+import { printable, printableText } from "../util/terminal.ts";
 import {
   CliError,
   CONNECTION,

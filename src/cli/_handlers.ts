@@ -11,10 +11,10 @@ import type {
   ClientHandlers,
   ElicitationRequest,
   ElicitationResult,
-} from "../protocol/handlers.ts";
+} from "../adapter.ts";
 import type { CliOutput } from "./_output.ts";
-import { isRecord } from "../_util/values.ts";
-import { printable, printableText } from "../_util/terminal.ts";
+import { isRecord } from "../util/values.ts";
+import { printable, printableText } from "../util/terminal.ts";
 
 /**
  * Asks one question and resolves with the line typed; `undefined` at end of

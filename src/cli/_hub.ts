@@ -9,7 +9,7 @@
 import type { ServerEntry } from "../config/load.ts";
 import { type HubServerStatus, MCPToolHub } from "../hub.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
-import { didYouMean } from "../_util/closest.ts";
+import { didYouMean } from "../util/closest.ts";
 import type { Context } from "./_context.ts";
 import { CliError, CONNECTION, INTERRUPTED, USAGE } from "./_errors.ts";
 import { writeLog } from "./_output.ts";

@@ -17,7 +17,7 @@ import {
 import { MCPConfigError } from "../errors.ts";
 import type { Options } from "./_args.ts";
 import { UsageError } from "./_errors.ts";
-import { isRecord, setOwn } from "../_util/values.ts";
+import { isRecord, setOwn } from "../util/values.ts";
 
 /**
  * The inline server of a command line, or `undefined` when it names none.

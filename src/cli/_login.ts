@@ -4,7 +4,7 @@
  * loopback listener on 127.0.0.1 catches the browser's redirect; the
  * browser is opened with the platform's opener where there is one, and the
  * URL is always printed (for SSH sessions). The checks are the OAuth
- * flow's own (`../transports/_oauth/guard.ts`): only an `https:` (or
+ * flow's own (`../transports/oauth/guard.ts`): only an `https:` (or
  * loopback `http:`) authorization URL reaches the user, and the redirect's
  * query goes whole to `finishAuth()`, which refuses a wrong or missing
  * `iss` before the code is used; the browser's page says how it ended.
@@ -20,13 +20,13 @@ import { createServer, type Server } from "node:http";
 import type { ServerEntry } from "../config/load.ts";
 import { MCPToolAdapter } from "../adapter.ts";
 import { MCPAuthorizationRequiredError, MCPConfigError } from "../errors.ts";
-import { errorMessage } from "../_util/errors.ts";
-import { printable } from "../_util/terminal.ts";
-import { race } from "../_util/time.ts";
+import { errorMessage } from "../util/errors.ts";
+import { printable } from "../util/terminal.ts";
+import { race } from "../util/time.ts";
 import type { Command, Context } from "./_context.ts";
 import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
 import { StoredOAuthProvider, TokenStore } from "../auth/token_store.ts";
-import { openerPlan } from "../transports/_process/windows.ts";
+import { openerPlan } from "../util/windows.ts";
 
 /** How long `login` waits for the browser by default: 5 minutes. */
 export const LOGIN_TIMEOUT_MS = 5 * 60_000;

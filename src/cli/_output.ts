@@ -12,7 +12,7 @@ import type {
   MCPProgress,
   MCPTaskStatus,
 } from "../types.ts";
-import { printable, printableJson, printableText } from "../_util/terminal.ts";
+import { printable, printableJson, printableText } from "../util/terminal.ts";
 
 const BAR_WIDTH = 24;
 

@@ -15,7 +15,7 @@ import type {
   MCPTracer,
   MCPTracerProvider,
 } from "../telemetry/types.ts";
-import { printableText } from "../_util/terminal.ts";
+import { printableText } from "../util/terminal.ts";
 
 const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
 

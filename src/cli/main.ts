@@ -7,21 +7,22 @@
  * @module
  */
 
+export type { CliOutput } from "./_output.ts";
 import process from "node:process";
 import type { CliOutput } from "./_output.ts";
 import { readConfig } from "./_config.ts";
 import { type CommandLine, GLOBAL_NAMES, readCommandLine } from "./_args.ts";
 import { type Ask, cliHandlers } from "./_handlers.ts";
 import { inlineServer } from "./_inline.ts";
-import { errorMessage } from "../_util/errors.ts";
-import { didYouMean } from "../_util/closest.ts";
+import { errorMessage } from "../util/errors.ts";
+import { didYouMean } from "../util/closest.ts";
 import { VERSION } from "../version.ts";
 import { CliError, INTERRUPTED, OK, USAGE, UsageError } from "./_errors.ts";
 import { commandHelp, programHelp } from "./_help.ts";
 import { parseMs } from "./_operands.ts";
 import { COMMANDS } from "./_table.ts";
 import { tokenStorePath } from "../auth/file_store.ts";
-import { printable, printableText } from "../_util/terminal.ts";
+import { printable, printableText } from "../util/terminal.ts";
 import { guardedOutput } from "./_stdio.ts";
 import { SpanRecorder } from "./_trace.ts";
 

@@ -15,7 +15,7 @@ import type { CliOptions } from "./main.ts";
 import { INTERRUPTED, OK, TOOL_ERROR } from "./_errors.ts";
 import { guardedOutput } from "./_stdio.ts";
 import { interruptOnSignals } from "./_signals.ts";
-import { printable } from "../_util/terminal.ts";
+import { printable } from "../util/terminal.ts";
 
 /** `main` of `main.ts`. */
 type Main = (args: readonly string[], options?: CliOptions) => Promise<number>;

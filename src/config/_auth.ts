@@ -11,8 +11,8 @@
 
 import type { ServerAuth } from "./types.ts";
 import { interpolateValue, type Variables } from "./_interpolate.ts";
-import { ConfigProblem, type Path } from "../_util/problem.ts";
-import { isRecord } from "../_util/values.ts";
+import { ConfigProblem, type Path } from "../util/problem.ts";
+import { isRecord } from "../util/values.ts";
 
 /** Fields whose values are secrets. */
 const SECRET_FIELDS = [

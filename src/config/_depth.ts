@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Path } from "../_util/problem.ts";
+import type { Path } from "../util/problem.ts";
 
 /** How deeply values may nest (the root is at depth 0). */
 export const MAX_DEPTH = 100;

@@ -6,21 +6,21 @@
  * @module
  */
 
-import { setOwn } from "../_util/values.ts";
+import { setOwn } from "../util/values.ts";
 import { MCPConfigFileError, type MCPConfigFileProblem } from "./errors.ts";
 import {
   type ParsedDocument,
   parseDocument,
   type TextFormat,
 } from "./_text.ts";
-import { ConfigProblem, formatPath } from "../_util/problem.ts";
-import { isRecord } from "../_util/values.ts";
+import { ConfigProblem, formatPath } from "../util/problem.ts";
+import { isRecord } from "../util/values.ts";
 import { schemaProblems } from "./_schema_errors.ts";
 
 export { schemaProblems };
 import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { JsonSchema, ToolCapability } from "../types.ts";
-import { readFailure, readText } from "../_util/read_file.ts";
+import { readFailure, readText } from "../util/read_file.ts";
 
 /**
  * Parses text, refusing empty documents.

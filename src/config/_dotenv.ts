@@ -22,7 +22,7 @@
  * @module
  */
 
-import { setOwn } from "../_util/values.ts";
+import { setOwn } from "../util/values.ts";
 
 /** A line that is not `NAME=value`. */
 export interface DotenvProblem {

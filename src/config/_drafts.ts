@@ -15,8 +15,8 @@ import {
   REMOTE_FIELDS,
   STDIO_FIELDS,
 } from "../server_config.ts";
-import { ConfigProblem, formatPath, type Path } from "../_util/problem.ts";
-import { isRecord, kindOf } from "../_util/values.ts";
+import { ConfigProblem, formatPath, type Path } from "../util/problem.ts";
+import { isRecord, kindOf } from "../util/values.ts";
 import { firstReference, inputReferences } from "./_interpolate.ts";
 import type { ParsedConfig } from "./_parse.ts";
 

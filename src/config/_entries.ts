@@ -25,10 +25,10 @@ import {
   formatPath,
   type Path,
   within,
-} from "../_util/problem.ts";
-import { declareSecrets } from "../_util/redact.ts";
+} from "../util/problem.ts";
+import { declareSecrets } from "../util/redact.ts";
 import { type ReadAuth, readAuth } from "./_auth.ts";
-import { isRecord, setOwn } from "../_util/values.ts";
+import { isRecord, setOwn } from "../util/values.ts";
 
 /**
  * Builds the entries of the readable servers.

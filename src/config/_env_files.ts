@@ -12,8 +12,8 @@
  */
 
 import { controlCharacterProblem } from "../server_config.ts";
-import { ConfigProblem } from "../_util/problem.ts";
-import { readFailure } from "../_util/read_file.ts";
+import { ConfigProblem } from "../util/problem.ts";
+import { readFailure } from "../util/read_file.ts";
 import { interpolate } from "./_interpolate.ts";
 import { parseDotenv } from "./_dotenv.ts";
 import type { Draft, Servers } from "./_drafts.ts";

@@ -16,8 +16,8 @@
  * @module
  */
 
-import { setOwn } from "../_util/values.ts";
-import { ConfigProblem, type Path } from "../_util/problem.ts";
+import { setOwn } from "../util/values.ts";
+import { ConfigProblem, type Path } from "../util/problem.ts";
 
 /** Looks up one environment variable; `undefined` when it is unset. */
 export type EnvLookup = (name: string) => string | undefined;

@@ -18,8 +18,8 @@ import {
   schemaProblems,
 } from "./_document.ts";
 import type { ParsedDocument } from "./_text.ts";
-import { ConfigProblem, type Path } from "../_util/problem.ts";
-import { isRecord, kindOf } from "../_util/values.ts";
+import { ConfigProblem, type Path } from "../util/problem.ts";
+import { isRecord, kindOf } from "../util/values.ts";
 
 /** The file name of config text given without one. */
 const INLINE = "<inline>";

@@ -13,10 +13,10 @@
  */
 
 import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
-import { ConfigProblem, type Path } from "../_util/problem.ts";
-import { isRecord, kindOf } from "../_util/values.ts";
+import { ConfigProblem, type Path } from "../util/problem.ts";
+import { isRecord, kindOf } from "../util/values.ts";
 import type { JsonSchema } from "../types.ts";
-import { editDistance } from "../_util/closest.ts";
+import { editDistance } from "../util/closest.ts";
 
 const validators = new WeakMap<JsonSchema, Validator>();
 

@@ -18,7 +18,7 @@
  * @module
  */
 
-import { setOwn } from "../_util/values.ts";
+import { setOwn } from "../util/values.ts";
 import {
   COLLECTION_STYLE,
   CORE_SCHEMA,
@@ -33,7 +33,7 @@ import {
 } from "js-yaml";
 import * as jsoncModule from "jsonc-parser";
 import type { Node, ParseError } from "jsonc-parser";
-import { ConfigProblem, type Path } from "../_util/problem.ts";
+import { ConfigProblem, type Path } from "../util/problem.ts";
 import { MAX_DEPTH, TOO_DEEP, tooDeepJson, tooDeepPath } from "./_depth.ts";
 
 /** The two text formats. */

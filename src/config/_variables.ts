@@ -8,8 +8,8 @@
  * @module
  */
 
-import { ConfigProblem } from "../_util/problem.ts";
-import { isRecord } from "../_util/values.ts";
+import { ConfigProblem } from "../util/problem.ts";
+import { isRecord } from "../util/values.ts";
 import { envLookup, type Variables } from "./_interpolate.ts";
 import type { Servers } from "./_drafts.ts";
 import type { ParsedConfig } from "./_parse.ts";

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { globToRegExp, isGlob } from "../_util/glob.ts";
+import { globToRegExp, isGlob } from "../util/glob.ts";
 import { applyCapabilityOverrides } from "../tools/capabilities.ts";
 import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";

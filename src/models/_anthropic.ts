@@ -21,7 +21,7 @@ import {
   objectRoot,
   type Schema,
 } from "./_json_schema.ts";
-import { setOwn } from "../_util/values.ts";
+import { setOwn } from "../util/values.ts";
 import { type Codec, nameAndDescription, sameName } from "./_codec.ts";
 import type { Outcome } from "./_content.ts";
 import type {

@@ -12,7 +12,7 @@
  */
 
 import { existingRequired, isSchema, type Schema } from "./_json_schema.ts";
-import { setOwn } from "../_util/values.ts";
+import { setOwn } from "../util/values.ts";
 import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
 import {
   geminiCalls,

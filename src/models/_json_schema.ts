@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describeValue, setOwn } from "../_util/values.ts";
+import { describeValue, setOwn } from "../util/values.ts";
 
 /** A JSON Schema node (boolean schemas are handled where they can occur). */
 export type Schema = { [key: string]: unknown };

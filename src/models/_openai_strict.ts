@@ -26,7 +26,7 @@ import {
   resolveRef,
   type Schema,
 } from "./_json_schema.ts";
-import { setOwn } from "../_util/values.ts";
+import { setOwn } from "../util/values.ts";
 import type { Dialect } from "./_codec.ts";
 import type { ToolDefinitionOptions } from "./options.ts";
 

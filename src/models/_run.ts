@@ -7,14 +7,14 @@
  * @module
  */
 
-import { errorMessage } from "../_util/errors.ts";
+import { errorMessage } from "../util/errors.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { Entry, Runner } from "./_codec.ts";
 import { forModel, toolsOf } from "./_entries.ts";
 import { declined, failure, type Outcome, outcomeOf } from "./_content.ts";
 import { isSchema } from "./_json_schema.ts";
 import type { DispatchOptions, ToolSource } from "./options.ts";
-import { editDistance } from "../_util/closest.ts";
+import { editDistance } from "../util/closest.ts";
 import { toolAlias } from "../tools/alias.ts";
 
 /** The tools a dispatcher knows, by every name a model may use. */

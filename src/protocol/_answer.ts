@@ -9,9 +9,9 @@
 import type { Result } from "./session.ts";
 import type { JSONRPCRequest } from "../transports/transport.ts";
 import type { JsonSchema } from "../types.ts";
-import { isRecord } from "../_util/values.ts";
+import { isRecord } from "../util/values.ts";
 import { MCPAdapterError } from "../errors.ts";
-import { webUrlProblem } from "../_util/url_policy.ts";
+import { webUrlProblem } from "../util/url_policy.ts";
 import type {
   ClientHandlers,
   ElicitationRequest,
@@ -74,7 +74,7 @@ const MAX_URL_CHARS = 4096;
  * The URL of a URL-mode elicitation, checked: the client declared URL mode,
  * and the URL passes the library's rule for URLs from a server (`https:`,
  * `http:` only on a loopback host, no credentials before the host, no
- * link-local address; `../_util/url_policy.ts`) and is bounded. It is
+ * link-local address; `../util/url_policy.ts`) and is bounded. It is
  * never fetched here.
  *
  * @throws {MCPAdapterError} `invalid_response`, naming what is wrong.

@@ -13,8 +13,8 @@ import {
   MCPNotConnectedError,
   MCPProtocolError,
 } from "../errors.ts";
-import { redact, redactError } from "../_util/redact.ts";
-import { errorMessage } from "../_util/errors.ts";
+import { redact, redactError } from "../util/redact.ts";
+import { errorMessage } from "../util/errors.ts";
 
 /**
  * The error of a failed connection to server `name`; an authorization

@@ -17,8 +17,8 @@ import {
   MCPProtocolError,
   MCPTimeoutError,
 } from "../errors.ts";
-import { isRecord } from "../_util/values.ts";
-import { excerpt } from "../_util/redact.ts";
+import { isRecord } from "../util/values.ts";
+import { excerpt } from "../util/redact.ts";
 import { isModernVersion, LEGACY_PROTOCOL_VERSIONS } from "../version.ts";
 import { META_SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION } from "./era.ts";
 import type { Result, Session } from "./session.ts";

@@ -11,8 +11,8 @@
  */
 
 import { MCPAdapterError, MCPTimeoutError } from "../errors.ts";
-import { isRecord, kindOf } from "../_util/values.ts";
-import { race } from "../_util/time.ts";
+import { isRecord, kindOf } from "../util/values.ts";
+import { race } from "../util/time.ts";
 import { answers, type ClientHandlers } from "./handlers.ts";
 import { answer } from "./_answer.ts";
 import type { RequestOptions, Result, Session } from "./session.ts";

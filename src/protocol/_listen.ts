@@ -23,8 +23,8 @@ import type {
   JSONRPCNotification,
   RequestId,
 } from "../transports/transport.ts";
-import { errorMessage } from "../_util/errors.ts";
-import { isRecord } from "../_util/values.ts";
+import { errorMessage } from "../util/errors.ts";
+import { isRecord } from "../util/values.ts";
 import { META_SUBSCRIPTION_ID } from "./era.ts";
 import type { Session } from "./session.ts";
 

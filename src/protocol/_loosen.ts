@@ -25,7 +25,7 @@
  */
 
 import type { JsonSchema } from "../types.ts";
-import { isRecord } from "../_util/values.ts";
+import { isRecord } from "../util/values.ts";
 
 /** Whether `schema[keyword]` is to be left to the server. */
 export type Hazard = (

@@ -27,7 +27,7 @@
 
 import { isSafePattern } from "redos-detector";
 import type { JsonSchema } from "../types.ts";
-import { isRecord } from "../_util/values.ts";
+import { isRecord } from "../util/values.ts";
 import { loosen } from "./_loosen.ts";
 
 /**

@@ -19,8 +19,8 @@ import {
   MCPProtocolError,
   MCPTimeoutError,
 } from "../errors.ts";
-import { isRecord } from "../_util/values.ts";
-import { race } from "../_util/time.ts";
+import { isRecord } from "../util/values.ts";
+import { race } from "../util/time.ts";
 import type { ClientHandlers } from "./handlers.ts";
 import { answerAll } from "./_input.ts";
 import type { RequestOptions, Result } from "./session.ts";

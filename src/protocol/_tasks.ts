@@ -23,7 +23,7 @@ import {
 } from "../errors.ts";
 import type { RequestId } from "../transports/transport.ts";
 import type { Result, Session } from "./session.ts";
-import { isRecord } from "../_util/values.ts";
+import { isRecord } from "../util/values.ts";
 import {
   CANCEL_TIMEOUT_MS,
   checkTaskId,

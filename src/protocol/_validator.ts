@@ -18,8 +18,8 @@ import type { JsonSchema } from "../types.ts";
 import { compileFastCheck } from "./_fast_check.ts";
 import { loosen } from "./_loosen.ts";
 import { describe, quickJson, unsendable } from "./_sendable.ts";
-import { didYouMean } from "../_util/closest.ts";
-import { isRecord } from "../_util/values.ts";
+import { didYouMean } from "../util/closest.ts";
+import { isRecord } from "../util/values.ts";
 
 /** Returns the problems with `args` (`"/path: message"`), or `undefined` when they are valid. */
 export type ArgumentValidator = (

@@ -35,13 +35,13 @@ import type {
 import {
   createTransport,
   type TransportOptions,
-} from "../transports/_create.ts";
-import { redact, redactError } from "../_util/redact.ts";
-import { asError, errorMessage } from "../_util/errors.ts";
-import { race } from "../_util/time.ts";
-import { SerialQueue } from "../_util/serial_queue.ts";
+} from "../transports/create.ts";
+import { redact, redactError } from "../util/redact.ts";
+import { asError, errorMessage } from "../util/errors.ts";
+import { race } from "../util/time.ts";
+import { SerialQueue } from "../util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
-import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/_hook.ts";
+import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/hook.ts";
 import type { MCPTelemetryOptions } from "../telemetry/types.ts";
 import {
   envelope,

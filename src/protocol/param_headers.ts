@@ -8,8 +8,8 @@
  * @module
  */
 
-import { isRecord } from "../_util/values.ts";
-import { headerValue } from "../_util/header_value.ts";
+import { isRecord } from "../util/values.ts";
+import { headerValue } from "../util/header_value.ts";
 import type { JsonSchema } from "../types.ts";
 
 /** One mirrored parameter: where it is in the arguments, and its header. */

@@ -22,9 +22,9 @@ import type {
   RequestId,
 } from "../transports/transport.ts";
 import type { MCPProgress } from "../types.ts";
-import { asError } from "../_util/errors.ts";
-import { isRecord, kindOf } from "../_util/values.ts";
-import type { SessionTelemetry } from "../telemetry/_hook.ts";
+import { asError } from "../util/errors.ts";
+import { isRecord, kindOf } from "../util/values.ts";
+import type { SessionTelemetry } from "../telemetry/hook.ts";
 
 /** A JSON-RPC result object. */
 export type Result = Record<string, unknown>;

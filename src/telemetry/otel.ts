@@ -2,7 +2,7 @@
  * Spans and metrics by the OpenTelemetry semantic conventions for MCP
  * (`open-telemetry/semantic-conventions-genai`, `docs/gen-ai/mcp.md`), and
  * the trace context carried to the server in `params._meta`. Loaded by
- * `_hook.ts` only when tracing is on. It imports nothing of OpenTelemetry:
+ * `hook.ts` only when tracing is on. It imports nothing of OpenTelemetry:
  * it talks to the providers (given, or registered in the API's global
  * registry) through their interfaces, so bundles for any runtime stay the
  * same. Internal.
@@ -11,8 +11,8 @@
  */
 
 import type { MCPServerConfig } from "../server_config.ts";
-import { redact } from "../_util/redact.ts";
-import { isRecord } from "../_util/values.ts";
+import { redact } from "../util/redact.ts";
+import { isRecord } from "../util/values.ts";
 import { VERSION } from "../version.ts";
 import type {
   CallOutcome,
@@ -20,8 +20,8 @@ import type {
   SessionTelemetry,
   Telemetry,
   TracedRequest,
-} from "./_hook.ts";
-import { OTEL_API_KEY } from "./_hook.ts";
+} from "./hook.ts";
+import { OTEL_API_KEY } from "./hook.ts";
 import type {
   MCPAttributes,
   MCPHistogram,

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { globToRegExp, isGlob } from "../_util/glob.ts";
-import { describeValue } from "../_util/values.ts";
+import { globToRegExp, isGlob } from "../util/glob.ts";
+import { describeValue } from "../util/values.ts";
 import { MCPConfigError } from "../errors.ts";
 import type { ToolAnnotations, ToolCapability } from "../types.ts";
 

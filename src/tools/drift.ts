@@ -7,7 +7,7 @@
  */
 
 import { MCPConfigError } from "../errors.ts";
-import { describeValue, isRecord, setOwn } from "../_util/values.ts";
+import { describeValue, isRecord, setOwn } from "../util/values.ts";
 import {
   canonicalJson,
   FINGERPRINT_FIELDS,

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { globSource, isGlob } from "../_util/glob.ts";
-import { describeValue } from "../_util/values.ts";
+import { globSource, isGlob } from "../util/glob.ts";
+import { describeValue } from "../util/values.ts";
 import { MCPConfigError } from "../errors.ts";
 import type { MCPToolFilter } from "../types.ts";
 

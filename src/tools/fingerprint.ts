@@ -15,7 +15,7 @@
  */
 
 import { MCPAdapterError } from "../errors.ts";
-import { isRecord, setOwn } from "../_util/values.ts";
+import { isRecord, setOwn } from "../util/values.ts";
 import type {
   JsonSchema,
   MCPToolDescriptor,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describeValue } from "../_util/values.ts";
+import { describeValue } from "../util/values.ts";
 import { toolAlias } from "./alias.ts";
 import { MCPConfigError } from "../errors.ts";
 import type {

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { displayUrl, excerpt } from "../_util/redact.ts";
+import { displayUrl, excerpt } from "../util/redact.ts";
 import type { JSONRPCMessage } from "./transport.ts";
 import type {
   EventSourceMessage,

@@ -8,12 +8,12 @@
  * @module
  */
 
-import { errorMessage } from "../_util/errors.ts";
-import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
+import { errorMessage } from "../util/errors.ts";
+import { checkMaxMessageBytes, messageTooLarge } from "./limits.ts";
 import { discardBody, EventReader, readCapped } from "./_body.ts";
 import { checkHeaders } from "./_headers.ts";
 import type { RemoteTransportOptions } from "./remote.ts";
-import { mergeSecrets, redact, secretsOf } from "../_util/redact.ts";
+import { mergeSecrets, redact, secretsOf } from "../util/redact.ts";
 import type { MCPAuthorizationCallback } from "./transport.ts";
 import { type AuthHooks, oauthHooks } from "./oauth.ts";
 import {

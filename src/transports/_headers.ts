@@ -1,14 +1,14 @@
 /**
  * The configured side of a remote transport's requests: its server URL and
  * headers, checked once when the transport is made (the rules themselves
- * are `_util/http_checks.ts`, which the server-config check shares), and
+ * are `util/http_checks.ts`, which the server-config check shares), and
  * the media type of a response. Web standards only. Internal.
  *
  * @module
  */
 
 import { MCPConfigError } from "../errors.ts";
-import { httpUrl, isHeaderName, isHeaderValue } from "../_util/http_checks.ts";
+import { httpUrl, isHeaderName, isHeaderValue } from "../util/http_checks.ts";
 
 /** The `type/subtype` of a Content-Type header, lower-cased, without parameters. */
 export function mediaType(header: string | null): string | undefined {

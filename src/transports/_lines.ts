@@ -5,7 +5,7 @@
  * @module
  */
 
-import { concatBytes } from "../_util/bytes.ts";
+import { concatBytes } from "../util/bytes.ts";
 
 const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { displayUrl } from "../_util/redact.ts";
+import { displayUrl } from "../util/redact.ts";
 import { MCPConnectionError } from "../errors.ts";
 import { discardBody } from "./_body.ts";
 import { REDIRECT_STATUSES } from "./_client.ts";

@@ -3,16 +3,16 @@
  * the remote transports: the token of every request, and the hooks that
  * authorize on 401 / 403 and finish an authorization-code login. This part
  * is loaded with the transports and stays small; the flow itself
- * (`_oauth/flow.ts`, and through it the SDK's `auth()`) is imported on the
+ * (`oauth/flow.ts`, and through it the SDK's `auth()`) is imported on the
  * first 401, so users without OAuth never load it. A DPoP provider's
- * requests go through `_oauth/dpop.ts` (a proof each), loaded on the first
+ * requests go through `oauth/dpop.ts` (a proof each), loaded on the first
  * one. Internal.
  *
  * @module
  */
 
-import { mergeSecrets, secretsOf } from "../_util/redact.ts";
-import type { OAuthClientProviderLike, OAuthState } from "./_oauth/state.ts";
+import { mergeSecrets, secretsOf } from "../util/redact.ts";
+import type { OAuthClientProviderLike, OAuthState } from "./oauth/state.ts";
 import type { MCPAuthorizationCallback } from "./transport.ts";
 
 export type { OAuthClientProviderLike };
@@ -56,7 +56,7 @@ export function oauthHooks(
     );
   }
   const s = state;
-  const flow = () => import("./_oauth/flow.ts");
+  const flow = () => import("./oauth/flow.ts");
   return {
     // Read on every request: a refresh or a step-up shows on the next one.
     async getHeaders(): Promise<Record<string, string>> {
@@ -73,7 +73,7 @@ export function oauthHooks(
     // A DPoP provider's requests: its DPoP token goes as `DPoP`, with a proof.
     wrapFetch: provider.dpop &&
       ((next) => async (input, init) =>
-        (await import("./_oauth/dpop.ts")).resourceFetch(provider, next)(
+        (await import("./oauth/dpop.ts")).resourceFetch(provider, next)(
           input,
           init,
         )),

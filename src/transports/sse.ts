@@ -17,8 +17,8 @@ import type {
   MCPAuthorizationCallback,
   MCPTransport,
 } from "./transport.ts";
-import { asError } from "../_util/errors.ts";
-import { messageTooLarge } from "./_limits.ts";
+import { asError } from "../util/errors.ts";
+import { messageTooLarge } from "./limits.ts";
 import { fetchFailure, HttpClient } from "./_client.ts";
 import { mediaType, serverUrl } from "./_headers.ts";
 import {
@@ -31,7 +31,7 @@ import {
   parseEventData,
   readBodyStart,
 } from "./_body.ts";
-import { displayUrl, excerpt } from "../_util/redact.ts";
+import { displayUrl, excerpt } from "../util/redact.ts";
 
 /**
  * Options of {@linkcode SSEClientTransport}: the remote transports' shared

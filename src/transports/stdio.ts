@@ -12,16 +12,16 @@ import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
 // The npm build resolves this import per runtime (package "imports",
 // #stdio-process): edge and browser bundles get _process/unavailable.ts.
 import { loadBackend } from "./_process/loader.ts";
-import { checkMaxMessageBytes, messageTooLarge } from "./_limits.ts";
-import { excerpt, redact, secretsOf } from "../_util/redact.ts";
-import { delay, settlesWithin } from "../_util/time.ts";
+import { checkMaxMessageBytes, messageTooLarge } from "./limits.ts";
+import { excerpt, redact, secretsOf } from "../util/redact.ts";
+import { delay, settlesWithin } from "../util/time.ts";
 import {
   childEnvironment,
   type ChildExit,
   type ChildProcessHandle,
   type ProcessBackend,
 } from "./_process/backend.ts";
-import { asError, errorMessage } from "../_util/errors.ts";
+import { asError, errorMessage } from "../util/errors.ts";
 
 /** Options of {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {

@@ -19,12 +19,12 @@ import type {
   MCPTransport,
   TransportSendOptions,
 } from "./transport.ts";
-import { headerValue } from "../_util/header_value.ts";
-import { asError } from "../_util/errors.ts";
+import { headerValue } from "../util/header_value.ts";
+import { asError } from "../util/errors.ts";
 import { fetchFailure, HttpClient } from "./_client.ts";
 import { mediaType, serverUrl } from "./_headers.ts";
 import { discardBody, readBodyStart } from "./_body.ts";
-import { displayUrl, excerpt } from "../_util/redact.ts";
+import { displayUrl, excerpt } from "../util/redact.ts";
 import { RequestStreams } from "./_streamable/requests.ts";
 import {
   EVENT_STREAM,

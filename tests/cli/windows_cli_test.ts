@@ -22,7 +22,7 @@ import { once } from "node:events";
 import { FileTokenStore } from "../../cli.ts";
 import { renameRetrying } from "../../src/auth/file_store.ts";
 import { openBrowser } from "../../src/cli/_login.ts";
-import { RENAME_ATTEMPTS } from "../../src/transports/_process/windows.ts";
+import { RENAME_ATTEMPTS } from "../../src/util/windows.ts";
 
 let dir: string;
 beforeEach(async () => {

@@ -13,7 +13,7 @@ import {
   EnterpriseAuthProvider,
   WorkloadIdentityProvider,
 } from "@cleveragents/mcp-adapter/auth";
-import { configSecrets } from "../../src/_util/redact.ts";
+import { configSecrets } from "../../src/util/redact.ts";
 import { parseError, yaml } from "./_config_errors.ts";
 
 const REMOTE = [

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { headerValue } from "../../src/_util/header_value.ts";
+import { headerValue } from "../../src/util/header_value.ts";
 import {
   headerProblem,
   paramHeadersOf,

@@ -1,5 +1,5 @@
 /**
- * The Windows decisions (src/transports/_process/windows.ts), pinned on any
+ * The Windows decisions (src/util/windows.ts), pinned on any
  * platform: command resolution over a fake PATH × PATHEXT file system,
  * batch-file quoting through a model of cmd.exe (golden lines, and an
  * injection marker through a simulated `%*`), npm shim parsing, the child
@@ -27,7 +27,7 @@ import {
   windowsChildEnvironment,
   windowsSpawnPlan,
   windowsStartHint,
-} from "../../src/transports/_process/windows.ts";
+} from "../../src/util/windows.ts";
 import { ProcessGroup } from "../../src/transports/_process/group.ts";
 import { runThroughCmd, splitArgv } from "./_cmd.ts";
 

@@ -5,7 +5,7 @@ import {
   redact,
   redactError,
   secretsOf,
-} from "../../src/_util/redact.ts";
+} from "../../src/util/redact.ts";
 
 describe("secretsOf() and redact()", () => {
   it("masks values of 8 characters or more, and leaves short ordinary values alone", () => {

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { printable } from "../../src/_util/terminal.ts";
+import { printable } from "../../src/util/terminal.ts";
 
 describe("printable()", () => {
   it("writes control characters and bidi overrides as visible escapes, on one line", () => {

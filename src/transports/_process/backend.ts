@@ -101,7 +101,7 @@ export interface ProcessBackend {
    * transport takes them from the backend, so bundles without a backend
    * (browsers, edge runtimes) hold none of them.
    */
-  readonly windows?: typeof import("./windows.ts");
+  readonly windows?: typeof import("../../util/windows.ts");
 }
 
 /** What the server inherits on POSIX; everything else must come from `env`. */

@@ -29,8 +29,8 @@ import {
   type ProgramCall,
   treeKillPlan,
   windowsSpawnPlan,
-} from "./windows.ts";
-import * as windowsModule from "./windows.ts";
+} from "../../util/windows.ts";
+import * as windowsModule from "../../util/windows.ts";
 
 type PipedChild = ChildProcessByStdio<Writable, Readable, Readable>;
 

@@ -20,7 +20,7 @@ import {
   parseEventData,
   readBodyStart,
 } from "../_body.ts";
-import { displayUrl, excerpt } from "../../_util/redact.ts";
+import { displayUrl, excerpt } from "../../util/redact.ts";
 import {
   type Backoff,
   EVENT_STREAM,
@@ -29,7 +29,7 @@ import {
   reconnectDelay,
   type StreamableSession,
 } from "./session.ts";
-import { Timers } from "../../_util/time.ts";
+import { Timers } from "../../util/time.ts";
 
 /** What {@linkcode RequestStreams} needs from its transport. */
 export interface RequestStreamsOptions {

@@ -24,9 +24,9 @@ import {
   isTooLarge,
   readBodyStart,
 } from "../_body.ts";
-import { displayUrl, excerpt } from "../../_util/redact.ts";
-import { messageTooLarge } from "../_limits.ts";
-import { Timers } from "../../_util/time.ts";
+import { displayUrl, excerpt } from "../../util/redact.ts";
+import { messageTooLarge } from "../limits.ts";
+import { Timers } from "../../util/time.ts";
 import { isModernVersion } from "../../version.ts";
 
 /** The media type of an SSE stream. */

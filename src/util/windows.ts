@@ -12,7 +12,7 @@
  * @module
  */
 
-import { webUrlProblem } from "../../_util/url_policy.ts";
+import { webUrlProblem } from "./url_policy.ts";
 
 /** What the resolver may look at: whether a path is a file, and a small file's text. */
 export interface FileView {

@@ -14,7 +14,7 @@
  */
 
 import { MCPConnectionError } from "../../errors.ts";
-import { displayUrl } from "../../_util/redact.ts";
+import { displayUrl } from "../../util/redact.ts";
 import { checkedUrl, oauthErrorText } from "./guard.ts";
 import { DPoPSession } from "./dpop.ts";
 import { type Grant, type GrantContext, registerGrant } from "./grant.ts";

@@ -6,7 +6,7 @@
  */
 
 import { MCPAdapterError } from "../errors.ts";
-import { isRecord } from "../_util/values.ts";
+import { isRecord } from "../util/values.ts";
 import type { Result } from "./session.ts";
 import type { MCPToolDescriptor, ToolAnnotations } from "../types.ts";
 

@@ -10,15 +10,15 @@ import type {
   EnterpriseManagedAuth,
   ServerEntry,
   WorkloadIdentityAuth,
-} from "../../config/types.ts";
-import { readFailure, readText } from "../../_util/read_file.ts";
-import { MCPConfigError } from "../../errors.ts";
+} from "../config/types.ts";
+import { readFailure, readText } from "../util/read_file.ts";
+import { MCPConfigError } from "../errors.ts";
 import {
   EnterpriseAuthProvider,
   type SecretSource,
   WorkloadIdentityProvider,
-} from "./jwt_bearer.ts";
-import type { OAuthClientProviderLike } from "./state.ts";
+} from "../transports/oauth/jwt_bearer.ts";
+import type { OAuthClientProviderLike } from "../transports/oauth/state.ts";
 
 const providers = new WeakMap<ServerEntry, OAuthClientProviderLike>();
 

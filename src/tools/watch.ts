@@ -8,7 +8,7 @@
  */
 
 import { MCPAdapterError } from "../errors.ts";
-import { setOwn } from "../_util/values.ts";
+import { setOwn } from "../util/values.ts";
 import type { MCPToolDescriptor } from "../types.ts";
 import {
   canonicalJson,

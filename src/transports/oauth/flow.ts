@@ -17,14 +17,14 @@ import {
   MCPConfigError,
   MCPConnectionError,
 } from "../../errors.ts";
-import { errorMessage } from "../../_util/errors.ts";
+import { errorMessage } from "../../util/errors.ts";
 import {
   displayUrl,
   mergeSecrets,
   redact,
   redactError,
   secretsOf,
-} from "../../_util/redact.ts";
+} from "../../util/redact.ts";
 import type { OAuthState } from "./state.ts";
 import type { MCPAuthorizationCallback } from "../transport.ts";
 import {
@@ -36,8 +36,8 @@ import {
 } from "./guard.ts";
 import { tokenRequestFetch } from "./dpop.ts";
 import { grantOf } from "./grant.ts";
-import { isLoopbackHost } from "../../_util/url_policy.ts";
-import { race } from "../../_util/time.ts";
+import { isLoopbackHost } from "../../util/url_policy.ts";
+import { race } from "../../util/time.ts";
 
 /**
  * Authorizations in a row (401 or 403, until a request with credentials

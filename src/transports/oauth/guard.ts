@@ -21,9 +21,9 @@
  */
 
 import { MCPConnectionError } from "../../errors.ts";
-import { displayUrl } from "../../_util/redact.ts";
-import { isRecord } from "../../_util/values.ts";
-import { webUrlProblem } from "../../_util/url_policy.ts";
+import { displayUrl } from "../../util/redact.ts";
+import { isRecord } from "../../util/values.ts";
+import { webUrlProblem } from "../../util/url_policy.ts";
 import { readCapped } from "../_body.ts";
 
 /** The largest answer of an OAuth endpoint read: metadata and tokens are small. */
