@@ -57,6 +57,24 @@ const CHECKED = [
 ];
 
 /**
+ * The Markdown files whose `ts` code blocks `deno check --doc` type-checks:
+ * the README and every page of `docs/`. A block that is a fragment (it uses
+ * an `adapter` or `config` the page set up in words) is marked `ts ignore`;
+ * whole programs quoted from `examples/` are kept equal to their files by
+ * `tests/readme_test.ts`.
+ */
+function checkedMarkdown(): string[] {
+  const docs = join(ROOT, "docs");
+  const pages = existsSync(docs)
+    ? [...Deno.readDirSync(docs)]
+      .filter((entry) => entry.isFile && entry.name.endsWith(".md"))
+      .map((entry) => `docs/${entry.name}`)
+      .sort()
+    : [];
+  return ["README.md", ...pages];
+}
+
+/**
  * The pipeline's steps, in order. They all run this Deno's own executable,
  * so nothing goes through `npx` again. There is no separate cache step: the
  * first `deno` command caches every npm package in `deno.json` `imports`
@@ -78,7 +96,7 @@ export function ciSteps(entries: readonly string[]): Step[] {
   return [
     denoStep("fmt", ["fmt", "--check"], 5),
     denoStep("lint", ["lint"], 5),
-    denoStep("check", ["check", "--doc", ...checked], 10),
+    denoStep("check", ["check", "--doc", ...checked, ...checkedMarkdown()], 10),
     denoStep("doc-lint", ["doc", "--lint", ...entries], 5),
     denoStep("test-deno", ["test", "-A", "--parallel", "tests/"], 15),
     // The README's two runnable programs: the demo and its first example.

@@ -1,9 +1,9 @@
 /**
  * The reference client for `scripts/conformance.ts`: the same scenarios as
  * `conformance_client.ts`, driven through the MCP SDK's own `Client` and
- * `StreamableHTTPClientTransport` (its `authProvider`, `finishAuth`), so the
- * README can put the SDK's score beside ours, measured the same way. The
- * conformance package ships no client of its own (only `dist/`).
+ * `StreamableHTTPClientTransport` (its `authProvider`, `finishAuth`), so
+ * docs/remote.md can put the SDK's score beside ours, measured the same way.
+ * The conformance package ships no client of its own (only `dist/`).
  *
  * Authorization-code logins follow the SDK's documented pattern: a call
  * that needs the user rejects with `UnauthorizedError` after the provider

@@ -206,7 +206,8 @@ async function copyTests(dir: string, packageName: string): Promise<string[]> {
 
 /**
  * Data files the tests read beside them, copied to the same relative paths:
- * the shipped config schema and the example config and skill files.
+ * the shipped config schema, the example config and skill files, and the
+ * pages that quote examples with those examples.
  */
 const DATA_FILES = [
   "schema/mcp-config.schema.json",
@@ -214,9 +215,15 @@ const DATA_FILES = [
   "examples/skill.yaml",
   // tests/cli/usage_test.ts: --version prints the version deno.json gives.
   "deno.json",
-  // tests/apps/readme_example_test.ts: the README's host loop is the example.
+  // tests/readme_test.ts: the README and docs/ quote these examples whole.
   "README.md",
+  "docs/apps.md",
+  "docs/drift.md",
+  "docs/models.md",
   "examples/apps_host.ts",
+  "examples/models/openai_chat.ts",
+  "examples/pinning.ts",
+  "examples/quickstart.ts",
 ];
 
 async function copyDataFiles(dir: string): Promise<void> {

@@ -145,7 +145,7 @@ export interface MCPToolAdapterOptions {
   onStderr?: (line: string) => void;
   /**
    * OpenTelemetry spans and metrics by the MCP semantic conventions (see
-   * the README's "Observability"). Default: on when a provider is
+   * docs/observability.md). Default: on when a provider is
    * registered with `@opentelemetry/api` before `connect()`, else off and
    * not loaded. `false` turns it off.
    */

@@ -50,7 +50,7 @@ export interface StdioTransportOptions {
   closeTimeoutMs?: number;
   /**
    * Receives each line the server writes to stderr, with the values of
-   * `env` masked (see the README's "Secrets").
+   * `env` masked (the rule: docs/errors.md).
    */
   onStderr?: (line: string) => void;
   /**

@@ -11,7 +11,7 @@
  *
  * `Deno.Command` was this backend until `bench/client_bench.ts` showed that
  * its web streams cost about twice the client CPU per message of Deno's
- * `node:child_process` (README, "Performance"). Loaded lazily by the stdio
+ * `node:child_process` (docs/performance.md). Loaded lazily by the stdio
  * transport; internal, never exported.
  *
  * @module
