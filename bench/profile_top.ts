@@ -5,6 +5,11 @@
  *
  * Run it with `deno run -R bench/profile_top.ts FILE [--top=N]`.
  *
+ * It also sums the self time by stage of a call ({@linkcode STAGES}: the
+ * deadline, request bookkeeping, validation, the result envelope, framing,
+ * the runtime's I/O, the garbage collector, the benchmark itself), which is
+ * how `docs/performance.md` says where a call's CPU goes.
+ *
  * Self time is the time of the samples whose top frame is the function;
  * inclusive time counts a sample once for every function on its stack.
  * Functions are keyed by name, file and line, so two closures of the same
@@ -47,6 +52,40 @@ function shortUrl(url: string): string {
     return url.slice(registry + "/registry.npmjs.org/".length);
   }
   return url.replace(/^file:\/\//, "");
+}
+
+/**
+ * The stages of a call, first match wins: a sample's top frame, as
+ * `function  file` (see `keyOf`), against each pattern.
+ */
+export const STAGES: readonly (readonly [string, RegExp])[] = [
+  ["benchmark harness", /\bbench\//],
+  [
+    "deadline and cancellation (timer, clock)",
+    /^(#schedule|#release|#expire|#stopTimer|#cancel|now|op_now|op_timer\w*|setTimeout|clearTimeout|Timeout\S*|createTimer|insert|incRefCount|decRefCount|refTimer|unrefTimer|L_remove)\b|02_timers|timers\.(mjs|ts)|15_performance/,
+  ],
+  [
+    "argument validation",
+    /protocol\/(_validator|_fast_check|validation|_loosen|_sendable)\.ts/,
+  ],
+  [
+    "request bookkeeping (id, progress token, envelope, pending map)",
+    /protocol\/(session|connection)\.ts/,
+  ],
+  ["invoke() and the result envelope", /src\/adapter\.ts|telemetry\//],
+  [
+    "framing: JSON text and lines (stringify, parse, split)",
+    /transports\/(stdio|_lines|_body|_client|_headers|streamable_http|sse)\.ts|transports\/_streamable\/|eventsource-parser|op_encoding_decode|08_text_encoding/,
+  ],
+  ["garbage collector", /^\(garbage collector\)/],
+  ["runtime: pipes, sockets, fetch, streams, event loop", /./],
+];
+
+function stageOf(key: string): string {
+  for (const [stage, pattern] of STAGES) {
+    if (pattern.test(key)) return stage;
+  }
+  return "other";
 }
 
 function keyOf(frame: CallFrame): string {
@@ -109,6 +148,13 @@ function summarise(profile: Profile, top: number): void {
   };
   print("self time, by function", self);
   print("self time, by file", perFile);
+  const byStage = new Map<string, number>();
+  for (const [key, us] of self) {
+    if (key === "(idle)") continue;
+    const stage = stageOf(key);
+    byStage.set(stage, (byStage.get(stage) ?? 0) + us);
+  }
+  print("self time, by stage of a call", byStage);
   print(
     "inclusive time, by function",
     new Map([...inclusive].filter(([key]) => key !== "(root)")),
