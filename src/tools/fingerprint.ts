@@ -16,11 +16,7 @@
 
 import { MCPAdapterError } from "../errors.ts";
 import { isRecord, setOwn } from "../util/values.ts";
-import type {
-  JsonSchema,
-  MCPToolDescriptor,
-  ToolAnnotations,
-} from "../types.ts";
+import type { MCPToolDescriptor } from "../types.ts";
 
 /** The fields a fingerprint covers, in the order diffs name them. */
 export const FINGERPRINT_FIELDS = [
@@ -40,20 +36,15 @@ export type ToolField = typeof FINGERPRINT_FIELDS[number];
  * `execution` (task support) and `_meta` are left out: they change how a
  * call runs, not what the model reads.
  */
-export interface ToolSnapshot {
-  /** The tool's name, as the server exposes it. */
-  name: string;
-  /** Its description; `""` when the server sent none. */
-  description: string;
-  /** Its input schema. */
-  inputSchema: JsonSchema;
-  /** Its title, when the server sent one. */
-  title?: string;
-  /** Its output schema, when it declares one. */
-  outputSchema?: JsonSchema;
-  /** Its annotations (hints), when the server sent them. */
-  annotations?: ToolAnnotations;
-}
+export type ToolSnapshot = Pick<
+  MCPToolDescriptor,
+  | "name"
+  | "description"
+  | "inputSchema"
+  | "title"
+  | "outputSchema"
+  | "annotations"
+>;
 
 /** The longest canonical text computed, in characters: far past any real tool. */
 const MAX_CANONICAL_CHARS = 128 * 1024 * 1024;
