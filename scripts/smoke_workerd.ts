@@ -217,9 +217,12 @@ interface WranglerBundle {
  * The most a Worker's single-file bundle may weigh, gzipped: what a Worker
  * actually ships (the root entry's main chunk, its lazy chunks, the
  * validator and its pattern vetting, eventsource-parser, all in one file,
- * not minified). Measured at 120.7 KiB when the budget was set.
+ * not minified). Measured at 120.7 KiB when the budget was set at 128 KiB,
+ * and at 134.3 KiB when it went to 140 KiB with the lazily loaded
+ * OpenTelemetry hooks, tool fingerprints and pins, and MCP Apps metadata,
+ * which wrangler inlines like every lazy chunk.
  */
-export const WORKER_BUDGET_GZIP_BYTES = 128 * 1024;
+export const WORKER_BUDGET_GZIP_BYTES = 140 * 1024;
 
 /** The size of `code` gzipped, in bytes. */
 async function gzipSize(code: string): Promise<number> {
