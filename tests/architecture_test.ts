@@ -5,7 +5,7 @@
  * re-exports and literal `import()`) and fails on any that the table does not
  * allow, on a file no layer claims, and on a private name (`_`-prefixed file or
  * folder) imported from outside the folder that holds it. Deno only: the Node
- * run copies the tests, not the source tree.
+ * run (`scripts/test_node.ts`) leaves it out, having no source tree.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
