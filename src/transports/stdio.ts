@@ -286,20 +286,11 @@ export class StdioTransport implements MCPTransport {
         { cause: error },
       );
     }
-    let env: Record<string, string>;
-    const windows = this.#windows = backend.windows;
-    if (windows !== undefined) {
-      const built = windows.windowsChildEnvironment(
-        (name) => backend.getEnv(name),
-        options.env,
-      );
-      env = built.env;
-      for (const warning of built.warnings) {
-        this.#reportError(
-          new Error(`MCP server ${this.#name}: ${warning}`),
-        );
-      }
-    } else env = childEnvironment(backend, options.env);
+    this.#windows = backend.windows;
+    const { env, warnings } = childEnvironment(backend, options.env);
+    for (const warning of warnings) {
+      this.#reportError(new Error(`MCP server ${this.#name}: ${warning}`));
+    }
     let child: ChildProcessHandle;
     try {
       child = await backend.spawn({

@@ -9,6 +9,8 @@
  * @module
  */
 
+import type { ChildEnvironment } from "../../util/windows.ts";
+
 /** What to start. `env` is the child's whole environment (nothing is inherited). */
 export interface SpawnOptions {
   command: string;
@@ -120,14 +122,21 @@ const POSIX_ENV_KEYS = [
 ] as const;
 
 /**
- * The allow-listed parent variables (shell functions skipped) plus `extra`,
- * which wins: POSIX. Windows has its own list and a case-insensitive merge
- * (`windowsChildEnvironment()` in `windows.ts`, loaded only there).
+ * The child's whole environment: the allow-listed parent variables (shell
+ * functions skipped) plus `extra`, which wins. On Windows the list is
+ * Windows' own and the merge case-insensitive (`windowsChildEnvironment()`
+ * in `util/windows.ts`), with a warning when `SYSTEMROOT` cannot be read.
  */
 export function childEnvironment(
   backend: ProcessBackend,
   extra: Record<string, string> | undefined,
-): Record<string, string> {
+): ChildEnvironment {
+  if (backend.windows !== undefined) {
+    return backend.windows.windowsChildEnvironment(
+      (name) => backend.getEnv(name),
+      extra,
+    );
+  }
   const env: Record<string, string> = {};
   for (const key of POSIX_ENV_KEYS) {
     const value = backend.getEnv(key);
@@ -135,5 +144,8 @@ export function childEnvironment(
     if (value === undefined || value.startsWith("()")) continue;
     env[key] = value;
   }
-  return extra === undefined ? env : Object.assign(env, extra);
+  return {
+    env: extra === undefined ? env : Object.assign(env, extra),
+    warnings: [],
+  };
 }
