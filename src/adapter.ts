@@ -564,9 +564,7 @@ export class MCPToolAdapter {
    * @throws {MCPAdapterError} `code` `"not_pinned"` without `pins` when the adapter pins nothing.
    */
   async compareTools(pins?: PinnedTools): Promise<ToolDrift> {
-    await this.#toolMap(false).catch((error) => {
-      throw redactError(error, this.#secrets());
-    });
+    await this.#listedTools();
     return this.#watch!.compare(pins);
   }
 
@@ -601,10 +599,7 @@ export class MCPToolAdapter {
   async acceptToolChanges(
     accepted?: readonly string[] | ToolDrift,
   ): Promise<PinnedTools> {
-    const tools = await this.#toolMap(false).catch((error) => {
-      throw redactError(error, this.#secrets());
-    });
-    const pins = this.#watch!.accept(accepted, tools);
+    const pins = this.#watch!.accept(accepted, await this.#listedTools());
     this.#notifyToolsChanged();
     return pins;
   }
@@ -902,16 +897,7 @@ export class MCPToolAdapter {
           timeoutMs,
           signal: options.signal,
         }),
-      note: (message) =>
-        this.#onError?.(
-          new MCPAdapterError(
-            "invalid_ui_metadata",
-            redact(
-              `MCP server "${this.config.name}": ${message}`,
-              this.#secrets(),
-            ),
-          ),
-        ),
+      note: (message) => this.#note("invalid_ui_metadata", message),
     }).catch((error) => {
       throw redactError(error, this.#secrets());
     });
@@ -991,17 +977,36 @@ export class MCPToolAdapter {
   }
 
   /** Tells the tools listeners, or with `drift` the drift listeners. */
-  #notifyToolsChanged(drift?: ToolDrift): void {
-    const listeners = drift ? this.#driftListeners : this.#toolsListeners;
+  #notifyToolsChanged(): void {
+    this.#tell(this.#toolsListeners, undefined);
+  }
+
+  /** Calls each listener with `value`; what one throws goes to `onError`. */
+  #tell<T>(listeners: Iterable<(value: T) => void>, value: T): void {
     for (const listener of listeners) {
       try {
-        listener(drift!);
+        listener(value);
       } catch (error) {
-        this.#onError?.(
-          asError(error),
-        );
+        this.#onError?.(asError(error));
       }
     }
+  }
+
+  /** The tool list (cached or fetched), its errors redacted: for the methods that throw them. */
+  #listedTools(): Promise<Map<string, MCPToolDescriptor>> {
+    return this.#toolMap(false).catch((error) => {
+      throw redactError(error, this.#secrets());
+    });
+  }
+
+  /** Tells `onError` about something a server sent that was set aside; the text redacted. */
+  #note(code: "invalid_tool" | "invalid_ui_metadata", message: string): void {
+    this.#onError?.(
+      new MCPAdapterError(
+        code,
+        redact(`MCP server "${this.config.name}": ${message}`, this.#secrets()),
+      ),
+    );
   }
 
   /**
@@ -1066,19 +1071,14 @@ export class MCPToolAdapter {
       },
       this.config.name,
     );
+    // MCP Apps metadata rides in `_meta`: its reader loads with the first tool that has one.
     for (const tool of tools.values()) {
       if (tool._meta === undefined) continue;
       apps ??= await import("./apps/apps.ts");
-      apps.attachUi(tools.values(), (message) =>
-        this.#onError?.(
-          new MCPAdapterError(
-            "invalid_tool",
-            redact(
-              `MCP server "${this.config.name}": ${message}`,
-              this.#secrets(),
-            ),
-          ),
-        ));
+      apps.attachUi(
+        tools.values(),
+        (message) => this.#note("invalid_tool", message),
+      );
       break;
     }
     if (this.#connection.mirrorsParams) {
@@ -1089,7 +1089,7 @@ export class MCPToolAdapter {
     this.#watch ??= new watching.ToolWatch(
       this.config.name,
       this.#pinning,
-      (drift) => this.#notifyToolsChanged(drift),
+      (drift) => this.#tell(this.#driftListeners, drift),
     );
     await this.#watch.update(tools);
     if (this.#toolsGeneration === generation) {
@@ -1113,16 +1113,11 @@ export class MCPToolAdapter {
       const problem = headerProblem(tool.inputSchema);
       if (problem === undefined) continue;
       tools.delete(name);
-      this.#onError?.(
-        new MCPAdapterError(
-          "invalid_tool",
-          redact(
-            `MCP server "${this.config.name}": tool ${
-              JSON.stringify(name.slice(0, 80))
-            } is left out of the tool list: its input schema's ${problem}. Report this to the server's maintainers.`,
-            this.#secrets(),
-          ),
-        ),
+      this.#note(
+        "invalid_tool",
+        `tool ${
+          JSON.stringify(name.slice(0, 80))
+        } is left out of the tool list: its input schema's ${problem}. Report this to the server's maintainers.`,
       );
     }
   }
