@@ -57,7 +57,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
-import { createTestServer } from "../tests/_in_memory.ts";
+import { connectedAdapter, createTestServer } from "../tests/_in_memory.ts";
 import { SERVER_ENV as BASE_ENV } from "./_echo_server.ts";
 import { RawStdioClient } from "./_raw_stdio.ts";
 
@@ -152,16 +152,10 @@ async function rawOverStdio(): Promise<RawStdioClient> {
 }
 
 async function oursInMemory(): Promise<MCPToolAdapter> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const server = createTestServer();
-  await server.connect(serverSide);
   cleanups.push(() => server.close());
-  const adapter = new MCPToolAdapter(
-    { name: "bench", transport: "stdio", command: "in-memory" },
-    { transport: clientSide },
-  );
+  const adapter = await connectedAdapter(server, "bench");
   cleanups.push(() => adapter.disconnect());
-  await adapter.connect();
   return adapter;
 }
 

@@ -17,12 +17,13 @@
  *     deno run -A bench/telemetry_bench.ts
  *
  * Medians over {@linkcode ROUNDS} rounds of {@linkcode CALLS} sequential
- * calls; µs/call is wall time. Only differences within one run mean much.
+ * calls: process CPU (user + system, client and in-memory server together,
+ * and the garbage collector, which also collects what the other contenders
+ * left) and wall time per call. Only differences within one run mean much.
  *
  * @module
  */
 
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -33,8 +34,9 @@ import {
   MeterProvider,
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
+import process from "node:process";
 import { MCPToolAdapter, type MCPToolAdapterOptions } from "../mod.ts";
-import { createTestServer } from "../tests/_in_memory.ts";
+import { connectedAdapter, createTestServer } from "../tests/_in_memory.ts";
 
 // deno-lint-ignore no-console -- a benchmark prints its table
 const say = (line = "") => console.log(line);
@@ -48,26 +50,24 @@ async function connected(
   options: MCPToolAdapterOptions,
   cleanups: (() => Promise<void>)[],
 ): Promise<MCPToolAdapter> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   const server = createTestServer();
-  await server.connect(serverSide);
   cleanups.push(() => server.close());
-  const adapter = new MCPToolAdapter(
-    { name: "bench", transport: "stdio", command: "in-memory" },
-    { ...options, transport: clientSide },
-  );
+  const adapter = await connectedAdapter(server, "bench", options);
   cleanups.push(() => adapter.disconnect());
-  await adapter.connect();
   return adapter;
 }
 
-async function timeCalls(adapter: MCPToolAdapter): Promise<number> {
+/** Wall time and process CPU (user + system), µs per call. */
+async function timeCalls(adapter: MCPToolAdapter): Promise<[number, number]> {
+  const cpu = process.cpuUsage();
   const started = performance.now();
   for (let i = 0; i < CALLS; i++) {
     const result = await adapter.invoke("echo", { message: "hi" });
     if (!result.success) throw new Error(`echo failed: ${result.error}`);
   }
-  return (performance.now() - started) * 1000 / CALLS;
+  const wall = (performance.now() - started) * 1000 / CALLS;
+  const used = process.cpuUsage(cpu);
+  return [wall, (used.user + used.system) / CALLS];
 }
 
 function median(values: number[]): number {
@@ -107,23 +107,34 @@ async function main(): Promise<void> {
       adapters.push(adapter);
     }
     const figures: number[][] = contenders.map(() => []);
+    const cpus: number[][] = contenders.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
       for (let turn = 0; turn < adapters.length; turn++) {
         const i = (turn + round) % adapters.length;
-        figures[i]!.push(await timeCalls(adapters[i]!));
+        const [wall, cpu] = await timeCalls(adapters[i]!);
+        figures[i]!.push(wall);
+        cpus[i]!.push(cpu);
         spans.reset();
       }
     }
     const off = median(figures[0]!);
+    const offCpu = median(cpus[0]!);
     say(`invoke("echo") in memory, ${CALLS} calls x ${ROUNDS} rounds`);
-    say("| telemetry | µs/call | vs off |");
-    say("| --- | ---: | ---: |");
+    say(
+      "| telemetry | CPU µs/call (client + in-memory server) | vs off | wall µs/call | vs off |",
+    );
+    say("| --- | ---: | ---: | ---: | ---: |");
+    const versus = (value: number, base: number, first: boolean) =>
+      first
+        ? "—"
+        : `${value >= base ? "+" : "−"}${Math.abs(value - base).toFixed(1)} µs`;
     contenders.forEach(([name], i) => {
-      const figure = median(figures[i]!);
+      const wall = median(figures[i]!);
+      const cpu = median(cpus[i]!);
       say(
-        `| ${name} | ${figure.toFixed(1)} | ${
-          i === 0 ? "—" : `+${(figure - off).toFixed(1)} µs`
-        } |`,
+        `| ${name} | ${cpu.toFixed(1)} | ${versus(cpu, offCpu, i === 0)} | ${
+          wall.toFixed(1)
+        } | ${versus(wall, off, i === 0)} |`,
       );
     });
   } finally {
