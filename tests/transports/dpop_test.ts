@@ -203,6 +203,36 @@ describe("the DPoP fetch of the transports and of the OAuth engine", () => {
     assert.equal(b!.nonce, "as-1");
   });
 
+  it("reads at most 64 KiB of a 400 for its error code: an endless body is not a nonce challenge", async () => {
+    const session = await DPoPSession.create();
+    let sends = 0;
+    let pulled = 0;
+    const next: typeof fetch = () => {
+      sends++;
+      // A body that never ends: only a bounded read of it returns.
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled++;
+          controller.enqueue(new Uint8Array(16 * 1024).fill(0x20));
+        },
+      });
+      return Promise.resolve(
+        new Response(body, { status: 400, headers: { "dpop-nonce": "as-1" } }),
+      );
+    };
+    const response = await tokenRequestFetch(session, next)(
+      "https://as.example.com/token",
+      {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "client_credentials" }),
+      },
+    );
+    assert.equal(response.status, 400);
+    assert.equal(sends, 1, "not retried: no use_dpop_nonce was read");
+    assert.ok(pulled <= 8, `${pulled} chunks of 16 KiB pulled`);
+    await response.body?.cancel();
+  });
+
   it("isNonceChallenge() wants a 401 with a DPoP challenge, use_dpop_nonce and a nonce", () => {
     const challenge = (status: number, header: string, nonce?: string) =>
       new Response(null, {

@@ -20,6 +20,7 @@ import type {
   OAuthClientProviderLike,
 } from "./state.ts";
 import { grantOf, registerGrant } from "./grant.ts";
+import { readCapped } from "../_body.ts";
 
 export type { DPoPProofRequest, DPoPSessionLike };
 
@@ -244,14 +245,7 @@ export function resourceFetch(
         headers: Object.fromEntries(headers),
       });
     };
-    let response = await send();
-    if (isNonceChallenge(response)) {
-      session.observeNonce(response, url);
-      await response.body?.cancel().catch(() => {});
-      response = await send();
-    }
-    session.observeNonce(response, url);
-    return response;
+    return await withNonceRetry(send, isNonceChallenge, session, url);
   };
 }
 
@@ -273,17 +267,36 @@ export function tokenRequestFetch(
       headers.set("dpop", await session.buildProof({ htm: "POST", htu: url }));
       return await next(input, { ...init, headers });
     };
-    let response = await send();
-    if (
-      response.status === 400 && response.headers.has("dpop-nonce") &&
-      await oauthError(response) === "use_dpop_nonce"
-    ) {
-      session.observeNonce(response, url);
-      response = await send();
-    }
-    session.observeNonce(response, url);
-    return response;
+    return await withNonceRetry(
+      send,
+      async (response) =>
+        response.status === 400 && response.headers.has("dpop-nonce") &&
+        await oauthError(response) === "use_dpop_nonce",
+      session,
+      url,
+    );
   };
+}
+
+/**
+ * Sends with a proof; when the answer is a nonce challenge, keeps its nonce
+ * and sends once more with a new proof (RFC 9449 §8, §9). Every answer's
+ * nonce is kept.
+ */
+async function withNonceRetry(
+  send: () => Promise<Response>,
+  challenged: (response: Response) => boolean | Promise<boolean>,
+  session: Pick<DPoPSessionLike, "observeNonce">,
+  url: URL,
+): Promise<Response> {
+  let response = await send();
+  if (await challenged(response)) {
+    session.observeNonce(response, url);
+    await response.body?.cancel().catch(() => {});
+    response = await send();
+  }
+  session.observeNonce(response, url);
+  return response;
 }
 
 /**
@@ -312,12 +325,21 @@ export function isTokenRequest(init: RequestInit | undefined): boolean {
 /** The `error` of an OAuth error answer, read from a clone; `undefined` when it has none. */
 async function oauthError(response: Response): Promise<string | undefined> {
   try {
-    const body = await response.clone().json() as { error?: unknown };
+    // A copy, read at most this far: the engine reads the answer itself.
+    const text = await readCapped(
+      response.clone(),
+      ERROR_BODY_MAX_BYTES,
+      () => new Error("too large for an OAuth error"),
+    );
+    const body = JSON.parse(text) as { error?: unknown };
     return typeof body?.error === "string" ? body.error : undefined;
   } catch {
     return undefined;
   }
 }
+
+/** The most of a 400 answer read to find its OAuth `error` code. */
+const ERROR_BODY_MAX_BYTES = 64 * 1024;
 
 function requestUrl(input: RequestInfo | URL): URL {
   return new URL(input instanceof Request ? input.url : String(input));
