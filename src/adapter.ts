@@ -744,9 +744,6 @@ export class MCPToolAdapter {
       timeoutMs,
       totalTimeoutMs,
       startedAt: started,
-      // The clock was read at the start: no wait since unless the
-      // validator had to be built (each read is an op on Deno).
-      now: waited ? undefined : started,
       signal: options.signal,
       onProgress: options.onProgress,
       trackProgress: true,
@@ -763,7 +760,14 @@ export class MCPToolAdapter {
           (taskSupport === "optional" && options.task === true)) &&
           this.#connection.acceptsToolTasks
         ? this.#connection.callTask(params, requestOptions)
-        : this.#connection.request("tools/call", params, requestOptions));
+        : this.#connection.request(
+          "tools/call",
+          params,
+          requestOptions,
+          // The clock was read at the start, and not since unless the call
+          // waited (each read is an op on Deno).
+          waited ? undefined : started,
+        ));
     } catch (error) {
       return this.#failed(name, error, options.signal, started);
     }

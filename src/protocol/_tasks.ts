@@ -149,8 +149,6 @@ class ToolTask {
     const options = this.#options;
     return this.#pinned.session.request("tools/call", this.#params, {
       ...options,
-      // Reached after awaits, and create() may run twice: read the clock afresh.
-      now: undefined,
       onProgress: (progress) => {
         this.#watch.pushBack();
         options.onProgress?.(progress);

@@ -323,10 +323,12 @@ export class Connection {
     method: string,
     params: Record<string, unknown> | undefined,
     options: TaskCallOptions,
+    now?: number,
   ): Promise<Result> {
     if (this.#transitions.pending > 0) {
+      // Sent after the wait: the caller's clock reading is old by then.
       return this.whenReady(method).then(() =>
-        this.request(method, params, later(options))
+        this.request(method, params, options)
       );
     }
     let session: Session;
@@ -335,28 +337,26 @@ export class Connection {
     } catch (error) {
       return Promise.reject(error);
     }
-    const sent = session.request(method, params, options);
-    // What follows the first send is sent later: the caller's clock
-    // reading (`now`) is old by then, hence `later(options)`.
+    const sent = session.request(method, params, options, now);
     if (session.envelope !== undefined) {
       const final = (result: Result) =>
         result.resultType === undefined || result.resultType === "complete"
           ? result
-          : this.#notComplete(session, method, params, later(options), result);
+          : this.#notComplete(session, method, params, options, result);
       return sent.then(final, (error) => {
         // A modern request whose response was lost in transit is sent again
         // under a new id, once: modern servers keep no stream to resume.
         if (!(error instanceof MCPRequestLostError) || session.closed) {
           throw error;
         }
-        return session.request(method, params, later(options)).then(final);
+        return session.request(method, params, options).then(final);
       });
     }
     // Only a transport with a session id can find it expired.
     return session.sessionId === undefined
       ? sent
       : sent.catch((error) =>
-        this.#retryExpired(session, error, method, params, later(options))
+        this.#retryExpired(session, error, method, params, options)
       );
   }
 
@@ -926,9 +926,4 @@ export function checkTimeoutMs(
     );
   }
   return value;
-}
-
-/** `options` without the caller's clock reading (`now`), for a request sent later. */
-function later<T extends { now?: number | undefined }>(options: T): T {
-  return options.now === undefined ? options : { ...options, now: undefined };
 }

@@ -37,11 +37,6 @@ export interface RequestOptions {
   totalTimeoutMs?: number | undefined;
   /** When the total deadline started counting (`performance.now()`), if before this request. */
   startedAt?: number | undefined;
-  /**
-   * The `performance.now()` the caller read just before sending, so the
-   * session need not read the clock again (on Deno each read is an op).
-   */
-  now?: number | undefined;
   /** Cancels the request (a `notifications/cancelled` is sent). */
   signal?: AbortSignal | undefined;
   /** Attach a progress token; progress reports go here. */
@@ -221,6 +216,9 @@ export class Session {
    *
    * @param params Sent as they are; with progress tracking, a progress
    * token is added to their `_meta` in place.
+   * @param now The `performance.now()` the caller read just before, so the
+   * clock is not read again (on Deno each read is an op); only for a
+   * request sent at once, never one sent again later.
    * @throws {MCPProtocolError} The server answered with an error.
    * @throws {MCPTimeoutError} The deadline passed; the server was told to cancel.
    * @throws {MCPNotConnectedError} The connection closed first.
@@ -230,6 +228,7 @@ export class Session {
     method: string,
     params: Record<string, unknown> | undefined,
     options: RequestOptions,
+    now?: number,
   ): Promise<Result> {
     if (this.#closed) {
       return Promise.reject(
@@ -264,7 +263,7 @@ export class Session {
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
     const answered = new Promise<Result>((resolve, reject) => {
-      const now = options.now ?? performance.now();
+      now ??= performance.now();
       const background = options.background === true;
       const pending: Pending = {
         method,
