@@ -35,7 +35,7 @@ import {
   PeriodicExportingMetricReader,
 } from "@opentelemetry/sdk-metrics";
 import process from "node:process";
-import { MCPToolAdapter, type MCPToolAdapterOptions } from "../mod.ts";
+import type { MCPToolAdapter, MCPToolAdapterOptions } from "../mod.ts";
 import { connectedAdapter, createTestServer } from "../tests/_in_memory.ts";
 
 // deno-lint-ignore no-console -- a benchmark prints its table
