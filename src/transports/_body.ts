@@ -89,21 +89,67 @@ function byobReader(
 const BUFFER_MAX_BYTES = 1024 * 1024;
 
 /**
+ * The whole body as text, read in one call into the runtime, when its size
+ * is known to be within `limit` decoded bytes before it is read; otherwise
+ * `undefined`, for the caller to read it a chunk at a time. Known means: a
+ * Content-Length within the limit, no Content-Encoding (with one, the
+ * length counts the compressed bytes), and not a cross-origin response
+ * (whose Content-Encoding a browser may hide). Only as good as the fetch
+ * that made the response: call it for one from the runtime's own `fetch`,
+ * which ends a body at its Content-Length; a custom one may say anything.
+ *
+ * On Deno this costs a fraction of a chunked read (one call into the
+ * runtime for the body instead of one per chunk and one for its end; see
+ * `docs/performance.md`). The body cannot be cancelled while it is read:
+ * it ends at its Content-Length, or when the fetch is aborted.
+ */
+export function readWhole(
+  response: Response,
+  limit: number,
+): Promise<string> | undefined {
+  if (response.type === "cors" || response.type === "opaque") return;
+  const headers = response.headers;
+  const encoding = headers.get("content-encoding");
+  if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
+    return;
+  }
+  const declared = headers.get("content-length");
+  if (declared === null || declared === "") return;
+  const length = Number(declared);
+  if (Number.isSafeInteger(length) && length >= 0 && length <= limit) {
+    return response.text();
+  }
+}
+
+/** How {@linkcode readCapped} reads a body. */
+export interface ReadCappedOptions {
+  /** The most decoded bytes to read. */
+  limit: number;
+  /** The error to throw for a body past the limit. */
+  tooLarge: () => Error;
+  /**
+   * The response came from the runtime's own `fetch`, which ends a body at
+   * its Content-Length: a body whose size is known is then read whole (see
+   * {@linkcode readWhole}).
+   */
+  ownFetch?: boolean;
+}
+
+/**
  * A whole body as text, at most `limit` decoded bytes: a `Content-Length`
  * over it is refused unread, and a body that grows past it is cancelled as
- * soon as it does; a `Content-Length` within it only sizes the buffer. The
- * bytes are decoded as they arrive and never kept: what is held is the text
- * so far and, on Deno, one buffer of our own that the runtime reads into
- * (at most 1 MiB, reused).
+ * soon as it does; a `Content-Length` within it only sizes the buffer
+ * (unless `ownFetch` vouches for it). The bytes are decoded as they arrive
+ * and never kept: what is held is the text so far and, on Deno, one buffer
+ * of our own that the runtime reads into (at most 1 MiB, reused).
  *
- * @param tooLarge The error to throw for a body past the limit.
  * @throws What `tooLarge()` returns; a failed read as it is.
  */
 export async function readCapped(
   response: Response,
-  limit: number,
-  tooLarge: () => Error,
+  options: ReadCappedOptions,
 ): Promise<string> {
+  const { limit, tooLarge } = options;
   const body = response.body;
   const length = Number(response.headers.get("content-length") ?? NaN);
   if (length > limit) {
@@ -111,6 +157,10 @@ export async function readCapped(
     throw tooLarge();
   }
   if (body === null) return "";
+  const whole = options.ownFetch === true
+    ? readWhole(response, limit)
+    : undefined;
+  if (whole !== undefined) return await whole;
   const byob = OWN_READ_BUFFER ? byobReader(body) : undefined;
   const reader = byob ?? body.getReader();
   const decoder = new TextDecoder();
@@ -152,6 +202,14 @@ export async function readCapped(
   throw tooLarge();
 }
 
+/** How an {@linkcode EventReader} reads its body. */
+export interface EventReaderOptions {
+  /** The longest event, in characters. */
+  maxBufferSize: number;
+  /** Receives each `retry:` field. */
+  onRetry?: ((ms: number) => void) | undefined;
+}
+
 /** The SSE parser, loaded with the first event stream: JSON-only servers never need it. */
 let sseParser: typeof import("eventsource-parser") | undefined;
 
@@ -185,14 +243,13 @@ export class EventReader {
   /**
    * @param source The SSE body, or a response whose body it is (its
    * headers are not consulted).
-   * @param maxBufferSize The longest event, in characters.
-   * @param onRetry Receives each `retry:` field.
+   * @param options The event limit and the `retry:` hook.
    */
   constructor(
     source: ReadableStream<Uint8Array> | Response,
-    maxBufferSize: number,
-    onRetry?: (ms: number) => void,
+    options: EventReaderOptions,
   ) {
+    const { maxBufferSize, onRetry } = options;
     const body = source instanceof Response ? source.body : source;
     if (body === null) this.#body = undefined;
     else {
@@ -275,6 +332,38 @@ export class EventReader {
     this.#rest = undefined;
     return this.#body?.cancel() ?? Promise.resolve();
   }
+}
+
+/** What {@linkcode parseEvents} found. */
+export interface ParsedEvents {
+  events: EventSourceMessage[];
+  /** The last `retry:` field, if any. */
+  retryMs: number | undefined;
+}
+
+/** The parser of {@linkcode parseEvents}, and where it puts what it finds. */
+let wholeParser: EventSourceParser | undefined;
+let parsed: ParsedEvents = { events: [], retryMs: undefined };
+
+/**
+ * The events of a whole SSE body (from {@linkcode readWhole}), in order; an
+ * unfinished last event is dropped, as at the end of a stream. One parser
+ * serves every body: a body is fed whole and its events are taken before
+ * anything else runs.
+ */
+export async function parseEvents(text: string): Promise<ParsedEvents> {
+  const parser = wholeParser ??=
+    (sseParser ??= await import("eventsource-parser")).createParser({
+      onEvent: (event) => parsed.events.push(event),
+      onRetry: (ms) => parsed.retryMs = ms,
+    });
+  const found = parsed = { events: [], retryMs: undefined };
+  try {
+    parser.feed(text);
+  } finally {
+    parser.reset();
+  }
+  return found;
 }
 
 /** Whether an {@linkcode EventReader} failed because an event passed `maxMessageBytes`. */

@@ -10,7 +10,7 @@
 
 import { errorMessage } from "../util/errors.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./limits.ts";
-import { discardBody, EventReader, readCapped } from "./_body.ts";
+import { discardBody, EventReader, readCapped, readWhole } from "./_body.ts";
 import { checkHeaders } from "./_headers.ts";
 import type { RemoteTransportOptions } from "./remote.ts";
 import { mergeSecrets, redact, secretsOf } from "../util/redact.ts";
@@ -76,6 +76,8 @@ export class HttpClient {
   onBaseChange: () => void = () => {};
 
   readonly #fetch: typeof fetch;
+  /** No `fetch` option: responses come from the runtime's own (see `readCapped`). */
+  readonly #ownFetch: boolean;
   readonly #configured: Record<string, string>;
   readonly #auth: AuthHooks;
   readonly #transport: string;
@@ -105,6 +107,7 @@ export class HttpClient {
     }
     // Resolved per call, and never called as a method: some runtimes reject a
     // fetch whose `this` is not the global object.
+    this.#ownFetch = injected === undefined;
     const base = injected ??
       ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
     const provider = options.authProvider;
@@ -158,29 +161,44 @@ export class HttpClient {
    */
   readText(response: Response, what: () => string): Promise<string> {
     const limit = this.maxMessageBytes;
-    return readCapped(
-      response,
+    return readCapped(response, {
       limit,
-      () =>
+      tooLarge: () =>
         messageTooLarge(
           what(),
           limit,
           "the request failed and its answer was discarded",
         ),
-    );
+      ownFetch: this.#ownFetch,
+    });
   }
 
   /**
    * Reads an SSE body as events, each at most `maxMessageBytes` characters
    * (past that `read()` rejects; see `isTooLarge` in `_body.ts`); the body
    * is read as decoded, a bounded piece at a time. `onRetry` receives each
-   * `retry:` field.
+   * `retry:` field. (A body of known size may be read whole instead: see
+   * {@linkcode HttpClient.prototype.readWhole}.)
    */
   events(
     body: ReadableStream<Uint8Array> | Response,
     onRetry?: (ms: number) => void,
   ): EventReader {
-    return new EventReader(body, this.maxMessageBytes, onRetry);
+    return new EventReader(body, {
+      maxBufferSize: this.maxMessageBytes,
+      onRetry,
+    });
+  }
+
+  /**
+   * A body whose size is known to be within `maxMessageBytes`, read whole
+   * (see {@linkcode readWhole}); `undefined` when it is not known, or when
+   * the responses come from a custom `fetch`.
+   */
+  readWhole(response: Response): Promise<string> | undefined {
+    return this.#ownFetch
+      ? readWhole(response, this.maxMessageBytes)
+      : undefined;
   }
 
   /**

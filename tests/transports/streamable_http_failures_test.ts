@@ -187,6 +187,90 @@ describe("streamable HTTP failures", () => {
     );
   });
 
+  it("a buffered response stream (with a Content-Length) that ends without an event id delivers its events, then loses the call", async () => {
+    const body = `event: message\ndata: ${
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/message",
+        params: { level: "info", data: "working" },
+      })
+    }\n\n`;
+    const server = await miniServer((_req, res) => {
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "content-length": String(Buffer.byteLength(body)),
+      }).end(body);
+    });
+    const rpc = await started(`${server.origin}/mcp`);
+    await rpc.initialize();
+    await assert.rejects(rpc.request("tools/call", { name: "x" }), (error) => {
+      assertClean(error, MCPRequestLostError);
+      assert.match((error as Error).message, /no event id to resume from/);
+      return true;
+    });
+    assert.ok(
+      rpc.messages.some((m) =>
+        "method" in m && m.method === "notifications/message"
+      ),
+    );
+  });
+
+  it("a buffered response stream that ends before the response is resumed from its last event id, at its retry delay", async () => {
+    const resumedWith: string[] = [];
+    const server = await miniServer((req, res, body) => {
+      if (req.method === "GET") {
+        const lastEventId = req.headers["last-event-id"];
+        // The GET stream for server messages: this server has none.
+        if (lastEventId === undefined) return void res.writeHead(405).end();
+        resumedWith.push(lastEventId as string);
+        res.writeHead(200, { "content-type": "text/event-stream" }).end(
+          `id: e2\ndata: ${
+            JSON.stringify({ jsonrpc: "2.0", id: 2, result: { resumed: true } })
+          }\n\n`,
+        );
+        return;
+      }
+      const id = (body as { id: number }).id;
+      const events = `retry: 5\nid: e1\ndata: ${
+        JSON.stringify({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: id, progress: 1 },
+        })
+      }\n\n`;
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "content-length": String(Buffer.byteLength(events)),
+      }).end(events);
+    });
+    const rpc = await started(`${server.origin}/mcp`);
+    await rpc.initialize();
+    assert.deepEqual(await rpc.request("tools/call", { name: "x" }), {
+      resumed: true,
+    });
+    assert.deepEqual(resumedWith, ["e1"]);
+  });
+
+  it("a buffered response stream cut short loses the call, quoting why", async () => {
+    const server = await miniServer((_req, res) => {
+      res.writeHead(200, {
+        "content-type": "text/event-stream",
+        "content-length": "4096",
+      });
+      // Half an event, then the connection breaks.
+      res.flushHeaders();
+      res.write("id: e1\ndata: {", () => res.socket?.destroy());
+    });
+    const rpc = await started(`${server.origin}/mcp`);
+    await rpc.initialize();
+    await assert.rejects(rpc.request("tools/call", { name: "x" }), (error) => {
+      assertClean(error, MCPRequestLostError);
+      assert.match((error as Error).message, /may or may not have run/);
+      assert.ok((error as Error).cause !== undefined, "the break is the cause");
+      return true;
+    });
+  });
+
   it("close() ignores a DELETE answered with 405, and stops waiting for one that hangs", async () => {
     for (const hang of [false, true]) {
       const server = await miniServer((req, res) => {

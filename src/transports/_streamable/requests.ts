@@ -14,10 +14,12 @@ import { mediaType } from "../_headers.ts";
 import {
   discardBody,
   type EventReader,
+  type EventSourceMessage,
   isMessageObject,
   isTooLarge,
   notAMessage,
   parseEventData,
+  parseEvents,
   readBodyStart,
 } from "../_body.ts";
 import { displayUrl, excerpt } from "../../util/redact.ts";
@@ -65,6 +67,8 @@ export interface RequestStream {
   answered: boolean;
   /** Set when the request was cancelled or the transport closed: stop quietly. */
   done: boolean;
+  /** Set once its answer is an SSE stream, being read. */
+  following: boolean;
   reader: EventReader | undefined;
   /** Closes the request's response (the modern era's cancellation), when set. */
   abort?: (() => void) | undefined;
@@ -121,6 +125,7 @@ export class RequestStreams {
       attempts: 0,
       answered: false,
       done: false,
+      following: false,
       reader: undefined,
     };
     this.#streams.set(id, stream);
@@ -129,7 +134,7 @@ export class RequestStreams {
 
   /** Forgets a request once its POST is over, unless its SSE stream is being read. */
   settle(stream: RequestStream): void {
-    if (stream.reader === undefined) this.#streams.delete(stream.id);
+    if (!stream.following) this.#streams.delete(stream.id);
   }
 
   /** Stops following a cancelled request's stream. */
@@ -168,12 +173,18 @@ export class RequestStreams {
 
   /**
    * Reads the SSE stream that answered a request's POST; resumes it if it
-   * ends before the response. The reader is in place once this returns.
+   * ends before the response. A body of known size was composed whole
+   * before it was sent and is read whole, as a JSON answer is (if it
+   * breaks, no event of it is delivered); any other is read event by event.
    *
    * @returns Settles when the stream is done with, resumptions included.
    */
   follow(stream: RequestStream, response: Response): Promise<void> {
-    return this.#read(stream, response, false);
+    stream.following = true;
+    const whole = this.#http.readWhole(response);
+    return whole === undefined
+      ? this.#read(stream, response, false)
+      : this.#readWhole(stream, whole);
   }
 
   /**
@@ -224,23 +235,67 @@ export class RequestStreams {
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        if (value.id) stream.lastEventId = value.id;
-        if (value.data === "" || !isMessageEvent(value)) continue;
-        const delivery = this.#dispatchText(value.data, stream.id);
-        if (delivery !== "none") delivered = true;
-        if (delivery === "answered") {
-          stream.answered = true;
-          this.#streams.delete(stream.id);
-          // A resumed stream may be held open by the server: let it go. A
-          // POST stream ends by itself; reading it to the end keeps the
-          // connection reusable.
-          if (resumed) break;
-        }
+        if (this.#take(stream, value)) delivered = true;
+        // A resumed stream may be held open by the server: let it go. A
+        // POST stream ends by itself; reading it to the end keeps the
+        // connection reusable.
+        if (stream.answered && resumed) break;
       }
     } catch (error) {
       failure = error;
     }
     if (resumed || failure !== undefined) reader.cancel().catch(() => {});
+    this.#ended(
+      stream,
+      failure,
+      madeProgress(this.#backoff, delivered, openedAt),
+    );
+  }
+
+  /** Reads the whole body of a request's SSE answer and delivers its events. */
+  async #readWhole(
+    stream: RequestStream,
+    body: Promise<string>,
+  ): Promise<void> {
+    let delivered = false;
+    let failure: unknown;
+    try {
+      const { events, retryMs } = await parseEvents(await body);
+      if (retryMs !== undefined) stream.retryMs = retryMs;
+      // Until it is cancelled, maybe by what one of them delivered.
+      for (let i = 0; i < events.length && !stream.done; i++) {
+        if (this.#take(stream, events[i]!)) delivered = true;
+      }
+    } catch (error) {
+      failure = error;
+    }
+    this.#ended(stream, failure, delivered);
+  }
+
+  /**
+   * Delivers one event of a request's stream, and notes its id.
+   *
+   * @returns Whether it held a message.
+   */
+  #take(stream: RequestStream, event: EventSourceMessage): boolean {
+    if (event.id) stream.lastEventId = event.id;
+    if (event.data === "" || !isMessageEvent(event)) return false;
+    const delivery = this.#dispatchText(event.data, stream.id);
+    if (delivery === "answered") {
+      stream.answered = true;
+      this.#streams.delete(stream.id);
+    }
+    return delivery !== "none";
+  }
+
+  /**
+   * A request's stream ended, or failed with `failure`: unless the request
+   * is answered or dropped, it is resumed, or given up.
+   *
+   * @param progress Whether the stream made progress (see `madeProgress`):
+   * the attempts to resume start counting again.
+   */
+  #ended(stream: RequestStream, failure: unknown, progress: boolean): void {
     if (stream.answered || stream.done || this.#closed()) return;
     if (isTooLarge(failure)) {
       // Resuming would bring the same event again.
@@ -252,7 +307,7 @@ export class RequestStreams {
       );
       return;
     }
-    if (madeProgress(this.#backoff, delivered, openedAt)) stream.attempts = 0;
+    if (progress) stream.attempts = 0;
     this.#resume(stream, failure);
   }
 

@@ -326,11 +326,10 @@ export function isTokenRequest(init: RequestInit | undefined): boolean {
 async function oauthError(response: Response): Promise<string | undefined> {
   try {
     // A copy, read at most this far: the engine reads the answer itself.
-    const text = await readCapped(
-      response.clone(),
-      ERROR_BODY_MAX_BYTES,
-      () => new Error("too large for an OAuth error"),
-    );
+    const text = await readCapped(response.clone(), {
+      limit: ERROR_BODY_MAX_BYTES,
+      tooLarge: () => new Error("too large for an OAuth error"),
+    });
     const body = JSON.parse(text) as { error?: unknown };
     return typeof body?.error === "string" ? body.error : undefined;
   } catch {

@@ -152,16 +152,15 @@ export function guardedFetch(
     }
     let text: string;
     try {
-      text = await readCapped(
-        response,
-        MAX_OAUTH_BODY_BYTES,
-        () =>
+      text = await readCapped(response, {
+        limit: MAX_OAUTH_BODY_BYTES,
+        tooLarge: () =>
           new MCPConnectionError(
             `OAuth: the answer of ${
               displayUrl(checked)
             } is larger than ${MAX_OAUTH_BODY_BYTES} bytes; refused (OAuth metadata and tokens are small)`,
           ),
-      );
+      });
       if (response.ok) inspect(checked, text, state, serverOrigin);
     } catch (error) {
       return refuse(error);
