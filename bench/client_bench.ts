@@ -12,7 +12,7 @@
  * `deno run -A bench/client_bench.ts`), on Node against the packed npm
  * package with `deno task bench:node`. Options:
  *
- * - `--rounds=N` (default 5), `--slice-ms=N` (default 250): see below.
+ * - `--rounds=N` (default 5), `--slice-ms=N` (default 1000): see below.
  * - `--only=ID,…`: scenarios to run (ids: stdio-seq, modern-stdio-seq,
  *   stdio-64, modern-stdio-64, http-json-seq, modern-http-seq, http-json-64,
  *   modern-http-64, http-sse-seq, http-sse-64, http-stream-seq,
@@ -58,11 +58,15 @@
  * server is the bottleneck there.
  *
  * **Rounds.** After a warm-up, which also sizes the slices so that the
- * fastest client spends about `--slice-ms` on one, the clients take turns for
- * `--rounds` rounds: in each round each client makes its calls in 4 slices,
- * the turns going A B C, then C B A, and so on, the first one rotating from
- * round to round, and every scenario gets its turn in every round. A change
- * of machine load hits every client alike.
+ * fastest client spends about `--slice-ms` on the 4 slices of one round,
+ * the clients take turns for `--rounds` rounds: in each round each client
+ * makes its calls in 4 slices, the turns going A B C, then C B A, and so on,
+ * the first one rotating from round to round, and every scenario gets its
+ * turn in every round. A change of machine load hits every client alike.
+ * The default gives a slice about 250 ms: at 62 ms (`--slice-ms=250`) a
+ * sequential stdio slice is a few hundred round trips, shorter than this
+ * machine's swings of load, and one round's ratio to raw ranged from 0.5×
+ * to 2× (Node 22, 2026-12-02); at 250 ms it ranged from 0.82× to 1.03×.
  *
  * **Figures.** calls/s is the median over rounds; ×raw and ×SDK are the
  * medians of the per-round ratios (two runs of the same round compared);
@@ -327,7 +331,7 @@ const say = (line = "") => console.log(line);
 function parseOptions(args: string[]): Options {
   const options: Options = {
     rounds: 5,
-    sliceMs: 250,
+    sliceMs: 1000,
     scenarios: SCENARIOS,
     clients: [...CLIENTS],
     cpuProf: undefined,
