@@ -3,11 +3,13 @@
  * the runtime hands them over, already decoded (`fetch` inflates
  * `Content-Encoding: gzip` by itself), so every limit counts decoded bytes
  * and a declared `Content-Length` is only a hint: with an encoding it counts
- * the compressed bytes, and a custom `fetch` may say anything. Nothing here
- * keeps a view into a chunk it was handed: the decompressor's chunks can be
- * small views into large buffers, which a kept view would keep alive. Also:
- * what was read, as JSON-RPC messages, and the words for what is not one.
- * Web standards only. Internal.
+ * the compressed bytes, and a custom `fetch` may say anything. (A body from
+ * the runtime's own `fetch`, unencoded and within the limit by its
+ * Content-Length, is read whole, in one call: see {@linkcode readWhole}.)
+ * Nothing here keeps a view into a chunk it was handed: the decompressor's
+ * chunks can be small views into large buffers, which a kept view would keep
+ * alive. Also: what was read, as JSON-RPC messages, and the words for what
+ * is not one. Web standards only. Internal.
  *
  * @module
  */
