@@ -65,7 +65,7 @@ import type {
   ToolAnnotations,
   ToolCapability,
 } from "./types.ts";
-import { type ArgumentValidator, validatorFor } from "./protocol/validation.ts";
+import { validatorFor } from "./protocol/validation.ts";
 import {
   configSecrets,
   mergeSecrets,
@@ -658,66 +658,28 @@ export class MCPToolAdapter {
       );
   }
 
-  /**
-   * One call, as `invoke()` describes it. Synchronous up to the request
-   * when nothing needs a wait (connected, the tool list cached, the
-   * validator compiled): each `await` of an async function is another turn
-   * of the microtask queue, and a call made in fewer turns costs less CPU
-   * (with 64 stdio calls in flight on Deno, about a fifth less; see
-   * docs/performance.md).
-   */
-  #invoke(
+  async #invoke(
     name: string,
     args: Record<string, unknown>,
     options: InvokeOptions,
     trace: unknown,
   ): Promise<MCPToolResult> {
     const started = performance.now();
-    let call: Call;
-    try {
-      call = {
-        name,
-        args,
-        options,
-        trace,
-        started,
-        timeoutMs: checkTimeoutMs("timeoutMs", options.timeoutMs) ??
-          this.#requestTimeoutMs,
-        totalTimeoutMs: checkTimeoutMs(
-          "totalTimeoutMs",
-          options.totalTimeoutMs,
-        ),
-        waited: false,
-      };
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    const tool = this.#connection.ready && this.#tools
+    const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
+      this.#requestTimeoutMs;
+    const totalTimeoutMs = checkTimeoutMs(
+      "totalTimeoutMs",
+      options.totalTimeoutMs,
+    );
+    // The common case needs no wait: connected, and the tool list cached.
+    let tool = this.#connection.ready && this.#tools
       ? this.#exposed(this.#tools, name)
       : undefined;
-    // Compiled once per schema object; a refreshed list brings new objects.
-    const validator = tool !== undefined && isArguments(args)
-      ? validatorFor(tool.inputSchema)
-      : undefined;
-    return validator === undefined || validator instanceof Promise
-      ? this.#invokeAfterWaits(call, tool)
-      : this.#send(call, tool!, validator);
-  }
-
-  /**
-   * A call that waits first: for the connection or a fresh tool list, or
-   * for its validator to be compiled; or one whose arguments are not an
-   * object. The waits spend the call's own budget.
-   */
-  async #invokeAfterWaits(
-    call: Call,
-    found: MCPToolDescriptor | undefined,
-  ): Promise<MCPToolResult> {
-    const { name, args, options, started, timeoutMs, totalTimeoutMs } = call;
-    let tool = found;
+    // Whether the call waited since `started` was read.
+    let waited = tool === undefined;
     if (tool === undefined) {
-      call.waited = true;
       try {
+        // Waiting for a (re)connect or a fresh tool list spends the call's own budget.
         tool = await race(this.#lookUp(name), {
           signal: options.signal,
           timeoutMs: totalTimeoutMs,
@@ -736,7 +698,7 @@ export class MCPToolAdapter {
         return this.#fail(started, "not_found", this.#notFoundMessage(name));
       }
     }
-    if (!isArguments(args)) {
+    if (typeof args !== "object" || args === null || Array.isArray(args)) {
       return this.#fail(
         started,
         "validation",
@@ -745,9 +707,10 @@ export class MCPToolAdapter {
         }`,
       );
     }
+    // Compiled once per schema object; a refreshed list brings new objects.
     let validator = validatorFor(tool.inputSchema);
     if (validator instanceof Promise) {
-      call.waited = true;
+      waited = true;
       // Building it (vetting the schema's patterns) is part of the call: its deadlines hold.
       const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
       try {
@@ -767,43 +730,33 @@ export class MCPToolAdapter {
         return this.#failed(name, error, options.signal, started);
       }
     }
-    return await this.#send(call, tool, validator);
-  }
-
-  /** Validates the arguments, sends the call, and makes its result envelope. */
-  #send(
-    call: Call,
-    tool: MCPToolDescriptor,
-    validator: ArgumentValidator,
-  ): Promise<MCPToolResult> {
-    const { name, args, options, started } = call;
     const problems = validator(args);
     if (problems) {
-      return Promise.resolve(this.#fail(
+      return this.#fail(
         started,
         "validation",
         `Input validation failed for tool "${name}": ${problems.join("; ")}`,
-      ));
+      );
     }
+    let result: Result;
     const params = { name, arguments: args };
     const requestOptions = {
-      timeoutMs: call.timeoutMs,
-      totalTimeoutMs: call.totalTimeoutMs,
+      timeoutMs,
+      totalTimeoutMs,
       startedAt: started,
       signal: options.signal,
       onProgress: options.onProgress,
       trackProgress: true,
       onTaskStatus: options.onTaskStatus,
-      trace: call.trace,
+      trace,
       // Loaded by the tool listing of a modern HTTP connection.
       headers: paramHeaders && this.#connection.mirrorsParams
         ? paramHeaders.paramHeaderValues(tool.inputSchema, args)
         : undefined,
     };
     const taskSupport = tool.execution?.taskSupport;
-    let sent: Promise<Result>;
     try {
-      sent = (taskSupport === "required" ||
+      result = await ((taskSupport === "required" ||
           (taskSupport === "optional" && options.task === true)) &&
           this.#connection.acceptsToolTasks
         ? this.#connection.callTask(params, requestOptions)
@@ -813,57 +766,44 @@ export class MCPToolAdapter {
           requestOptions,
           // The clock was read at the start, and not since unless the call
           // waited (each read is an op on Deno).
-          call.waited ? undefined : started,
-        );
+          waited ? undefined : started,
+        ));
     } catch (error) {
-      sent = Promise.reject(error);
+      return this.#failed(name, error, options.signal, started);
     }
-    return sent.then(
-      (result) => this.#answered(call, tool, result),
-      (error) => this.#failed(name, error, options.signal, started),
-    );
-  }
-
-  /** The envelope of a call the server answered. */
-  #answered(
-    call: Call,
-    tool: MCPToolDescriptor,
-    result: Result,
-  ): MCPToolResult | Promise<MCPToolResult> {
     if (result.isError === true) {
       return this.#fail(
-        call.started,
+        started,
         "server_error",
-        `Tool "${call.name}" reported a server error: ${
+        `Tool "${name}" reported a server error: ${
           textOf(result) || "no details given"
         }`,
         result,
       );
     }
     // Nothing to check, and nothing spent, for a tool without an outputSchema.
-    return tool.outputSchema !== undefined && this.#validateOutput
-      ? this.#checkedOutput(call, tool.outputSchema, result)
-      : succeeded(call, result);
-  }
-
-  /** The envelope of a result checked against the tool's output schema. */
-  async #checkedOutput(
-    call: Call,
-    outputSchema: JsonSchema,
-    result: Result,
-  ): Promise<MCPToolResult> {
-    // Loaded with the first tool that declares an output schema; from then
-    // on, and once its validator is compiled, checked without a wait.
-    const check = outputCheck ??
-      (outputCheck = await import("./protocol/output.ts"));
-    let problem = check.outputProblem(outputSchema, result);
-    if (problem instanceof Promise) problem = await problem;
-    return problem === undefined ? succeeded(call, result) : this.#fail(
-      call.started,
-      "server_error",
-      `Tool "${call.name}" ${problem}`,
-      result,
-    );
+    if (tool.outputSchema !== undefined && this.#validateOutput) {
+      // Loaded with the first tool that declares an output schema; from
+      // then on, and once its validator is compiled, checked without a wait.
+      const check = outputCheck ??
+        (outputCheck = await import("./protocol/output.ts"));
+      let problem = check.outputProblem(tool.outputSchema, result);
+      if (problem instanceof Promise) problem = await problem;
+      if (problem !== undefined) {
+        return this.#fail(
+          started,
+          "server_error",
+          `Tool "${name}" ${problem}`,
+          result,
+        );
+      }
+    }
+    return {
+      success: true,
+      data: result,
+      error: null,
+      durationMs: performance.now() - started,
+    };
   }
 
   /**
@@ -1216,36 +1156,6 @@ export class MCPToolAdapter {
       didYouMean(name, names)
     } (${listed}); check the name or the filter`;
   }
-}
-
-/** One `invoke()` on its way: what it was given, and its budget. */
-interface Call {
-  name: string;
-  args: Record<string, unknown>;
-  options: InvokeOptions;
-  /** The telemetry span's context, when traced. */
-  trace: unknown;
-  /** When the call began (`performance.now()`). */
-  started: number;
-  timeoutMs: number;
-  totalTimeoutMs: number | undefined;
-  /** Whether it waited since `started` (the clock must be read again). */
-  waited: boolean;
-}
-
-/** Whether `args` can be a call's arguments: an object, not an array. */
-function isArguments(args: unknown): args is Record<string, unknown> {
-  return typeof args === "object" && args !== null && !Array.isArray(args);
-}
-
-/** The envelope of a call that succeeded. */
-function succeeded(call: Call, result: Result): MCPToolResult {
-  return {
-    success: true,
-    data: result,
-    error: null,
-    durationMs: performance.now() - call.started,
-  };
 }
 
 function textOf(result: Result): string {

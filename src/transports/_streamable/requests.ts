@@ -245,11 +245,14 @@ export class RequestStreams {
       failure = error;
     }
     if (resumed || failure !== undefined) reader.cancel().catch(() => {});
-    this.#ended(
-      stream,
-      failure,
-      madeProgress(this.#backoff, delivered, openedAt),
-    );
+    // Read the clock only for a stream that went without its answer.
+    if (!stream.answered) {
+      this.#ended(
+        stream,
+        failure,
+        madeProgress(this.#backoff, delivered, openedAt),
+      );
+    }
   }
 
   /** Reads the whole body of a request's SSE answer and delivers its events. */
