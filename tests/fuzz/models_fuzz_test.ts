@@ -461,22 +461,59 @@ function checkProperties(
         [...have].map((n) => JSON.stringify(n)).join(", ") || "none"
       })`,
     );
+    // The same place when there is one; else through an `anyOf` (the
+    // nullable wrapper of OpenAI's strict form).
+    const outer = counterpart(outputRoot, output, name, 0, false) ??
+      counterpart(outputRoot, output, name);
     // Only what the input declares for sure is followed: not the shapes of
-    // alternatives (`anyOf`), of which the providers keep the first.
-    const inner = counterpart(inputRoot, input, name, 0, false);
-    checkProperties(
-      inputRoot,
-      inner,
-      outputRoot,
-      // The same place when there is one; else through an `anyOf` (the
-      // nullable wrapper of OpenAI's strict form).
-      counterpart(outputRoot, output, name, 0, false) ??
-        counterpart(outputRoot, output, name),
-      `${path}/${name}`,
-      false,
-      budget,
-    );
+    // alternatives (`anyOf`), of which the providers keep the first. A name
+    // declared again by another `allOf` branch, with another schema, keeps
+    // one of its declarations (merging keeps the first it meets, and a
+    // recursive `$ref` is followed to a bounded depth): the output must keep
+    // every property of one of them.
+    const failures: unknown[] = [];
+    const inners = declarations(inputRoot, input, name);
+    for (const inner of inners) {
+      try {
+        checkProperties(
+          inputRoot,
+          inner,
+          outputRoot,
+          outer,
+          `${path}/${name}`,
+          false,
+          budget,
+        );
+        break;
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length === inners.length && failures.length > 0) {
+      throw failures[0];
+    }
   }
+}
+
+/** Every schema `value` declares for property `name`: through `$ref`s and `allOf` branches, at most 8 deep. */
+function declarations(
+  root: Json,
+  value: unknown,
+  name: string,
+  depth = 0,
+  found: unknown[] = [],
+): unknown[] {
+  if (!isObject(value) || depth > 8 || found.length >= 8) return found;
+  if (isObject(value.properties) && Object.hasOwn(value.properties, name)) {
+    found.push(value.properties[name]);
+  }
+  if (typeof value.$ref === "string") {
+    declarations(root, resolve(root, value.$ref), name, depth + 1, found);
+  }
+  for (const branch of Array.isArray(value.allOf) ? value.allOf : []) {
+    declarations(root, branch, name, depth + 1, found);
+  }
+  return found;
 }
 
 function registryWith(inputSchema: Json): ToolRegistry {
