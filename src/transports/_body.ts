@@ -129,21 +129,16 @@ export interface ReadCappedOptions {
   limit: number;
   /** The error to throw for a body past the limit. */
   tooLarge: () => Error;
-  /**
-   * The response came from the runtime's own `fetch`, which ends a body at
-   * its Content-Length: a body whose size is known is then read whole (see
-   * {@linkcode readWhole}).
-   */
-  ownFetch?: boolean;
 }
 
 /**
  * A whole body as text, at most `limit` decoded bytes: a `Content-Length`
  * over it is refused unread, and a body that grows past it is cancelled as
- * soon as it does; a `Content-Length` within it only sizes the buffer
- * (unless `ownFetch` vouches for it). The bytes are decoded as they arrive
- * and never kept: what is held is the text so far and, on Deno, one buffer
- * of our own that the runtime reads into (at most 1 MiB, reused).
+ * soon as it does; a `Content-Length` within it only sizes the buffer (to
+ * read a body the length vouches for in one go, see {@linkcode readWhole}).
+ * The bytes are decoded as they arrive and never kept: what is held is the
+ * text so far and, on Deno, one buffer of our own that the runtime reads
+ * into (at most 1 MiB, reused).
  *
  * @throws What `tooLarge()` returns; a failed read as it is.
  */
@@ -159,10 +154,6 @@ export async function readCapped(
     throw tooLarge();
   }
   if (body === null) return "";
-  const whole = options.ownFetch === true
-    ? readWhole(response, limit)
-    : undefined;
-  if (whole !== undefined) return await whole;
   const byob = OWN_READ_BUFFER ? byobReader(body) : undefined;
   const reader = byob ?? body.getReader();
   const decoder = new TextDecoder();

@@ -76,7 +76,7 @@ export class HttpClient {
   onBaseChange: () => void = () => {};
 
   readonly #fetch: typeof fetch;
-  /** No `fetch` option: responses come from the runtime's own (see `readCapped`). */
+  /** No `fetch` option: responses come from the runtime's own (see `readWhole`). */
   readonly #ownFetch: boolean;
   readonly #configured: Record<string, string>;
   readonly #auth: AuthHooks;
@@ -152,16 +152,17 @@ export class HttpClient {
   }
 
   /**
-   * A JSON body as text, at most `maxMessageBytes` decoded bytes (see
-   * {@linkcode readCapped}): a longer one (by its Content-Length, or as it
-   * arrives) is cancelled and rejected early.
+   * A JSON body as text, at most `maxMessageBytes` decoded bytes: read
+   * whole when its size is known (see `readWhole`), else a chunk at a time
+   * (see {@linkcode readCapped}), a longer one (by its Content-Length, or as
+   * it arrives) cancelled and rejected early.
    *
    * @param what Names the server and request, for the error message.
    * @throws {MCPConnectionError} When the body is too large.
    */
   readText(response: Response, what: () => string): Promise<string> {
     const limit = this.maxMessageBytes;
-    return readCapped(response, {
+    return this.readWhole(response) ?? readCapped(response, {
       limit,
       tooLarge: () =>
         messageTooLarge(
@@ -169,7 +170,6 @@ export class HttpClient {
           limit,
           "the request failed and its answer was discarded",
         ),
-      ownFetch: this.#ownFetch,
     });
   }
 

@@ -159,61 +159,47 @@ describe("streamable HTTP failures", () => {
     });
   });
 
-  it("a response stream that ends without an event id loses the call at once", async () => {
-    const server = await miniServer((_req, res) => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(
-        `event: message\ndata: ${
-          JSON.stringify({
-            jsonrpc: "2.0",
-            method: "notifications/message",
-            params: { level: "info", data: "working" },
-          })
-        }\n\n`,
+  /** One event with a log message, and no event id. */
+  const WORKING = `event: message\ndata: ${
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "info", data: "working" },
+    })
+  }\n\n`;
+  for (
+    const [what, headers] of [
+      ["a response stream", {}],
+      // Read whole, in one go: the events are delivered all the same.
+      ["a buffered response stream (with a Content-Length)", {
+        "content-length": String(Buffer.byteLength(WORKING)),
+      }],
+    ] as const
+  ) {
+    it(`${what} that ends without an event id delivers its events, then loses the call at once`, async () => {
+      const server = await miniServer((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream", ...headers })
+          .end(WORKING);
+      });
+      const rpc = await started(`${server.origin}/mcp`);
+      await rpc.initialize();
+      await assert.rejects(
+        rpc.request("tools/call", { name: "x" }),
+        (error) => {
+          assertClean(error, MCPRequestLostError);
+          assert.equal((error as MCPRequestLostError).requestId, 2);
+          assert.match((error as Error).message, /no event id to resume from/);
+          assert.match((error as Error).message, /may or may not have run/);
+          return true;
+        },
+      );
+      assert.ok(
+        rpc.messages.some((m) =>
+          "method" in m && m.method === "notifications/message"
+        ),
       );
     });
-    const rpc = await started(`${server.origin}/mcp`);
-    await rpc.initialize();
-    await assert.rejects(rpc.request("tools/call", { name: "x" }), (error) => {
-      assertClean(error, MCPRequestLostError);
-      assert.equal((error as MCPRequestLostError).requestId, 2);
-      assert.match((error as Error).message, /may or may not have run/);
-      return true;
-    });
-    assert.ok(
-      rpc.messages.some((m) =>
-        "method" in m && m.method === "notifications/message"
-      ),
-    );
-  });
-
-  it("a buffered response stream (with a Content-Length) that ends without an event id delivers its events, then loses the call", async () => {
-    const body = `event: message\ndata: ${
-      JSON.stringify({
-        jsonrpc: "2.0",
-        method: "notifications/message",
-        params: { level: "info", data: "working" },
-      })
-    }\n\n`;
-    const server = await miniServer((_req, res) => {
-      res.writeHead(200, {
-        "content-type": "text/event-stream",
-        "content-length": String(Buffer.byteLength(body)),
-      }).end(body);
-    });
-    const rpc = await started(`${server.origin}/mcp`);
-    await rpc.initialize();
-    await assert.rejects(rpc.request("tools/call", { name: "x" }), (error) => {
-      assertClean(error, MCPRequestLostError);
-      assert.match((error as Error).message, /no event id to resume from/);
-      return true;
-    });
-    assert.ok(
-      rpc.messages.some((m) =>
-        "method" in m && m.method === "notifications/message"
-      ),
-    );
-  });
+  }
 
   it("a buffered response stream that ends before the response is resumed from its last event id, at its retry delay", async () => {
     const resumedWith: string[] = [];
