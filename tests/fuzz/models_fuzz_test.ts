@@ -259,6 +259,11 @@ function* nodes(value: unknown, path = ""): Generator<[string, Json]> {
   }
 }
 
+/**
+ * Gemini's documented `parametersJsonSchema` keywords, written out here
+ * rather than imported from `src/models/_gemini.ts`: an oracle that shares
+ * the code's list would pass a wrong entry.
+ */
 const GEMINI_JSON_KEYS = new Set([
   "type",
   "format",
