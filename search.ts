@@ -30,5 +30,6 @@ export type {
 export {
   createLexicalRanker,
   type LexicalFieldWeights,
+  type LexicalRanker,
   type LexicalRankerOptions,
 } from "./src/search/lexical.ts";

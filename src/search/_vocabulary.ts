@@ -79,6 +79,8 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["tag", "label"],
   ["error", "exception"],
   ["meeting", "event", "appointment"],
+  // Many at once.
+  ["batch", "bulk", "many", "multiple"],
 ];
 
 /**
@@ -88,7 +90,7 @@ export const SYNONYMS: readonly (readonly string[])[] = [
  */
 export const HINTS: Readonly<Record<string, readonly string[]>> = {
   which: ["list"],
-  all: ["list"],
+  all: ["list", "many", "batch", "bulk"],
   who: ["user", "member"],
 };
 
@@ -129,6 +131,23 @@ export const ABBREVIATIONS: Readonly<Record<string, string>> = {
   pic: "picture",
   cal: "calendar",
   tz: "timezone",
+  prod: "production",
+  perf: "performance",
+  admin: "administrator",
+  pkg: "package",
+  lib: "library",
+  fn: "function",
+  func: "function",
+  err: "error",
+  req: "request",
+  resp: "response",
+  txn: "transaction",
+  num: "number",
+  avg: "average",
+  pwd: "password",
+  creds: "credentials",
+  acct: "account",
+  addr: "address",
 };
 
 /** A term another word may stand for, with how much a match counts. */
@@ -153,10 +172,14 @@ function stems(words: readonly string[]): string[] {
  *
  * @param groups Synonym groups (the built-in ones and a host's).
  * @param synonymWeight What a synonym's match counts, against 1 for the word.
+ * @param hints One-way hints, word → what it points at.
+ * @param abbreviations Abbreviation → the words it stands for.
  */
 export function buildVocabulary(
   groups: readonly (readonly string[])[],
   synonymWeight: number,
+  hints: Readonly<Record<string, readonly string[]>> = HINTS,
+  abbreviations: Readonly<Record<string, string>> = ABBREVIATIONS,
 ): Map<string, Alternative[]> {
   const table = new Map<string, Map<string, number>>();
   const link = (from: string, to: string, weight: number) => {
@@ -171,10 +194,10 @@ export function buildVocabulary(
       for (const to of terms) link(from, to, synonymWeight);
     }
   }
-  for (const [word, targets] of Object.entries(HINTS)) {
+  for (const [word, targets] of Object.entries(hints)) {
     for (const to of stems(targets)) link(stem(word), to, synonymWeight);
   }
-  for (const [short, long] of Object.entries(ABBREVIATIONS)) {
+  for (const [short, long] of Object.entries(abbreviations)) {
     const from = stem(short);
     const words = stems([long]);
     for (const to of words) link(from, to, 1);
