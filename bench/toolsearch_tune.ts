@@ -136,6 +136,36 @@ function vocabularyVariants(): Variant[] {
       abbreviations: { ...ABBREVIATIONS, ...MORE_ABBREVIATIONS },
     },
     { ...base, name: "no hints", hints: {} },
+    {
+      ...base,
+      name: "+print/dump/grab/pull read verbs",
+      synonyms: SYNONYMS.map((group, i) =>
+        i === 0 ? [...group, "print", "dump", "grab", "pull"] : group
+      ),
+    },
+    {
+      ...base,
+      name: "+print/dump/grab read verbs",
+      synonyms: SYNONYMS.map((group, i) =>
+        i === 0 ? [...group, "print", "dump", "grab"] : group
+      ),
+    },
+    {
+      ...base,
+      name: "+write/put in create and update",
+      synonyms: SYNONYMS.map((group) =>
+        group[0] === "create" || group[0] === "update"
+          ? [...group, "write", "put"]
+          : group
+      ),
+    },
+    {
+      ...base,
+      name: "+open in create",
+      synonyms: SYNONYMS.map((group) =>
+        group[0] === "create" ? [...group, "open"] : group
+      ),
+    },
     { ...base, name: "no abbreviations", abbreviations: {} },
     {
       ...base,
@@ -182,6 +212,8 @@ const VARIANTS: Record<string, () => Variant[]> = {
     { ...base, name: "no vocabulary", vocabulary: false },
     withTuning("no server prior", { serverPrior: 0 }),
     withTuning("no joined words", { joinWords: false }),
+    withTuning("no phrases", { phrases: false }),
+    withTuning("no server mention", { serverMention: 0 }),
     withTuning("no name coverage", { nameCoverage: 0 }),
     ...[0, 0.3, 0.5, 0.7].map((value) =>
       withTuning(`valueWeight=${value}`, { valueWeight: value })

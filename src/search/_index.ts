@@ -34,7 +34,7 @@ import {
   fieldTerms,
   nameWords as countNameWords,
 } from "./_fields.ts";
-import type { Alternative } from "./_vocabulary.ts";
+import { type Alternative, rewritePhrases } from "./_vocabulary.ts";
 import type { ToolSearchEntry, ToolSearchHit } from "./types.ts";
 
 /** The knobs of the scoring; the defaults are in `lexical.ts`. */
@@ -51,6 +51,8 @@ export interface Tuning {
   joinWords: boolean;
   /** How much a name wholly explained by the query adds. */
   nameCoverage: number;
+  /** Whether phrasal verbs ("turn on") are read as the verbs tools use. */
+  phrases: boolean;
   /** How much a query naming the tool's server adds. */
   serverMention: number;
   /**
@@ -381,7 +383,10 @@ export class LexicalIndex {
     for (const { text, value } of segments(query)) {
       const factor = value ? this.#tuning.valueWeight : 1;
       let previous: string | undefined;
-      for (const word of analyse(text, QUERY_CHARS, QUERY_WORDS - words)) {
+      const plain = value || !this.#tuning.phrases
+        ? text
+        : rewritePhrases(text);
+      for (const word of analyse(plain, QUERY_CHARS, QUERY_WORDS - words)) {
         words++;
         // A joined word the tools use (`OneDrive`) is one concept, not two.
         if (word.whole !== undefined && this.#postings.has(word.whole)) {

@@ -30,6 +30,9 @@ export const SYNONYMS: readonly (readonly string[])[] = [
     "inspect",
     "describe",
     "detail",
+    "print",
+    "dump",
+    "grab",
   ],
   // Reading many.
   ["list", "show", "enumerate", "browse"],
@@ -93,6 +96,51 @@ export const HINTS: Readonly<Record<string, readonly string[]>> = {
   all: ["list", "many", "batch", "bulk"],
   who: ["user", "member"],
 };
+
+/**
+ * Phrasal verbs of everyday requests and the verb a tool's author writes:
+ * "turn on" a flag is to enable it, "tear down" an environment to delete
+ * it. Their particles are function words, so they are read as phrases.
+ */
+export const PHRASES: Readonly<Record<string, string>> = {
+  "turn on": "enable",
+  "switch on": "enable",
+  "turn off": "disable",
+  "switch off": "disable",
+  "set up": "create configure",
+  "spin up": "create start",
+  "tear down": "delete stop",
+  "take down": "delete stop",
+  "shut down": "stop",
+  "clean up": "delete",
+  "look up": "lookup",
+  "sign in": "login",
+  "log in": "login",
+  "sign out": "logout",
+  "log out": "logout",
+  "roll back": "rollback",
+  "back up": "backup",
+  "pull up": "show",
+  "bring up": "show",
+};
+
+const PHRASE = new RegExp(
+  `\\b(?:${Object.keys(PHRASES).join("|").replaceAll(" ", "\\s+")})\\b`,
+  "gi",
+);
+
+/**
+ * A request with its phrasal verbs replaced by the verbs tools use.
+ *
+ * @param text A request, or part of one.
+ * @returns The same text, phrases replaced.
+ */
+export function rewritePhrases(text: string): string {
+  return text.replace(
+    PHRASE,
+    (phrase) => PHRASES[phrase.toLowerCase().replace(/\s+/g, " ")] ?? phrase,
+  );
+}
 
 /**
  * Abbreviations and the words they stand for: the same thing, so they match

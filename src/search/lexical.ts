@@ -66,7 +66,8 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   serverPrior: 0.5,
   joinWords: true,
   nameCoverage: 2,
-  serverMention: 0,
+  serverMention: 1,
+  phrases: true,
   valueWeight: 1,
   synonymWeight: 0.6,
 };
