@@ -55,11 +55,6 @@ export interface Tuning {
   phrases: boolean;
   /** How much a query naming the tool's server adds. */
   serverMention: number;
-  /**
-   * What a word counts that is a value rather than a description: quoted
-   * (`"archived"`, `` `env` ``) or with digits (`TC-101`, `8080`).
-   */
-  valueWeight: number;
 }
 
 /** Characters and words read of a query. */
@@ -267,6 +262,8 @@ export class LexicalIndex {
     affinity.fill(0);
     const touched: Doc[] = [];
     const conceptTouched: Doc[] = [];
+    const inNames = tuning.weights[NAME]! > 0;
+    const inServers = tuning.weights[SERVER]! > 0;
     for (const concept of concepts) {
       serverBest.fill(0);
       for (const { term, weight } of concept) {
@@ -280,15 +277,20 @@ export class LexicalIndex {
             posting.generation = generation;
           }
           const tf = posting.tf;
+          // Only in fields weighted 0: not evidence at all.
+          if (tf === 0) continue;
           const score = weight * idf * tf / (tuning.k1 + tf);
           const doc = posting.doc;
           const slot = doc.slot;
           if (best[slot] === 0) conceptTouched.push(doc);
           if (score > best[slot]!) best[slot] = score;
-          if (posting.counts[NAME]! > 0 && weight > inName[slot]!) {
+          if (inNames && posting.counts[NAME]! > 0 && weight > inName[slot]!) {
             inName[slot] = weight;
           }
-          if (posting.counts[SERVER]! > 0 && weight > mentioned[slot]!) {
+          if (
+            inServers && posting.counts[SERVER]! > 0 &&
+            weight > mentioned[slot]!
+          ) {
             mentioned[slot] = weight;
           }
           perServer[doc.server] = perServer[doc.server]! + 1;
@@ -369,41 +371,30 @@ export class LexicalIndex {
   #concepts(query: string): Concept[] {
     const seen = new Set<string>();
     const concepts: Concept[] = [];
-    const push = (term: string, factor: number) => {
+    const push = (term: string) => {
       if (seen.has(term)) return;
       seen.add(term);
-      if (/\d/.test(term)) factor *= this.#tuning.valueWeight;
-      const concept: Concept = [{ term, weight: factor }];
-      for (const { term: other, weight } of this.#vocabulary.get(term) ?? []) {
-        concept.push({ term: other, weight: weight * factor });
-      }
-      concepts.push(concept);
+      concepts.push([{ term, weight: 1 }, ...this.#vocabulary.get(term) ?? []]);
     };
-    let words = 0;
-    for (const { text, value } of segments(query)) {
-      const factor = value ? this.#tuning.valueWeight : 1;
-      let previous: string | undefined;
-      const plain = value || !this.#tuning.phrases
-        ? text
-        : rewritePhrases(text);
-      for (const word of analyse(plain, QUERY_CHARS, QUERY_WORDS - words)) {
-        words++;
-        // A joined word the tools use (`OneDrive`) is one concept, not two.
-        if (word.whole !== undefined && this.#postings.has(word.whole)) {
-          push(word.whole, factor);
-          previous = word.whole;
-          continue;
-        }
-        for (const part of word.parts) {
-          if (
-            this.#tuning.joinWords && previous !== undefined &&
-            this.#postings.has(previous + part)
-          ) push(previous + part, factor);
-          push(part, factor);
-          previous = part;
-        }
+    let text = typeof query === "string" ? query.slice(0, QUERY_CHARS) : "";
+    if (this.#tuning.phrases) text = rewritePhrases(text);
+    let previous: string | undefined;
+    for (const word of analyse(text, QUERY_CHARS, QUERY_WORDS)) {
+      // A joined word the tools use (`OneDrive`) is one concept, not two.
+      if (word.whole !== undefined && this.#postings.has(word.whole)) {
+        push(word.whole);
+        previous = word.whole;
+        continue;
       }
-      if (words >= QUERY_WORDS) break;
+      for (const part of word.parts) {
+        // Words written apart that tools write joined (`argo cd`).
+        if (
+          this.#tuning.joinWords && previous !== undefined &&
+          this.#postings.has(previous + part)
+        ) push(previous + part);
+        push(part);
+        previous = part;
+      }
     }
     return concepts;
   }
@@ -439,28 +430,6 @@ export class LexicalIndex {
     }
     return slot;
   }
-}
-
-/** Quoted spans: "…", “…”, «…», `…`, and '…' that is not an apostrophe. */
-const QUOTED =
-  /"[^"]*"|\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb|`[^`]*`|(?<![\p{L}\p{N}])'[^']*'(?![\p{L}\p{N}])/gu;
-
-/**
- * A query cut into the text that describes what is wanted and the quoted
- * values it carries (names, messages, code), which describe no tool.
- */
-function segments(query: unknown): { text: string; value: boolean }[] {
-  if (typeof query !== "string") return [];
-  const text = query.length > QUERY_CHARS ? query.slice(0, QUERY_CHARS) : query;
-  const out: { text: string; value: boolean }[] = [];
-  let from = 0;
-  for (const match of text.matchAll(QUOTED)) {
-    out.push({ text: text.slice(from, match.index), value: false });
-    out.push({ text: match[0], value: true });
-    from = match.index + match[0].length;
-  }
-  out.push({ text: text.slice(from), value: false });
-  return out;
 }
 
 /** Whether `a` ranks before `b`: higher score, then lower id. */

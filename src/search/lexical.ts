@@ -68,7 +68,6 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   nameCoverage: 2,
   serverMention: 1,
   phrases: true,
-  valueWeight: 1,
   synonymWeight: 0.6,
 };
 
