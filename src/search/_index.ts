@@ -231,14 +231,15 @@ export class LexicalIndex {
     const concepts = this.#concepts(query);
     if (concepts.length === 0) return [];
     const touched = this.#score(concepts);
-    const candidates: { doc: Doc; score: number }[] = [];
-    for (const doc of touched) {
-      candidates.push({ doc, score: this.#scores[doc.slot]! });
+    const scores = new Float64Array(touched.length);
+    touched.forEach((doc, i) => {
+      scores[i] = this.#scores[doc.slot]!;
       this.#scores[doc.slot] = 0;
       this.#named[doc.slot] = 0;
       this.#mentioned[doc.slot] = 0;
-    }
-    return top(candidates, Math.floor(k), accept);
+    });
+    // The scratch is clear before `accept` runs: it may search again.
+    return top(touched, scores, Math.floor(k), accept);
   }
 
   /** Scores the tools that match any concept; returns them, unordered. */
@@ -432,33 +433,28 @@ export class LexicalIndex {
   }
 }
 
-/** Whether `a` ranks before `b`: higher score, then lower id. */
-function before(
-  a: { doc: Doc; score: number },
-  b: { doc: Doc; score: number },
-): boolean {
-  return a.score > b.score || (a.score === b.score && a.doc.id < b.doc.id);
-}
-
 /**
- * The best `k` candidates that `accept` lets through, best first. `accept`
- * is asked only about candidates that would enter the top `k` at the time.
+ * The best `k` of `docs` (scored by `scores`, same order) that `accept`
+ * lets through, best first: higher score, then lower id. `accept` is asked
+ * only about tools that would enter the top `k` at the time.
  */
 function top(
-  candidates: { doc: Doc; score: number }[],
+  docs: Doc[],
+  scores: Float64Array,
   k: number,
   accept: ((id: string) => boolean) | undefined,
 ): ToolSearchHit[] {
-  const kept: { doc: Doc; score: number }[] = [];
-  for (const candidate of candidates) {
-    if (kept.length >= k && !before(candidate, kept[kept.length - 1]!)) {
-      continue;
-    }
-    if (accept !== undefined && !accept(candidate.doc.id)) continue;
+  const kept: number[] = [];
+  const before = (a: number, b: number) =>
+    scores[a]! > scores[b]! ||
+    (scores[a] === scores[b] && docs[a]!.id < docs[b]!.id);
+  for (let i = 0; i < docs.length; i++) {
+    if (kept.length >= k && !before(i, kept[kept.length - 1]!)) continue;
+    if (accept !== undefined && !accept(docs[i]!.id)) continue;
     let at = kept.length;
-    while (at > 0 && before(candidate, kept[at - 1]!)) at--;
-    kept.splice(at, 0, candidate);
+    while (at > 0 && before(i, kept[at - 1]!)) at--;
+    kept.splice(at, 0, i);
     if (kept.length > k) kept.pop();
   }
-  return kept.map(({ doc, score }) => ({ id: doc.id, score }));
+  return kept.map((i) => ({ id: docs[i]!.id, score: scores[i]! }));
 }
