@@ -213,7 +213,6 @@ const VARIANTS: Record<string, () => Variant[]> = {
     withTuning("no server prior", { serverPrior: 0 }),
     withTuning("no joined words", { joinWords: false }),
     withTuning("no phrases", { phrases: false }),
-    withTuning("no server mention", { serverMention: 0 }),
     withTuning("no name coverage", { nameCoverage: 0 }),
     ...[0.5, 1.5, 2, 3].map((value) =>
       withTuning(`nameCoverage=${value}`, { nameCoverage: value })
@@ -232,9 +231,6 @@ const VARIANTS: Record<string, () => Variant[]> = {
       withTuning(`serverPrior=${value}`, { serverPrior: value })
     ),
     ...[0.8, 2].map((value) => withTuning(`k1=${value}`, { k1: value })),
-    ...[1, 2, 3, 5].map((value) =>
-      withTuning(`serverMention=${value}`, { serverMention: value })
-    ),
     ...[0.4, 0.8, 1].map((value) => ({
       ...base,
       name: `synonymWeight=${value}`,
@@ -289,7 +285,7 @@ const KNOBS: {
       return { ...v, tuning: { ...v.tuning, b: bs } };
     },
   })),
-  ...(["k1", "serverPrior", "nameCoverage", "serverMention"] as const).map((
+  ...(["k1", "serverPrior", "nameCoverage"] as const).map((
     key,
   ) => ({
     name: key,

@@ -53,8 +53,6 @@ export interface Tuning {
   nameCoverage: number;
   /** Whether phrasal verbs ("turn on") are read as the verbs tools use. */
   phrases: boolean;
-  /** How much a query naming the tool's server adds. */
-  serverMention: number;
 }
 
 /** Characters and words read of a query. */
@@ -62,7 +60,6 @@ const QUERY_CHARS = 2_048;
 const QUERY_WORDS = 64;
 const FIELD_COUNT = FIELDS.length;
 const NAME = 0;
-const SERVER = FIELDS.indexOf("server");
 
 /** One tool. */
 interface Doc {
@@ -122,7 +119,6 @@ export class LexicalIndex {
   #best = new Float64Array(64);
   #inName = new Float64Array(64);
   #named = new Float64Array(64);
-  #mentioned = new Float64Array(64);
 
   constructor(
     tuning: Tuning,
@@ -236,7 +232,6 @@ export class LexicalIndex {
       scores[i] = this.#scores[doc.slot]!;
       this.#scores[doc.slot] = 0;
       this.#named[doc.slot] = 0;
-      this.#mentioned[doc.slot] = 0;
     });
     // The scratch is clear before `accept` runs: it may search again.
     return top(touched, scores, Math.floor(k), accept);
@@ -252,7 +247,6 @@ export class LexicalIndex {
     const best = this.#best;
     const inName = this.#inName;
     const named = this.#named;
-    const mentioned = this.#mentioned;
     // Per server number: tools with the term, the concept's best share,
     // and the affinity summed over concepts.
     const perServer = this.#serverCount;
@@ -264,7 +258,6 @@ export class LexicalIndex {
     const touched: Doc[] = [];
     const conceptTouched: Doc[] = [];
     const inNames = tuning.weights[NAME]! > 0;
-    const inServers = tuning.weights[SERVER]! > 0;
     for (const concept of concepts) {
       serverBest.fill(0);
       for (const { term, weight } of concept) {
@@ -288,12 +281,6 @@ export class LexicalIndex {
           if (inNames && posting.counts[NAME]! > 0 && weight > inName[slot]!) {
             inName[slot] = weight;
           }
-          if (
-            inServers && posting.counts[SERVER]! > 0 &&
-            weight > mentioned[slot]!
-          ) {
-            mentioned[slot] = weight;
-          }
           perServer[doc.server] = perServer[doc.server]! + 1;
         }
         this.#serverShares(weight, serverTotal, servers);
@@ -315,8 +302,7 @@ export class LexicalIndex {
       const slot = doc.slot;
       const coverage = Math.min(1, named[slot]! / Math.max(1, doc.nameWords));
       scores[slot] = scores[slot]! + tuning.nameCoverage * coverage +
-        tuning.serverPrior * affinity[doc.server]! +
-        tuning.serverMention * mentioned[slot]!;
+        tuning.serverPrior * affinity[doc.server]!;
     }
     return touched;
   }
@@ -427,7 +413,6 @@ export class LexicalIndex {
       this.#best = grow(this.#best);
       this.#inName = grow(this.#inName);
       this.#named = grow(this.#named);
-      this.#mentioned = grow(this.#mentioned);
     }
     return slot;
   }

@@ -66,7 +66,6 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   serverPrior: 0.5,
   joinWords: true,
   nameCoverage: 2,
-  serverMention: 1,
   phrases: true,
   synonymWeight: 0.6,
 };
