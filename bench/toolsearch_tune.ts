@@ -117,18 +117,16 @@ function vocabularyVariants(): Variant[] {
     base,
     {
       ...base,
-      name: "+bulk group",
+      name: "+bulk group, all → batch (helps half B only: left out)",
       synonyms: [...SYNONYMS, ["batch", "bulk", "many", "multiple"]],
+      hints: { ...HINTS, all: ["list", "many", "batch", "bulk"] },
     },
     {
       ...base,
-      name: "+bulk group, all/these → batch",
-      synonyms: [...SYNONYMS, ["batch", "bulk", "many", "multiple"]],
-      hints: {
-        ...HINTS,
-        all: ["list", "many", "batch", "bulk"],
-        these: ["many", "batch", "bulk"],
-      },
+      name: "without print/dump/grab",
+      synonyms: SYNONYMS.map((group) =>
+        group.filter((word) => !["print", "dump", "grab"].includes(word))
+      ),
     },
     {
       ...base,
@@ -136,20 +134,6 @@ function vocabularyVariants(): Variant[] {
       abbreviations: { ...ABBREVIATIONS, ...MORE_ABBREVIATIONS },
     },
     { ...base, name: "no hints", hints: {} },
-    {
-      ...base,
-      name: "+print/dump/grab/pull read verbs",
-      synonyms: SYNONYMS.map((group, i) =>
-        i === 0 ? [...group, "print", "dump", "grab", "pull"] : group
-      ),
-    },
-    {
-      ...base,
-      name: "+print/dump/grab read verbs",
-      synonyms: SYNONYMS.map((group, i) =>
-        i === 0 ? [...group, "print", "dump", "grab"] : group
-      ),
-    },
     {
       ...base,
       name: "+write/put in create and update",
