@@ -43,6 +43,12 @@ export interface Tuning {
   weights: readonly number[];
   /** Length normalisation per field (BM25's `b`), same order. */
   b: readonly number[];
+  /**
+   * Each field's pivot length, same order: a tool's field of this many
+   * terms is normalised by 1. Fixed rather than the catalog's running
+   * average, so a tool's frequencies never change after it is added.
+   */
+  pivots: readonly number[];
   /** BM25's `k1`: how fast repeated evidence saturates. */
   k1: number;
   /** How much the server prior adds, per unit of affinity. */
@@ -84,9 +90,8 @@ interface Posting {
   counts: number[];
   /** Where it sits in its term's list. */
   at: number;
-  /** Its weighted, length-normalised frequency, as of generation `generation`. */
+  /** Its weighted, length-normalised frequency (BM25F's pseudo-frequency). */
   tf: number;
-  generation: number;
 }
 
 /** One concept of a query: a word and what it may stand for. */
@@ -98,7 +103,6 @@ export class LexicalIndex {
   readonly #vocabulary: ReadonlyMap<string, Alternative[]>;
   readonly #docs = new Map<string, Doc>();
   readonly #postings = new Map<string, Posting[]>();
-  readonly #totals: number[] = FIELDS.map(() => 0);
   /** Servers by name, numbered for the affinity arrays. */
   readonly #serverIds = new Map<string, number>();
   readonly #freeServerIds: number[] = [];
@@ -108,10 +112,6 @@ export class LexicalIndex {
   #serverCount: number[] = [];
   #serverBest: number[] = [];
   #serverAffinity: number[] = [];
-  /** Bumped by every change: cached frequencies older than it are stale. */
-  #generation = 1;
-  #averages: number[] = FIELDS.map(() => 1);
-  #averagesGeneration = 0;
   readonly #freeSlots: number[] = [];
   #slots = 0;
   // Scratch, by slot, reused by every search (and cleared after it).
@@ -146,7 +146,6 @@ export class LexicalIndex {
       return;
     }
     this.remove(entry.id);
-    this.#generation++;
     const server = this.#serverId(
       typeof entry.server === "string" ? entry.server : "",
     );
@@ -169,9 +168,6 @@ export class LexicalIndex {
       }
     }
     this.#docs.set(doc.id, doc);
-    for (let field = 0; field < FIELD_COUNT; field++) {
-      this.#totals[field]! += doc.lengths[field]!;
-    }
     this.#serverTools[server]!++;
     for (const [term, counts] of byTerm) {
       let list = this.#postings.get(term);
@@ -181,8 +177,7 @@ export class LexicalIndex {
         doc,
         counts,
         at: list.length,
-        tf: 0,
-        generation: 0,
+        tf: this.#frequency(counts, doc.lengths),
       };
       list.push(posting);
       doc.postings.push(posting);
@@ -193,12 +188,8 @@ export class LexicalIndex {
   remove(id: string): void {
     const doc = this.#docs.get(id);
     if (doc === undefined) return;
-    this.#generation++;
     this.#docs.delete(id);
     this.#freeSlots.push(doc.slot);
-    for (let field = 0; field < FIELD_COUNT; field++) {
-      this.#totals[field]! -= doc.lengths[field]!;
-    }
     if (--this.#serverTools[doc.server]! === 0) {
       this.#freeServerIds.push(doc.server);
       for (const [name, id] of this.#serverIds) {
@@ -241,8 +232,6 @@ export class LexicalIndex {
   #score(concepts: Concept[]): Doc[] {
     const tuning = this.#tuning;
     const n = this.#docs.size;
-    const averages = this.#currentAverages();
-    const generation = this.#generation;
     const scores = this.#scores;
     const best = this.#best;
     const inName = this.#inName;
@@ -266,10 +255,6 @@ export class LexicalIndex {
         const df = list.length;
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
         for (const posting of list) {
-          if (posting.generation !== generation) {
-            posting.tf = this.#frequency(posting, averages);
-            posting.generation = generation;
-          }
           const tf = posting.tf;
           // Only in fields weighted 0: not evidence at all.
           if (tf === 0) continue;
@@ -330,28 +315,17 @@ export class LexicalIndex {
     }
   }
 
-  /** A posting's weighted, length-normalised frequency (BM25F). */
-  #frequency(posting: Posting, averages: number[]): number {
-    const { weights, b } = this.#tuning;
-    const { counts, doc } = posting;
+  /** A term's weighted, length-normalised frequency in a tool (BM25F). */
+  #frequency(counts: number[], lengths: number[]): number {
+    const { weights, b, pivots } = this.#tuning;
     let tf = 0;
     for (let field = 0; field < FIELD_COUNT; field++) {
       const count = counts[field]!;
       if (count === 0) continue;
-      const norm = 1 - b[field]! +
-        b[field]! * doc.lengths[field]! / averages[field]!;
+      const norm = 1 - b[field]! + b[field]! * lengths[field]! / pivots[field]!;
       tf += weights[field]! * count / norm;
     }
     return tf;
-  }
-
-  #currentAverages(): number[] {
-    if (this.#averagesGeneration !== this.#generation) {
-      const n = this.#docs.size;
-      this.#averages = this.#totals.map((total) => total / n || 1);
-      this.#averagesGeneration = this.#generation;
-    }
-    return this.#averages;
   }
 
   /** A query's concepts: each word with its alternatives, once each. */

@@ -86,7 +86,7 @@ describe("createLexicalRanker() finds", () => {
   });
 
   it("a tool by an abbreviation (PR, repo)", () => {
-    assert.deepEqual(ids("which PRs are open?", 1), [
+    assert.deepEqual(ids("which PRs does the repo have?", 1), [
       "github/list_pull_requests",
     ]);
     assert.equal(ids("make me a new repo")[0], "github/create_repository");
