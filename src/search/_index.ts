@@ -74,8 +74,6 @@ interface Doc {
   server: number;
   /** Its place in the score arrays; reused after removal. */
   slot: number;
-  /** Term count per field. */
-  lengths: number[];
   /** How many distinct words its name has. */
   nameWords: number;
   /** Its postings, one per distinct term. */
@@ -86,8 +84,8 @@ interface Doc {
 interface Posting {
   term: string;
   doc: Doc;
-  /** The term's count per field. */
-  counts: number[];
+  /** Whether the term is in the tool's name. */
+  inName: boolean;
   /** Where it sits in its term's list. */
   at: number;
   /** Its weighted, length-normalised frequency (BM25F's pseudo-frequency). */
@@ -153,31 +151,33 @@ export class LexicalIndex {
       id: entry.id,
       server,
       slot: this.#takeSlot(),
-      lengths: fields.map((terms) => terms.length),
       nameWords,
       postings: [],
     };
-    const byTerm = new Map<string, number[]>();
+    // BM25F's pseudo-frequency summed occurrence by occurrence: each adds
+    // its field's weight over the field's length normalisation.
+    const { weights, b, pivots } = this.#tuning;
+    const frequencies = new Map<string, number>();
     for (let field = 0; field < FIELD_COUNT; field++) {
-      for (const term of fields[field]!) {
-        let counts = byTerm.get(term);
-        if (counts === undefined) {
-          byTerm.set(term, counts = new Array(FIELD_COUNT).fill(0));
-        }
-        counts[field] = counts[field]! + 1;
+      const terms = fields[field]!;
+      const share = weights[field]! /
+        (1 - b[field]! + b[field]! * terms.length / pivots[field]!);
+      for (const term of terms) {
+        frequencies.set(term, (frequencies.get(term) ?? 0) + share);
       }
     }
+    const named = new Set(fields[NAME]);
     this.#docs.set(doc.id, doc);
     this.#serverTools[server]!++;
-    for (const [term, counts] of byTerm) {
+    for (const [term, tf] of frequencies) {
       let list = this.#postings.get(term);
       if (list === undefined) this.#postings.set(term, list = []);
       const posting: Posting = {
         term,
         doc,
-        counts,
+        inName: named.has(term),
         at: list.length,
-        tf: this.#frequency(counts, doc.lengths),
+        tf,
       };
       list.push(posting);
       doc.postings.push(posting);
@@ -263,7 +263,7 @@ export class LexicalIndex {
           const slot = doc.slot;
           if (best[slot] === 0) conceptTouched.push(doc);
           if (score > best[slot]!) best[slot] = score;
-          if (inNames && posting.counts[NAME]! > 0 && weight > inName[slot]!) {
+          if (inNames && posting.inName && weight > inName[slot]!) {
             inName[slot] = weight;
           }
           perServer[doc.server] = perServer[doc.server]! + 1;
@@ -313,19 +313,6 @@ export class LexicalIndex {
       const value = weight * idf * count / tools[server]!;
       if (value > serverBest[server]!) serverBest[server] = value;
     }
-  }
-
-  /** A term's weighted, length-normalised frequency in a tool (BM25F). */
-  #frequency(counts: number[], lengths: number[]): number {
-    const { weights, b, pivots } = this.#tuning;
-    let tf = 0;
-    for (let field = 0; field < FIELD_COUNT; field++) {
-      const count = counts[field]!;
-      if (count === 0) continue;
-      const norm = 1 - b[field]! + b[field]! * lengths[field]! / pivots[field]!;
-      tf += weights[field]! * count / norm;
-    }
-    return tf;
   }
 
   /** A query's concepts: each word with its alternatives, once each. */
