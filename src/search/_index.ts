@@ -20,9 +20,11 @@
  *   all. A request naming GitLab, or Outlook (which only the Microsoft 365
  *   tools mention), leans towards that server's tools.
  *
- * Every statistic is a sum kept as tools come and go, and ties are broken by
- * id, so an index built by adds and removes answers exactly as one built
- * afresh from the same tools.
+ * A tool's frequencies depend on that tool alone (fields are normalised by
+ * fixed pivot lengths), the corpus statistics (how many tools have a term,
+ * how many tools each server has) are counts kept as tools come and go, and
+ * ties are broken by id: an index built by adds and removes answers exactly
+ * as one built afresh from the same tools.
  *
  * @module
  */
@@ -35,6 +37,7 @@ import {
   nameWords as countNameWords,
 } from "./_fields.ts";
 import { type Alternative, rewritePhrases } from "./_vocabulary.ts";
+import { top } from "./_top.ts";
 import type { ToolSearchEntry, ToolSearchHit } from "./types.ts";
 
 /** The knobs of the scoring; the defaults are in `lexical.ts`. */
@@ -124,11 +127,6 @@ export class LexicalIndex {
   ) {
     this.#tuning = tuning;
     this.#vocabulary = vocabulary;
-  }
-
-  /** How many tools are indexed. */
-  get size(): number {
-    return this.#docs.size;
   }
 
   /** Indexes one tool, replacing one with its id; skips what is no tool. */
@@ -377,30 +375,4 @@ export class LexicalIndex {
     }
     return slot;
   }
-}
-
-/**
- * The best `k` of `docs` (scored by `scores`, same order) that `accept`
- * lets through, best first: higher score, then lower id. `accept` is asked
- * only about tools that would enter the top `k` at the time.
- */
-function top(
-  docs: Doc[],
-  scores: Float64Array,
-  k: number,
-  accept: ((id: string) => boolean) | undefined,
-): ToolSearchHit[] {
-  const kept: number[] = [];
-  const before = (a: number, b: number) =>
-    scores[a]! > scores[b]! ||
-    (scores[a] === scores[b] && docs[a]!.id < docs[b]!.id);
-  for (let i = 0; i < docs.length; i++) {
-    if (kept.length >= k && !before(i, kept[kept.length - 1]!)) continue;
-    if (accept !== undefined && !accept(docs[i]!.id)) continue;
-    let at = kept.length;
-    while (at > 0 && before(i, kept[at - 1]!)) at--;
-    kept.splice(at, 0, i);
-    if (kept.length > k) kept.pop();
-  }
-  return kept.map((i) => ({ id: docs[i]!.id, score: scores[i]! }));
 }
