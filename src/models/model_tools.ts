@@ -7,9 +7,11 @@
  * @module
  */
 
-import type { Runner } from "./_codec.ts";
+import type { Codec, Runner } from "./_codec.ts";
 import { failure } from "./_content.ts";
-import { buildEntries } from "./_entries.ts";
+import { buildEntries, catalogOf } from "./_entries.ts";
+import { decide, searchSettings } from "./_handoff.ts";
+import { type HandedOver, searchTools } from "./_search_tools.ts";
 import { instructionsFragment } from "./_instructions.ts";
 import { codecOf } from "./_providers.ts";
 import { runner } from "./_run.ts";
@@ -18,9 +20,16 @@ import type {
   ModelToolsOptions,
   SchemaReport,
   ToolDefinitionOptions,
+  ToolHandoff,
   ToolSource,
 } from "./options.ts";
-import type { ModelProvider, ProviderShapes } from "./types.ts";
+import type {
+  FlatDefinitionShapes,
+  ModelProvider,
+  ProviderShapes,
+  ResultOf,
+  TurnOf,
+} from "./types.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type {
@@ -28,9 +37,17 @@ export type {
   ModelToolsOptions,
   SchemaReport,
   ToolDefinitionOptions,
+  ToolHandoff,
+  ToolSearchSettings,
   ToolSource,
 } from "./options.ts";
-export type { ModelProvider, ProviderShapes } from "./types.ts";
+export type {
+  FlatDefinitionShapes,
+  ModelProvider,
+  ProviderShapes,
+  ResultOf,
+  TurnOf,
+} from "./types.ts";
 
 /** One provider's view of a set of tools: definitions, and dispatch of calls. */
 export interface ModelTools<P extends ModelProvider> {
@@ -39,16 +56,25 @@ export interface ModelTools<P extends ModelProvider> {
   /**
    * The tool definitions, exactly as the provider's request takes them:
    * `tools` for OpenAI and Anthropic, `config.tools` for Gemini, `tools` of
-   * `generateText()` for the AI SDK.
+   * `generateText()` for the AI SDK. In the search hand-off (see
+   * {@linkcode ModelTools.handoff}): the search tool (and, for Anthropic
+   * and OpenAI's own search, every tool deferred), or the meta-tool pair.
    */
   readonly definitions: ProviderShapes[P]["definitions"];
+  /**
+   * Whether the model got every tool (`"flat"`) or a search over them
+   * (`"search"`), in which form, and the token estimate that decided it.
+   */
+  readonly handoff: ToolHandoff;
   /** Per tool: the name the model sees, the schema form chosen and why. */
   readonly report: readonly SchemaReport[];
   /**
    * The `instructions` option's texts of the servers whose tools are in the
    * definitions, as a system-prompt fragment (each server's text in a
    * `<mcp-server-instructions server="…">` block, capped); `""` without
-   * the option or when none applies.
+   * the option or when none applies. In the search hand-off it starts with
+   * what the model must know to search: the servers and, under a budget,
+   * their tool names.
    */
   readonly instructions: string;
   /**
@@ -57,19 +83,19 @@ export interface ModelTools<P extends ModelProvider> {
    * arguments or a refused approval: each becomes an error result the model
    * can read.
    */
-  dispatch(
-    call: ProviderShapes[P]["call"],
+  dispatch<C extends ProviderShapes[P]["call"]>(
+    call: C,
     options?: DispatchOptions,
-  ): Promise<ProviderShapes[P]["result"]>;
+  ): Promise<ResultOf<P, C>>;
   /**
    * Runs a turn's calls one after another (approval prompts never overlap)
    * and returns the message that answers them all, ready to append to the
    * conversation.
    */
-  dispatchAll(
-    calls: readonly ProviderShapes[P]["call"][],
+  dispatchAll<C extends ProviderShapes[P]["call"]>(
+    calls: readonly C[],
     options?: DispatchOptions,
-  ): Promise<ProviderShapes[P]["turn"]>;
+  ): Promise<TurnOf<P, C>>;
 }
 
 /**
@@ -124,32 +150,55 @@ export function modelTools<P extends ModelProvider>(
   options: ModelToolsOptions = {},
 ): ModelTools<P> {
   const codec = codecOf(provider);
-  const entries = buildEntries(source, codec, options);
-  const run = runner(source, entries, options);
-  const dispatch = async (
-    call: ProviderShapes[P]["call"],
-    overrides?: DispatchOptions,
-  ): Promise<ProviderShapes[P]["result"]> => {
-    const { id, name, args, error } = codec.decode(call);
-    const outcome = error === undefined
-      ? await run({ name, args, raw: call }, overrides)
-      : failure(error);
-    return codec.encode(id, name, outcome);
-  };
+  const settings = searchSettings(options.toolSearch);
+  const catalog = catalogOf(source);
+  const handoff = decide(catalog, settings);
+  const tools: HandedOver<P> = handoff.mode === "search"
+    ? searchTools(source, codec, catalog, settings, handoff, options)
+    : flatTools(source, codec, handoff, options);
+  const { dispatch } = tools;
   return {
     provider,
+    definitions: tools.definitions,
+    handoff: tools.handoff,
+    report: tools.report,
+    instructions: tools.instructions,
+    dispatch: dispatch as ModelTools<P>["dispatch"],
+    dispatchAll: (async (
+      calls: readonly ProviderShapes[P]["call"][],
+      overrides?: DispatchOptions,
+    ) => {
+      const results: ProviderShapes[P]["result"][] = [];
+      for (const call of calls) results.push(await dispatch(call, overrides));
+      return codec.turn(results);
+    }) as ModelTools<P>["dispatchAll"],
+  };
+}
+
+/** Every tool's definition, and the dispatch of their calls. */
+function flatTools<P extends ModelProvider>(
+  source: ToolSource,
+  codec: Codec<P>,
+  handoff: ToolHandoff,
+  options: ModelToolsOptions,
+): HandedOver<P> {
+  const entries = buildEntries(source, codec, options);
+  const run = runner(source, entries, options);
+  return {
     definitions: codec.definitions(entries, run),
+    handoff,
     report: entries.map((entry) => entry.report),
     instructions: instructionsFragment(
       options.instructions,
       entries,
       options.instructionsMaxChars,
     ),
-    dispatch,
-    async dispatchAll(calls, overrides) {
-      const results: ProviderShapes[P]["result"][] = [];
-      for (const call of calls) results.push(await dispatch(call, overrides));
-      return codec.turn(results);
+    async dispatch(call, overrides) {
+      const { id, name, args, error } = codec.decode(call);
+      const outcome = error === undefined
+        ? await run({ name, args, raw: call }, overrides)
+        : failure(error);
+      return codec.encode(id, name, outcome);
     },
   };
 }
@@ -194,7 +243,7 @@ export function toolDefinitions<P extends ModelProvider>(
   source: ToolSource,
   provider: P,
   options: ToolDefinitionOptions & DispatchOptions = {},
-): ProviderShapes[P]["definitions"] {
+): FlatDefinitionShapes[P] {
   const codec = codecOf(provider);
   const entries = buildEntries(source, codec, options);
   // Only tools that run themselves (the AI SDK's `execute`) call `run`; it
