@@ -57,8 +57,24 @@ export type {
   ModelToolsOptions,
   SchemaReport,
   ToolDefinitionOptions,
+  ToolHandoff,
+  ToolSearchSettings,
   ToolSource,
 } from "./src/models/options.ts";
+export type {
+  AnthropicToolReference,
+  AnthropicToolSearchTool,
+  OpenAIResponsesNamespace,
+  OpenAIResponsesToolSearch,
+  OpenAIResponsesToolSearchCall,
+  OpenAIResponsesToolSearchOutput,
+} from "./src/models/search_types.ts";
+export type {
+  CatalogHub,
+  ToolCatalog,
+  ToolSearchOptions,
+  ToolSearchResult,
+} from "./src/search/catalog.ts";
 export type {
   AiSdkInputSchema,
   AiSdkModelOutput,
@@ -72,6 +88,7 @@ export type {
   AnthropicToolResult,
   AnthropicToolResultMessage,
   AnthropicToolUse,
+  FlatDefinitionShapes,
   GeminiFunctionCall,
   GeminiFunctionDeclaration,
   GeminiFunctionResponseContent,
@@ -90,4 +107,6 @@ export type {
   OpenAIResponsesFunctionCallOutput,
   OpenAIResponsesTool,
   ProviderShapes,
+  ResultOf,
+  TurnOf,
 } from "./src/models/types.ts";

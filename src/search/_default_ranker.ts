@@ -1,6 +1,6 @@
 /**
  * The built-in ranker, loaded by the first search of a catalog that was
- * given none. Internal.
+ * given none, so the index costs nothing until a search. Internal.
  *
  * @module
  */
@@ -8,6 +8,7 @@
 import type { ToolRanker } from "./types.ts";
 
 /** Loads and makes the built-in lexical ranker. */
-export function loadDefaultRanker(): Promise<ToolRanker> {
-  return Promise.reject(new Error("no built-in ranker yet"));
+export async function loadDefaultRanker(): Promise<ToolRanker> {
+  const { createLexicalRanker } = await import("./lexical.ts");
+  return createLexicalRanker();
 }
