@@ -410,9 +410,9 @@ describe("what the model is told", () => {
     assert.match(instructions, /files: read_file, tool_0,/);
     assert.match(instructions, /\+\d+ more/);
     assert.ok(instructions.length < 700, String(instructions.length));
-    // deno-lint-ignore no-control-regex
     assert.doesNotMatch(
       instructions,
+      // deno-lint-ignore no-control-regex
       /[\u0000-\u0009\u000b-\u001f\u200b\u202e\u00ad]/,
     );
     const description = tools.definitions[0]!.function.description!;
