@@ -44,5 +44,6 @@ export {
 export {
   createLexicalRanker,
   type LexicalFieldWeights,
+  type LexicalRanker,
   type LexicalRankerOptions,
 } from "./src/search/lexical.ts";

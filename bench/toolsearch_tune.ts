@@ -19,8 +19,10 @@ import { parseArgs } from "node:util";
 import { LexicalIndex, type Tuning } from "../src/search/_index.ts";
 import { DEFAULT_TUNING } from "../src/search/lexical.ts";
 import {
+  ABBREVIATIONS,
   type Alternative,
   buildVocabulary,
+  HINTS,
   SYNONYMS,
 } from "../src/search/_vocabulary.ts";
 import { type BenchmarkCatalog, entriesOf } from "./toolsearch_ranker.ts";
@@ -81,6 +83,8 @@ export interface Variant {
   tuning: Tuning;
   synonymWeight: number;
   synonyms: readonly (readonly string[])[];
+  hints?: Readonly<Record<string, readonly string[]>>;
+  abbreviations?: Readonly<Record<string, string>>;
   vocabulary?: boolean;
 }
 
@@ -107,13 +111,113 @@ function b(field: number, value: number): Variant {
   return withTuning(`b[${field}]=${value}`, { b: bs });
 }
 
+/** Experiments with the vocabulary: each replaces one part of it. */
+function vocabularyVariants(): Variant[] {
+  return [
+    base,
+    {
+      ...base,
+      name: "+bulk group",
+      synonyms: [...SYNONYMS, ["batch", "bulk", "many", "multiple"]],
+    },
+    {
+      ...base,
+      name: "+bulk group, all/these → batch",
+      synonyms: [...SYNONYMS, ["batch", "bulk", "many", "multiple"]],
+      hints: {
+        ...HINTS,
+        all: ["list", "many", "batch", "bulk"],
+        these: ["many", "batch", "bulk"],
+      },
+    },
+    {
+      ...base,
+      name: "+more abbreviations",
+      abbreviations: { ...ABBREVIATIONS, ...MORE_ABBREVIATIONS },
+    },
+    { ...base, name: "no hints", hints: {} },
+    {
+      ...base,
+      name: "+print/dump/grab/pull read verbs",
+      synonyms: SYNONYMS.map((group, i) =>
+        i === 0 ? [...group, "print", "dump", "grab", "pull"] : group
+      ),
+    },
+    {
+      ...base,
+      name: "+print/dump/grab read verbs",
+      synonyms: SYNONYMS.map((group, i) =>
+        i === 0 ? [...group, "print", "dump", "grab"] : group
+      ),
+    },
+    {
+      ...base,
+      name: "+write/put in create and update",
+      synonyms: SYNONYMS.map((group) =>
+        group[0] === "create" || group[0] === "update"
+          ? [...group, "write", "put"]
+          : group
+      ),
+    },
+    {
+      ...base,
+      name: "+open in create",
+      synonyms: SYNONYMS.map((group) =>
+        group[0] === "create" ? [...group, "open"] : group
+      ),
+    },
+    { ...base, name: "no abbreviations", abbreviations: {} },
+    {
+      ...base,
+      name: "verbs only",
+      synonyms: SYNONYMS.slice(
+        0,
+        SYNONYMS.findIndex((g) => g[0] === "directory"),
+      ),
+    },
+    {
+      ...base,
+      name: "nouns only",
+      synonyms: SYNONYMS.slice(SYNONYMS.findIndex((g) => g[0] === "directory")),
+    },
+  ];
+}
+
+/** Standard abbreviations left out of the first list. */
+const MORE_ABBREVIATIONS: Record<string, string> = {
+  prod: "production",
+  perf: "performance",
+  admin: "administrator",
+  pkg: "package",
+  lib: "library",
+  fn: "function",
+  func: "function",
+  err: "error",
+  req: "request",
+  resp: "response",
+  txn: "transaction",
+  num: "number",
+  avg: "average",
+  pwd: "password",
+  creds: "credentials",
+  acct: "account",
+  addr: "address",
+  qa: "quality assurance",
+};
+
 const VARIANTS: Record<string, () => Variant[]> = {
+  vocabulary: vocabularyVariants,
   ablation: () => [
     base,
     { ...base, name: "no vocabulary", vocabulary: false },
     withTuning("no server prior", { serverPrior: 0 }),
     withTuning("no joined words", { joinWords: false }),
+    withTuning("no phrases", { phrases: false }),
+    withTuning("no server mention", { serverMention: 0 }),
     withTuning("no name coverage", { nameCoverage: 0 }),
+    ...[0, 0.3, 0.5, 0.7].map((value) =>
+      withTuning(`valueWeight=${value}`, { valueWeight: value })
+    ),
     ...[0.5, 1.5, 2, 3].map((value) =>
       withTuning(`nameCoverage=${value}`, { nameCoverage: value })
     ),
@@ -131,6 +235,9 @@ const VARIANTS: Record<string, () => Variant[]> = {
       withTuning(`serverPrior=${value}`, { serverPrior: value })
     ),
     ...[0.8, 2].map((value) => withTuning(`k1=${value}`, { k1: value })),
+    ...[1, 2, 3, 5].map((value) =>
+      withTuning(`serverMention=${value}`, { serverMention: value })
+    ),
     ...[0.4, 0.8, 1].map((value) => ({
       ...base,
       name: `synonymWeight=${value}`,
@@ -145,7 +252,12 @@ function rankerOf(
 ): { index: LexicalIndex; buildMs: number } {
   const vocabulary: Map<string, Alternative[]> = variant.vocabulary === false
     ? new Map()
-    : buildVocabulary(variant.synonyms, variant.synonymWeight);
+    : buildVocabulary(
+      variant.synonyms,
+      variant.synonymWeight,
+      variant.hints,
+      variant.abbreviations,
+    );
   const start = performance.now();
   const index = new LexicalIndex(variant.tuning, vocabulary);
   for (const entry of entriesOf(catalog)) index.add(entry);

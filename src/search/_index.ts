@@ -34,7 +34,7 @@ import {
   fieldTerms,
   nameWords as countNameWords,
 } from "./_fields.ts";
-import type { Alternative } from "./_vocabulary.ts";
+import { type Alternative, rewritePhrases } from "./_vocabulary.ts";
 import type { ToolSearchEntry, ToolSearchHit } from "./types.ts";
 
 /** The knobs of the scoring; the defaults are in `lexical.ts`. */
@@ -51,6 +51,15 @@ export interface Tuning {
   joinWords: boolean;
   /** How much a name wholly explained by the query adds. */
   nameCoverage: number;
+  /** Whether phrasal verbs ("turn on") are read as the verbs tools use. */
+  phrases: boolean;
+  /** How much a query naming the tool's server adds. */
+  serverMention: number;
+  /**
+   * What a word counts that is a value rather than a description: quoted
+   * (`"archived"`, `` `env` ``) or with digits (`TC-101`, `8080`).
+   */
+  valueWeight: number;
 }
 
 /** Characters and words read of a query. */
@@ -58,6 +67,7 @@ const QUERY_CHARS = 2_048;
 const QUERY_WORDS = 64;
 const FIELD_COUNT = FIELDS.length;
 const NAME = 0;
+const SERVER = FIELDS.indexOf("server");
 
 /** One tool. */
 interface Doc {
@@ -117,6 +127,7 @@ export class LexicalIndex {
   #best = new Float64Array(64);
   #inName = new Float64Array(64);
   #named = new Float64Array(64);
+  #mentioned = new Float64Array(64);
 
   constructor(
     tuning: Tuning,
@@ -230,6 +241,7 @@ export class LexicalIndex {
       candidates.push({ doc, score: this.#scores[doc.slot]! });
       this.#scores[doc.slot] = 0;
       this.#named[doc.slot] = 0;
+      this.#mentioned[doc.slot] = 0;
     }
     return top(candidates, Math.floor(k), accept);
   }
@@ -244,6 +256,7 @@ export class LexicalIndex {
     const best = this.#best;
     const inName = this.#inName;
     const named = this.#named;
+    const mentioned = this.#mentioned;
     // Per server number: tools with the term, the concept's best share,
     // and the affinity summed over concepts.
     const perServer = this.#serverCount;
@@ -275,6 +288,9 @@ export class LexicalIndex {
           if (posting.counts[NAME]! > 0 && weight > inName[slot]!) {
             inName[slot] = weight;
           }
+          if (posting.counts[SERVER]! > 0 && weight > mentioned[slot]!) {
+            mentioned[slot] = weight;
+          }
           perServer[doc.server] = perServer[doc.server]! + 1;
         }
         this.#serverShares(weight, serverTotal, servers);
@@ -296,7 +312,8 @@ export class LexicalIndex {
       const slot = doc.slot;
       const coverage = Math.min(1, named[slot]! / Math.max(1, doc.nameWords));
       scores[slot] = scores[slot]! + tuning.nameCoverage * coverage +
-        tuning.serverPrior * affinity[doc.server]!;
+        tuning.serverPrior * affinity[doc.server]! +
+        tuning.serverMention * mentioned[slot]!;
     }
     return touched;
   }
@@ -350,38 +367,43 @@ export class LexicalIndex {
 
   /** A query's concepts: each word with its alternatives, once each. */
   #concepts(query: string): Concept[] {
-    const words = analyse(
-      typeof query === "string" ? query : "",
-      QUERY_CHARS,
-      QUERY_WORDS,
-    );
     const seen = new Set<string>();
     const concepts: Concept[] = [];
-    const push = (term: string) => {
+    const push = (term: string, factor: number) => {
       if (seen.has(term)) return;
       seen.add(term);
-      const concept: Concept = [{ term, weight: 1 }];
-      for (const alternative of this.#vocabulary.get(term) ?? []) {
-        concept.push(alternative);
+      if (/\d/.test(term)) factor *= this.#tuning.valueWeight;
+      const concept: Concept = [{ term, weight: factor }];
+      for (const { term: other, weight } of this.#vocabulary.get(term) ?? []) {
+        concept.push({ term: other, weight: weight * factor });
       }
       concepts.push(concept);
     };
-    let previous: string | undefined;
-    for (const word of words) {
-      // A joined word the tools use (`OneDrive`) is one concept, not two.
-      if (word.whole !== undefined && this.#postings.has(word.whole)) {
-        push(word.whole);
-        previous = word.whole;
-        continue;
+    let words = 0;
+    for (const { text, value } of segments(query)) {
+      const factor = value ? this.#tuning.valueWeight : 1;
+      let previous: string | undefined;
+      const plain = value || !this.#tuning.phrases
+        ? text
+        : rewritePhrases(text);
+      for (const word of analyse(plain, QUERY_CHARS, QUERY_WORDS - words)) {
+        words++;
+        // A joined word the tools use (`OneDrive`) is one concept, not two.
+        if (word.whole !== undefined && this.#postings.has(word.whole)) {
+          push(word.whole, factor);
+          previous = word.whole;
+          continue;
+        }
+        for (const part of word.parts) {
+          if (
+            this.#tuning.joinWords && previous !== undefined &&
+            this.#postings.has(previous + part)
+          ) push(previous + part, factor);
+          push(part, factor);
+          previous = part;
+        }
       }
-      for (const part of word.parts) {
-        if (
-          this.#tuning.joinWords && previous !== undefined &&
-          this.#postings.has(previous + part)
-        ) push(previous + part);
-        push(part);
-        previous = part;
-      }
+      if (words >= QUERY_WORDS) break;
     }
     return concepts;
   }
@@ -413,9 +435,32 @@ export class LexicalIndex {
       this.#best = grow(this.#best);
       this.#inName = grow(this.#inName);
       this.#named = grow(this.#named);
+      this.#mentioned = grow(this.#mentioned);
     }
     return slot;
   }
+}
+
+/** Quoted spans: "…", “…”, «…», `…`, and '…' that is not an apostrophe. */
+const QUOTED =
+  /"[^"]*"|\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb|`[^`]*`|(?<![\p{L}\p{N}])'[^']*'(?![\p{L}\p{N}])/gu;
+
+/**
+ * A query cut into the text that describes what is wanted and the quoted
+ * values it carries (names, messages, code), which describe no tool.
+ */
+function segments(query: unknown): { text: string; value: boolean }[] {
+  if (typeof query !== "string") return [];
+  const text = query.length > QUERY_CHARS ? query.slice(0, QUERY_CHARS) : query;
+  const out: { text: string; value: boolean }[] = [];
+  let from = 0;
+  for (const match of text.matchAll(QUOTED)) {
+    out.push({ text: text.slice(from, match.index), value: false });
+    out.push({ text: match[0], value: true });
+    from = match.index + match[0].length;
+  }
+  out.push({ text: text.slice(from), value: false });
+  return out;
 }
 
 /** Whether `a` ranks before `b`: higher score, then lower id. */

@@ -30,6 +30,9 @@ export const SYNONYMS: readonly (readonly string[])[] = [
     "inspect",
     "describe",
     "detail",
+    "print",
+    "dump",
+    "grab",
   ],
   // Reading many.
   ["list", "show", "enumerate", "browse"],
@@ -79,6 +82,8 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["tag", "label"],
   ["error", "exception"],
   ["meeting", "event", "appointment"],
+  // Many at once.
+  ["batch", "bulk", "many", "multiple"],
 ];
 
 /**
@@ -88,9 +93,54 @@ export const SYNONYMS: readonly (readonly string[])[] = [
  */
 export const HINTS: Readonly<Record<string, readonly string[]>> = {
   which: ["list"],
-  all: ["list"],
+  all: ["list", "many", "batch", "bulk"],
   who: ["user", "member"],
 };
+
+/**
+ * Phrasal verbs of everyday requests and the verb a tool's author writes:
+ * "turn on" a flag is to enable it, "tear down" an environment to delete
+ * it. Their particles are function words, so they are read as phrases.
+ */
+export const PHRASES: Readonly<Record<string, string>> = {
+  "turn on": "enable",
+  "switch on": "enable",
+  "turn off": "disable",
+  "switch off": "disable",
+  "set up": "create configure",
+  "spin up": "create start",
+  "tear down": "delete stop",
+  "take down": "delete stop",
+  "shut down": "stop",
+  "clean up": "delete",
+  "look up": "lookup",
+  "sign in": "login",
+  "log in": "login",
+  "sign out": "logout",
+  "log out": "logout",
+  "roll back": "rollback",
+  "back up": "backup",
+  "pull up": "show",
+  "bring up": "show",
+};
+
+const PHRASE = new RegExp(
+  `\\b(?:${Object.keys(PHRASES).join("|").replaceAll(" ", "\\s+")})\\b`,
+  "gi",
+);
+
+/**
+ * A request with its phrasal verbs replaced by the verbs tools use.
+ *
+ * @param text A request, or part of one.
+ * @returns The same text, phrases replaced.
+ */
+export function rewritePhrases(text: string): string {
+  return text.replace(
+    PHRASE,
+    (phrase) => PHRASES[phrase.toLowerCase().replace(/\s+/g, " ")] ?? phrase,
+  );
+}
 
 /**
  * Abbreviations and the words they stand for: the same thing, so they match
@@ -129,6 +179,23 @@ export const ABBREVIATIONS: Readonly<Record<string, string>> = {
   pic: "picture",
   cal: "calendar",
   tz: "timezone",
+  prod: "production",
+  perf: "performance",
+  admin: "administrator",
+  pkg: "package",
+  lib: "library",
+  fn: "function",
+  func: "function",
+  err: "error",
+  req: "request",
+  resp: "response",
+  txn: "transaction",
+  num: "number",
+  avg: "average",
+  pwd: "password",
+  creds: "credentials",
+  acct: "account",
+  addr: "address",
 };
 
 /** A term another word may stand for, with how much a match counts. */
@@ -153,10 +220,14 @@ function stems(words: readonly string[]): string[] {
  *
  * @param groups Synonym groups (the built-in ones and a host's).
  * @param synonymWeight What a synonym's match counts, against 1 for the word.
+ * @param hints One-way hints, word → what it points at.
+ * @param abbreviations Abbreviation → the words it stands for.
  */
 export function buildVocabulary(
   groups: readonly (readonly string[])[],
   synonymWeight: number,
+  hints: Readonly<Record<string, readonly string[]>> = HINTS,
+  abbreviations: Readonly<Record<string, string>> = ABBREVIATIONS,
 ): Map<string, Alternative[]> {
   const table = new Map<string, Map<string, number>>();
   const link = (from: string, to: string, weight: number) => {
@@ -171,10 +242,10 @@ export function buildVocabulary(
       for (const to of terms) link(from, to, synonymWeight);
     }
   }
-  for (const [word, targets] of Object.entries(HINTS)) {
+  for (const [word, targets] of Object.entries(hints)) {
     for (const to of stems(targets)) link(stem(word), to, synonymWeight);
   }
-  for (const [short, long] of Object.entries(ABBREVIATIONS)) {
+  for (const [short, long] of Object.entries(abbreviations)) {
     const from = stem(short);
     const words = stems([long]);
     for (const to of words) link(from, to, 1);

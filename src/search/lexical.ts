@@ -31,6 +31,15 @@ export interface LexicalFieldWeights {
   server?: number;
 }
 
+/**
+ * The built-in ranker: a {@linkcode ToolRanker} whose search answers at
+ * once (it never returns a promise).
+ */
+export interface LexicalRanker extends ToolRanker {
+  /** The best entries for `query`, best first, at most `k`. */
+  search(query: string, options: ToolRankerSearchOptions): ToolSearchHit[];
+}
+
 /** Options of {@linkcode createLexicalRanker}. */
 export interface LexicalRankerOptions {
   /**
@@ -57,6 +66,9 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   serverPrior: 0.5,
   joinWords: true,
   nameCoverage: 2,
+  serverMention: 1,
+  phrases: true,
+  valueWeight: 1,
   synonymWeight: 0.6,
 };
 
@@ -98,9 +110,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
  */
 export function createLexicalRanker(
   options: LexicalRankerOptions = {},
-): ToolRanker & {
-  search(query: string, options: ToolRankerSearchOptions): ToolSearchHit[];
-} {
+): LexicalRanker {
   const weights = [...DEFAULT_TUNING.weights];
   const given = options.fieldWeights ?? {};
   FIELDS.forEach((field, index) => {
