@@ -4,7 +4,8 @@
  * guidance's 1–5%), and what the model is told about the catalog — the
  * search tool's description (server names: stable across turns and
  * reconnects) and an overview for the system prompt (server and tool
- * names, under a budget). Every server text in them passes `modelText()`.
+ * names, under a budget). Every server text in them passes `shown()`: the
+ * model-text neutraliser, on one line, cut to a length.
  * Internal.
  *
  * @module
@@ -152,12 +153,27 @@ export function callParameters(asText: boolean): Schema {
   };
 }
 
+/**
+ * Server text as this library's own text shows it to a model: through the
+ * model-text neutraliser (NFKC; no control, format, tag or invisible
+ * characters), on one line, at most `maxChars` characters (cut with `…`).
+ */
+export function shown(text: string, maxChars: number): string {
+  const clean = modelText(text, true).replace(/\s+/g, " ").trim();
+  if (clean.length <= maxChars) return clean;
+  // By code point: a cut pair would leave half a character.
+  const points = [...clean];
+  return points.length <= maxChars
+    ? clean
+    : `${points.slice(0, maxChars - 1).join("").trimEnd()}…`;
+}
+
 /** Server names for the model: at most 40, 600 characters. */
 function serverList(servers: readonly string[]): string {
   const names: string[] = [];
   let length = 0;
   for (const server of servers) {
-    const name = modelText(server, 64);
+    const name = shown(server, 64);
     if (name === "") continue;
     if (names.length === 40 || length + name.length > 600) {
       return `${names.join(", ")} and ${servers.length - names.length} more`;
@@ -215,7 +231,7 @@ export function namespaceInfo(
     return {
       name,
       description: `Tools of MCP server ${
-        JSON.stringify(modelText(namespace, 64))
+        JSON.stringify(shown(namespace, 64))
       }: ${nameList(tools, 300)} (${tools.length} tool${
         tools.length === 1 ? "" : "s"
       })`,
@@ -225,16 +241,16 @@ export function namespaceInfo(
 
 /** Names, neutralised, until `budget` characters, then `+N more`. */
 function nameList(names: readonly string[], budget: number): string {
-  const shown: string[] = [];
+  const listed: string[] = [];
   let length = 0;
   for (const raw of names) {
-    const name = modelText(raw, 64);
-    if (length + name.length + 2 > budget && shown.length > 0) break;
-    shown.push(name);
+    const name = shown(raw, 64);
+    if (length + name.length + 2 > budget && listed.length > 0) break;
+    listed.push(name);
     length += name.length + 2;
   }
-  const rest = names.length - shown.length;
-  return rest > 0 ? `${shown.join(", ")}, +${rest} more` : shown.join(", ");
+  const rest = names.length - listed.length;
+  return rest > 0 ? `${listed.join(", ")}, +${rest} more` : listed.join(", ");
 }
 
 /**
@@ -268,7 +284,7 @@ export function overview(
     const parts: string[] = [];
     for (const [ns, names] of byNamespace) {
       const share = Math.floor(left / serversLeft--);
-      const part = `${modelText(ns, 64)}: ${nameList(names, share)}`;
+      const part = `${shown(ns, 64)}: ${nameList(names, share)}`;
       parts.push(part);
       left = Math.max(0, left - part.length);
     }

@@ -1,39 +1,66 @@
 /**
- * Text from a server made safe to show a model inside text this library
- * writes (the catalog overview, search results): normalised (NFKC), without
- * control, format (zero-width, bidi, soft hyphen), tag or other invisible
- * characters a model would read but a person would not see, on one line,
- * and cut to a length. Internal.
+ * Text from a server made safe to put before a model: the one neutraliser
+ * every model-bound text of a server passes (tool titles and descriptions,
+ * instructions). What a person reviewing the text cannot see, a model
+ * still reads: control characters, format characters (zero-width spaces
+ * and joiners, the soft hyphen, bidirectional overrides) and Unicode tag
+ * characters, which models read as the ASCII they shadow. All of them are
+ * removed, with lone surrogates; line breaks become `\n`. Internal.
  *
  * @module
  */
 
-// Cc except nothing (newlines are flattened below), Cf (format: zero-width
-// joiners, bidi controls, soft hyphen, the tag block E0000–E007F), and the
-// invisible fillers that are neither (Hangul fillers, braille blank).
-const INVISIBLE =
-  /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\u115f\u1160\u3164\uffa0\u2800\u034f\u180b-\u180f\ufe00-\ufe0f]/gu;
+/** Line breaks of every kind: CR LF, CR, NEL, the line and paragraph separators. */
+const BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
+/**
+ * Controls but newline and tab; format characters (`Cf`: soft hyphen,
+ * zero-width characters, bidi controls, tags); every default-ignorable
+ * code point (variation selectors, Hangul fillers, tag characters); lone
+ * surrogates.
+ */
+const UNSEEN =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}]/gu;
 
 /**
- * `text` as a model may read it: one line, at most `maxChars` characters
- * (cut with `…`).
- *
- * @param text Server text (a name, a description).
- * @param maxChars The most characters kept.
+ * `text` with what a person cannot see but a model reads taken out. With
+ * `normalize`, NFKC besides: compatibility forms (fullwidth `＜／`,
+ * ligatures, superscripts) become the characters a model reads them as,
+ * so that a pattern matched afterwards matches every spelling.
  */
-export function modelText(text: string, maxChars: number): string {
-  let clean = text.normalize("NFKC").replace(/\s+/g, " ").replace(
-    INVISIBLE,
-    "",
-  ).trim();
-  if (clean.length > maxChars) {
-    // By code point: a cut pair would leave half a character.
-    const points = [...clean];
-    if (points.length > maxChars) {
-      clean = `${
-        points.slice(0, Math.max(0, maxChars - 1)).join("").trimEnd()
-      }…`;
-    }
+export function modelText(text: string, normalize = false): string {
+  const seen = text.replace(BREAKS, "\n").replace(UNSEEN, "");
+  // NFKC can make nothing unseen, but what it joins is checked again.
+  return normalize ? seen.normalize("NFKC").replace(UNSEEN, "") : seen;
+}
+
+/**
+ * A boundary marker for a text block that `texts` cannot forge: 16 hex
+ * digits derived from the texts themselves (the same texts give the same
+ * marker, so the output stays byte-identical across calls, for prompt
+ * caches), and found in none of them.
+ */
+export function boundaryMarker(texts: readonly string[]): string {
+  const all = texts.join("\u0000");
+  for (let seed = 0;; seed++) {
+    const marker = hash64(all, seed);
+    if (!texts.some((text) => text.includes(marker))) return marker;
   }
-  return clean;
+}
+
+/** 64 bits of a non-cryptographic hash of `text` (cyrb53's mixing, both halves), as hex. */
+function hash64(text: string, seed: number): string {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^
+    Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^
+    Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h2 >>> 0).toString(16).padStart(8, "0") +
+    (h1 >>> 0).toString(16).padStart(8, "0");
 }

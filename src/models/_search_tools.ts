@@ -29,10 +29,10 @@ import {
   SEARCH_TOOL,
   searchDescription,
   type SearchSettings,
+  shown,
 } from "./_handoff.ts";
 import { instructionsFragment } from "./_instructions.ts";
 import { isSchema, type Schema } from "./_json_schema.ts";
-import { modelText } from "./_model_text.ts";
 import { runner } from "./_run.ts";
 import type {
   DispatchOptions,
@@ -140,7 +140,7 @@ export function searchTools<P extends ModelProvider>(
       note: hits.length > 0
         ? ""
         : `No tool matched ${
-          JSON.stringify(modelText(query, 200))
+          JSON.stringify(shown(query, 200))
         }. Search again with other words: what the tool does, or its server's name.`,
     };
   };
@@ -328,7 +328,7 @@ function results(
   for (const hit of hits) {
     lines.push(JSON.stringify({
       name: hit.alias,
-      description: modelText(
+      description: shown(
         describe(hit.tool, options, undefined) ?? "",
         MAX_DESCRIPTION_CHARS,
       ),
