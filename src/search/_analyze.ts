@@ -73,14 +73,15 @@ export function fold(text: string): string {
 
 /**
  * Whether an identifier breaks before position `j`: `aB`, `1B` (camelCase),
- * `ABc` (the end of an acronym: `HTTPServer`), and between letters and
- * digits (`v2`, `2fa`).
+ * `ABcd` (the end of an acronym: `HTTPServer`, but not the plural `PRs`),
+ * and between letters and digits (`v2`, `2fa`).
  */
 function breaksBefore(classes: number[], j: number): boolean {
   const previous = classes[j - 1]!;
   const current = classes[j]!;
   if (current === UPPER) {
-    return previous !== UPPER || classes[j + 1] === LOWER;
+    return previous !== UPPER ||
+      (classes[j + 1] === LOWER && classes[j + 2] === LOWER);
   }
   return (previous === DIGIT) !== (current === DIGIT);
 }

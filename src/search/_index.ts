@@ -53,13 +53,6 @@ export interface Tuning {
   nameCoverage: number;
   /** Whether phrasal verbs ("turn on") are read as the verbs tools use. */
   phrases: boolean;
-  /** How much a query naming the tool's server adds. */
-  serverMention: number;
-  /**
-   * What a word counts that is a value rather than a description: quoted
-   * (`"archived"`, `` `env` ``) or with digits (`TC-101`, `8080`).
-   */
-  valueWeight: number;
 }
 
 /** Characters and words read of a query. */
@@ -67,7 +60,6 @@ const QUERY_CHARS = 2_048;
 const QUERY_WORDS = 64;
 const FIELD_COUNT = FIELDS.length;
 const NAME = 0;
-const SERVER = FIELDS.indexOf("server");
 
 /** One tool. */
 interface Doc {
@@ -127,7 +119,6 @@ export class LexicalIndex {
   #best = new Float64Array(64);
   #inName = new Float64Array(64);
   #named = new Float64Array(64);
-  #mentioned = new Float64Array(64);
 
   constructor(
     tuning: Tuning,
@@ -236,14 +227,14 @@ export class LexicalIndex {
     const concepts = this.#concepts(query);
     if (concepts.length === 0) return [];
     const touched = this.#score(concepts);
-    const candidates: { doc: Doc; score: number }[] = [];
-    for (const doc of touched) {
-      candidates.push({ doc, score: this.#scores[doc.slot]! });
+    const scores = new Float64Array(touched.length);
+    touched.forEach((doc, i) => {
+      scores[i] = this.#scores[doc.slot]!;
       this.#scores[doc.slot] = 0;
       this.#named[doc.slot] = 0;
-      this.#mentioned[doc.slot] = 0;
-    }
-    return top(candidates, Math.floor(k), accept);
+    });
+    // The scratch is clear before `accept` runs: it may search again.
+    return top(touched, scores, Math.floor(k), accept);
   }
 
   /** Scores the tools that match any concept; returns them, unordered. */
@@ -256,7 +247,6 @@ export class LexicalIndex {
     const best = this.#best;
     const inName = this.#inName;
     const named = this.#named;
-    const mentioned = this.#mentioned;
     // Per server number: tools with the term, the concept's best share,
     // and the affinity summed over concepts.
     const perServer = this.#serverCount;
@@ -267,6 +257,7 @@ export class LexicalIndex {
     affinity.fill(0);
     const touched: Doc[] = [];
     const conceptTouched: Doc[] = [];
+    const inNames = tuning.weights[NAME]! > 0;
     for (const concept of concepts) {
       serverBest.fill(0);
       for (const { term, weight } of concept) {
@@ -280,16 +271,15 @@ export class LexicalIndex {
             posting.generation = generation;
           }
           const tf = posting.tf;
+          // Only in fields weighted 0: not evidence at all.
+          if (tf === 0) continue;
           const score = weight * idf * tf / (tuning.k1 + tf);
           const doc = posting.doc;
           const slot = doc.slot;
           if (best[slot] === 0) conceptTouched.push(doc);
           if (score > best[slot]!) best[slot] = score;
-          if (posting.counts[NAME]! > 0 && weight > inName[slot]!) {
+          if (inNames && posting.counts[NAME]! > 0 && weight > inName[slot]!) {
             inName[slot] = weight;
-          }
-          if (posting.counts[SERVER]! > 0 && weight > mentioned[slot]!) {
-            mentioned[slot] = weight;
           }
           perServer[doc.server] = perServer[doc.server]! + 1;
         }
@@ -312,8 +302,7 @@ export class LexicalIndex {
       const slot = doc.slot;
       const coverage = Math.min(1, named[slot]! / Math.max(1, doc.nameWords));
       scores[slot] = scores[slot]! + tuning.nameCoverage * coverage +
-        tuning.serverPrior * affinity[doc.server]! +
-        tuning.serverMention * mentioned[slot]!;
+        tuning.serverPrior * affinity[doc.server]!;
     }
     return touched;
   }
@@ -369,41 +358,30 @@ export class LexicalIndex {
   #concepts(query: string): Concept[] {
     const seen = new Set<string>();
     const concepts: Concept[] = [];
-    const push = (term: string, factor: number) => {
+    const push = (term: string) => {
       if (seen.has(term)) return;
       seen.add(term);
-      if (/\d/.test(term)) factor *= this.#tuning.valueWeight;
-      const concept: Concept = [{ term, weight: factor }];
-      for (const { term: other, weight } of this.#vocabulary.get(term) ?? []) {
-        concept.push({ term: other, weight: weight * factor });
-      }
-      concepts.push(concept);
+      concepts.push([{ term, weight: 1 }, ...this.#vocabulary.get(term) ?? []]);
     };
-    let words = 0;
-    for (const { text, value } of segments(query)) {
-      const factor = value ? this.#tuning.valueWeight : 1;
-      let previous: string | undefined;
-      const plain = value || !this.#tuning.phrases
-        ? text
-        : rewritePhrases(text);
-      for (const word of analyse(plain, QUERY_CHARS, QUERY_WORDS - words)) {
-        words++;
-        // A joined word the tools use (`OneDrive`) is one concept, not two.
-        if (word.whole !== undefined && this.#postings.has(word.whole)) {
-          push(word.whole, factor);
-          previous = word.whole;
-          continue;
-        }
-        for (const part of word.parts) {
-          if (
-            this.#tuning.joinWords && previous !== undefined &&
-            this.#postings.has(previous + part)
-          ) push(previous + part, factor);
-          push(part, factor);
-          previous = part;
-        }
+    let text = typeof query === "string" ? query.slice(0, QUERY_CHARS) : "";
+    if (this.#tuning.phrases) text = rewritePhrases(text);
+    let previous: string | undefined;
+    for (const word of analyse(text, QUERY_CHARS, QUERY_WORDS)) {
+      // A joined word the tools use (`OneDrive`) is one concept, not two.
+      if (word.whole !== undefined && this.#postings.has(word.whole)) {
+        push(word.whole);
+        previous = word.whole;
+        continue;
       }
-      if (words >= QUERY_WORDS) break;
+      for (const part of word.parts) {
+        // Words written apart that tools write joined (`argo cd`).
+        if (
+          this.#tuning.joinWords && previous !== undefined &&
+          this.#postings.has(previous + part)
+        ) push(previous + part);
+        push(part);
+        previous = part;
+      }
     }
     return concepts;
   }
@@ -435,61 +413,33 @@ export class LexicalIndex {
       this.#best = grow(this.#best);
       this.#inName = grow(this.#inName);
       this.#named = grow(this.#named);
-      this.#mentioned = grow(this.#mentioned);
     }
     return slot;
   }
 }
 
-/** Quoted spans: "…", “…”, «…», `…`, and '…' that is not an apostrophe. */
-const QUOTED =
-  /"[^"]*"|\u201c[^\u201d]*\u201d|\u00ab[^\u00bb]*\u00bb|`[^`]*`|(?<![\p{L}\p{N}])'[^']*'(?![\p{L}\p{N}])/gu;
-
 /**
- * A query cut into the text that describes what is wanted and the quoted
- * values it carries (names, messages, code), which describe no tool.
- */
-function segments(query: unknown): { text: string; value: boolean }[] {
-  if (typeof query !== "string") return [];
-  const text = query.length > QUERY_CHARS ? query.slice(0, QUERY_CHARS) : query;
-  const out: { text: string; value: boolean }[] = [];
-  let from = 0;
-  for (const match of text.matchAll(QUOTED)) {
-    out.push({ text: text.slice(from, match.index), value: false });
-    out.push({ text: match[0], value: true });
-    from = match.index + match[0].length;
-  }
-  out.push({ text: text.slice(from), value: false });
-  return out;
-}
-
-/** Whether `a` ranks before `b`: higher score, then lower id. */
-function before(
-  a: { doc: Doc; score: number },
-  b: { doc: Doc; score: number },
-): boolean {
-  return a.score > b.score || (a.score === b.score && a.doc.id < b.doc.id);
-}
-
-/**
- * The best `k` candidates that `accept` lets through, best first. `accept`
- * is asked only about candidates that would enter the top `k` at the time.
+ * The best `k` of `docs` (scored by `scores`, same order) that `accept`
+ * lets through, best first: higher score, then lower id. `accept` is asked
+ * only about tools that would enter the top `k` at the time.
  */
 function top(
-  candidates: { doc: Doc; score: number }[],
+  docs: Doc[],
+  scores: Float64Array,
   k: number,
   accept: ((id: string) => boolean) | undefined,
 ): ToolSearchHit[] {
-  const kept: { doc: Doc; score: number }[] = [];
-  for (const candidate of candidates) {
-    if (kept.length >= k && !before(candidate, kept[kept.length - 1]!)) {
-      continue;
-    }
-    if (accept !== undefined && !accept(candidate.doc.id)) continue;
+  const kept: number[] = [];
+  const before = (a: number, b: number) =>
+    scores[a]! > scores[b]! ||
+    (scores[a] === scores[b] && docs[a]!.id < docs[b]!.id);
+  for (let i = 0; i < docs.length; i++) {
+    if (kept.length >= k && !before(i, kept[kept.length - 1]!)) continue;
+    if (accept !== undefined && !accept(docs[i]!.id)) continue;
     let at = kept.length;
-    while (at > 0 && before(candidate, kept[at - 1]!)) at--;
-    kept.splice(at, 0, candidate);
+    while (at > 0 && before(i, kept[at - 1]!)) at--;
+    kept.splice(at, 0, i);
     if (kept.length > k) kept.pop();
   }
-  return kept.map(({ doc, score }) => ({ id: doc.id, score }));
+  return kept.map((i) => ({ id: docs[i]!.id, score: scores[i]! }));
 }

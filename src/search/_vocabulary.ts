@@ -82,8 +82,6 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["tag", "label"],
   ["error", "exception"],
   ["meeting", "event", "appointment"],
-  // Many at once.
-  ["batch", "bulk", "many", "multiple"],
 ];
 
 /**
@@ -93,7 +91,7 @@ export const SYNONYMS: readonly (readonly string[])[] = [
  */
 export const HINTS: Readonly<Record<string, readonly string[]>> = {
   which: ["list"],
-  all: ["list", "many", "batch", "bulk"],
+  all: ["list"],
   who: ["user", "member"],
 };
 

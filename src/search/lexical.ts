@@ -66,9 +66,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   serverPrior: 0.5,
   joinWords: true,
   nameCoverage: 2,
-  serverMention: 1,
   phrases: true,
-  valueWeight: 1,
   synonymWeight: 0.6,
 };
 
