@@ -111,8 +111,10 @@ export interface ModelTools<P extends ModelProvider> {
  * `"gemini"` (`parametersJsonSchema`), `"gemini-openapi"` (OpenAPI-subset
  * `parameters`, for older endpoints) or `"ai-sdk"`.
  * @param options How definitions are written (title, capability hint,
- * OpenAI strict mode) and the default dispatch options
- * (approval hook, invoke options); `dispatch()` may override the latter.
+ * OpenAI strict mode), when to hand over a search instead of every tool
+ * (`toolSearch`, default `"auto"`: past 5% of a 128,000-token context), and
+ * the default dispatch options (approval hook, invoke options); `dispatch()`
+ * may override the latter.
  * @returns The definitions, a report per tool, and `dispatch`/`dispatchAll`.
  *
  * @example Answer Anthropic `tool_use` blocks, asking before writes
@@ -206,8 +208,9 @@ function flatTools<P extends ModelProvider>(
 /**
  * A registry's tools as one model API's tool definitions: the JSON its
  * request takes, with the registry's model-safe aliases as names and each
- * schema transformed to what the provider accepts. Use
- * {@linkcode modelTools} to also run the calls the model makes.
+ * schema transformed to what the provider accepts: always every tool (the
+ * search hand-off needs `dispatch()`). Use {@linkcode modelTools} to also
+ * run the calls the model makes, and for the search hand-off.
  *
  * @param source A {@linkcode ToolRegistry}, or a list of its tools.
  * @param provider The model API.
