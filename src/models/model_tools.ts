@@ -105,8 +105,9 @@ export interface ModelTools<P extends ModelProvider> {
  * `dispatch()` that validates and runs the calls the model makes and formats
  * the results as the provider's tool-result messages.
  *
- * @param source A {@linkcode ToolRegistry}, or a list of its tools (e.g. a
- * skill's `select(registry)`).
+ * @param source A hub (its servers in config order), a
+ * {@linkcode ToolRegistry}, their catalog (`toolCatalog()` of `/search`), or
+ * a list of registered tools (e.g. a skill's `select(registry)`).
  * @param provider `"openai-chat"`, `"openai-responses"`, `"anthropic"`,
  * `"gemini"` (`parametersJsonSchema`), `"gemini-openapi"` (OpenAPI-subset
  * `parameters`, for older endpoints) or `"ai-sdk"`.
