@@ -129,6 +129,11 @@ function sent(
   }
 }
 
+// deno-lint-ignore no-console
+const say = (line = "") => console.log(line);
+// deno-lint-ignore no-console
+const warn = (line: string) => console.error(line);
+
 const count = (report: readonly SchemaReport[], pattern: RegExp) =>
   report.filter((entry) => entry.notes.some((note) => pattern.test(note)))
     .length;
@@ -164,16 +169,16 @@ for (const provider of PROVIDERS) {
         : "–"
     } | ${broken.length} | ${Math.round(ms)} |`,
   );
-  for (const line of broken.slice(0, 5)) console.error(`${provider}: ${line}`);
+  for (const line of broken.slice(0, 5)) warn(`${provider}: ${line}`);
 }
 
-console.log(
+say(
   `${catalog.length} tools${server === undefined ? "" : ` of ${server}`}${
     option("from") === undefined ? "" : `, library at ${option("from")}`
   }\n`,
 );
-console.log(
+say(
   "| provider | tools | definitions (characters) | strict | tools with $defs removed | tools with JSON-text values | rule violations | build (ms) |",
 );
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-for (const row of rows) console.log(row);
+say("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+for (const row of rows) say(row);
