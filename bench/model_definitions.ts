@@ -140,9 +140,7 @@ const count = (report: readonly SchemaReport[], pattern: RegExp) =>
 
 const rows: string[] = [];
 for (const provider of PROVIDERS) {
-  const started = performance.now();
   const built = modelTools(tools, provider);
-  const ms = performance.now() - started;
   let characters = 0;
   const broken: string[] = [];
   for (
@@ -167,7 +165,7 @@ for (const provider of PROVIDERS) {
       provider === "gemini-openapi"
         ? count(built.report, /^declared as JSON text/)
         : "–"
-    } | ${broken.length} | ${Math.round(ms)} |`,
+    } | ${broken.length} |`,
   );
   for (const line of broken.slice(0, 5)) warn(`${provider}: ${line}`);
 }
@@ -178,7 +176,7 @@ say(
   }\n`,
 );
 say(
-  "| provider | tools | definitions (characters) | strict | tools with $defs removed | tools with JSON-text values | rule violations | build (ms) |",
+  "| provider | tools | definitions (characters) | strict | tools with $defs removed | tools with JSON-text values | rule violations |",
 );
-say("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+say("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const row of rows) say(row);
