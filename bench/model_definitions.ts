@@ -29,16 +29,7 @@ import { pathToFileURL } from "node:url";
 import { gunzipSync } from "node:zlib";
 import type { MCPToolDescriptor, RegisteredTool } from "../mod.ts";
 import type { ModelProvider, SchemaReport } from "../models.ts";
-import { checkRules } from "../tests/models/_rules.ts";
-
-const PROVIDERS: ModelProvider[] = [
-  "openai-chat",
-  "openai-responses",
-  "anthropic",
-  "gemini",
-  "gemini-openapi",
-  "ai-sdk",
-];
+import { checkRules, PROVIDERS, sentSchemas } from "../tests/models/_rules.ts";
 
 type Json = Record<string, unknown>;
 type CatalogTool = MCPToolDescriptor & { server: string };
@@ -88,45 +79,21 @@ const tools: RegisteredTool[] = catalog.map((tool) => ({
     Promise.resolve({ success: true, data: {}, error: null, durationMs: 0 }),
 }));
 
-/** Each tool's definition JSON and the schema in it, as the provider gets them. */
-function sent(
+/** Each tool's definition JSON, as the provider gets it. */
+function definitionsOf(
   provider: ModelProvider,
   definitions: unknown,
-): Array<{ json: unknown; schema: Json | undefined }> {
+): unknown[] {
   const json = JSON.parse(JSON.stringify(definitions));
-  switch (provider) {
-    case "openai-chat":
-      return json.map((tool: Json) => ({
-        json: tool,
-        schema: (tool.function as Json).parameters,
-      }));
-    case "openai-responses":
-      return json.map((tool: Json) => ({
-        json: tool,
-        schema: tool.parameters,
-      }));
-    case "anthropic":
-      return json.map((tool: Json) => ({
-        json: tool,
-        schema: tool.input_schema,
-      }));
-    case "gemini":
-    case "gemini-openapi":
-      return json[0].functionDeclarations.map((declaration: Json) => ({
-        json: declaration,
-        schema: provider === "gemini"
-          ? declaration.parametersJsonSchema
-          : declaration.parameters,
-      }));
-    case "ai-sdk":
-      return Object.values(json as Record<string, Json>).map((tool) => {
-        const definition = {
-          description: tool.description,
-          inputSchema: (tool.inputSchema as Json).jsonSchema,
-        };
-        return { json: definition, schema: definition.inputSchema as Json };
-      });
+  if (provider === "gemini" || provider === "gemini-openapi") {
+    return json[0].functionDeclarations;
   }
+  if (provider !== "ai-sdk") return json;
+  // What reaches the model of each AI SDK tool.
+  return Object.values(json as Record<string, Json>).map((tool) => ({
+    description: tool.description,
+    inputSchema: (tool.inputSchema as Json).jsonSchema,
+  }));
 }
 
 // deno-lint-ignore no-console
@@ -143,11 +110,12 @@ for (const provider of PROVIDERS) {
   const built = modelTools(tools, provider);
   let characters = 0;
   const broken: string[] = [];
-  for (
-    const [index, { json, schema }] of sent(provider, built.definitions)
-      .entries()
-  ) {
+  for (const json of definitionsOf(provider, built.definitions)) {
     characters += JSON.stringify(json).length;
+  }
+  for (
+    const [index, schema] of sentSchemas(provider, built.definitions).entries()
+  ) {
     if (schema === undefined) continue; // gemini-openapi: no parameters
     try {
       checkRules(provider, schema, built.report[index]?.strict);

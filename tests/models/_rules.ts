@@ -13,6 +13,48 @@ import type { ModelProvider } from "@cleveragents/mcp-adapter/models";
 
 type Json = Record<string, unknown>;
 
+/** Every provider, in the order the tests run them. */
+export const PROVIDERS: ModelProvider[] = [
+  "openai-chat",
+  "openai-responses",
+  "anthropic",
+  "gemini",
+  "gemini-openapi",
+  "ai-sdk",
+];
+
+/**
+ * Each tool's arguments schema as `provider` received it in `definitions`
+ * (after a JSON round trip); `undefined` for a `gemini-openapi` tool
+ * without parameters.
+ */
+export function sentSchemas(
+  provider: ModelProvider,
+  definitions: unknown,
+): Array<Json | undefined> {
+  const json = JSON.parse(JSON.stringify(definitions));
+  switch (provider) {
+    case "openai-chat":
+      return json.map((tool: Json) => (tool.function as Json).parameters);
+    case "openai-responses":
+      return json.map((tool: Json) => tool.parameters);
+    case "anthropic":
+      return json.map((tool: Json) => tool.input_schema);
+    case "gemini":
+      return json[0].functionDeclarations.map((declaration: Json) =>
+        declaration.parametersJsonSchema
+      );
+    case "gemini-openapi":
+      return json[0].functionDeclarations.map((declaration: Json) =>
+        declaration.parameters
+      );
+    case "ai-sdk":
+      return Object.values(json as Record<string, Json>).map((tool) =>
+        (tool.inputSchema as Json).jsonSchema as Json
+      );
+  }
+}
+
 const isObject = (value: unknown): value is Json =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 

@@ -16,15 +16,7 @@ import type {
   ProviderShapes,
 } from "@cleveragents/mcp-adapter/models";
 
-/** The providers, in the order the tests run them. */
-export const PROVIDERS: ModelProvider[] = [
-  "openai-chat",
-  "openai-responses",
-  "anthropic",
-  "gemini",
-  "gemini-openapi",
-  "ai-sdk",
-];
+export { PROVIDERS } from "./_rules.ts";
 
 /** The model's share of one result. */
 export interface Share {

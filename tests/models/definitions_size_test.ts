@@ -10,12 +10,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { MCPToolDescriptor } from "@cleveragents/mcp-adapter";
-import {
-  type ModelProvider,
-  modelTools,
-  toolDefinitions,
-} from "@cleveragents/mcp-adapter/models";
-import { checkRules } from "./_rules.ts";
+import { modelTools, toolDefinitions } from "@cleveragents/mcp-adapter/models";
+import { checkRules, PROVIDERS, sentSchemas } from "./_rules.ts";
 import {
   catalogRegistry,
   catalogTools,
@@ -24,41 +20,6 @@ import {
 } from "./_tools.ts";
 
 type Json = Record<string, unknown>;
-
-const PROVIDERS: ModelProvider[] = [
-  "openai-chat",
-  "openai-responses",
-  "anthropic",
-  "gemini",
-  "gemini-openapi",
-  "ai-sdk",
-];
-
-/** Each tool's schema as the provider got it, after a JSON round trip. */
-function schemasSent(
-  provider: ModelProvider,
-  definitions: unknown,
-): Array<Json | undefined> {
-  const json = JSON.parse(JSON.stringify(definitions));
-  switch (provider) {
-    case "openai-chat":
-      return json.map((tool: Json) => (tool.function as Json).parameters);
-    case "openai-responses":
-      return json.map((tool: Json) => tool.parameters);
-    case "anthropic":
-      return json.map((tool: Json) => tool.input_schema);
-    case "gemini":
-      return json[0].functionDeclarations.map((d: Json) =>
-        d.parametersJsonSchema
-      );
-    case "gemini-openapi":
-      return json[0].functionDeclarations.map((d: Json) => d.parameters);
-    case "ai-sdk":
-      return Object.values(json as Record<string, Json>).map((tool) =>
-        (tool.inputSchema as Json).jsonSchema as Json
-      );
-  }
-}
 
 function tool(inputSchema: Json, name = "tool"): MCPToolDescriptor {
   return {
@@ -87,7 +48,7 @@ describe("unreferenced $defs", () => {
     }
     for (const provider of PROVIDERS) {
       const size = JSON.stringify(
-        schemasSent(provider, toolDefinitions(registry, provider)),
+        sentSchemas(provider, toolDefinitions(registry, provider)),
       ).length;
       assert.ok(
         size * 2 <= served,
@@ -283,7 +244,7 @@ describe("the toolsearch catalog (1,577 tools of 58 servers)", () => {
   for (const provider of PROVIDERS) {
     it(`every definition keeps ${provider}'s rules`, () => {
       const tools = modelTools(registry, provider);
-      const schemas = schemasSent(provider, tools.definitions);
+      const schemas = sentSchemas(provider, tools.definitions);
       assert.equal(schemas.length, catalog.length);
       const broken: string[] = [];
       for (const [index, schema] of schemas.entries()) {

@@ -14,7 +14,7 @@ import {
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
 import { modelTools } from "@cleveragents/mcp-adapter/models";
-import { checkRules } from "./_rules.ts";
+import { checkRules, sentSchemas } from "./_rules.ts";
 import {
   callOf,
   occurrences,
@@ -303,18 +303,7 @@ describe("read_tool_result (resultPages)", () => {
       const entry = tools.report.at(-1)!;
       assert.equal(entry.name, "read_tool_result");
       if (provider.startsWith("openai")) assert.equal(entry.strict, true);
-      const json = JSON.parse(JSON.stringify(tools.definitions));
-      const schema = provider === "openai-chat"
-        ? json.at(-1).function.parameters
-        : provider === "openai-responses"
-        ? json.at(-1).parameters
-        : provider === "anthropic"
-        ? json.at(-1).input_schema
-        : provider === "gemini"
-        ? json[0].functionDeclarations.at(-1).parametersJsonSchema
-        : provider === "gemini-openapi"
-        ? json[0].functionDeclarations.at(-1).parameters
-        : json.read_tool_result.inputSchema.jsonSchema;
+      const schema = sentSchemas(provider, tools.definitions).at(-1)!;
       checkRules(provider, schema, entry.strict);
     }
   });
