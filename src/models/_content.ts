@@ -154,7 +154,7 @@ export function shapeContent(
       } bytes, ${why}]`,
     );
   }
-  const whole = texts.length === 0 ? "" : texts.join("\n\n").toWellFormed();
+  const whole = texts.join("\n\n");
   let cut: ResultCut | undefined;
   const fitted = fitText(whole, budget.maxTokens, (headEnd, tailStart) => {
     const kept = shaping.keep?.(whole, headEnd);
@@ -179,9 +179,11 @@ export function shapeContent(
   if (cut === undefined && omittedImages > 0) {
     cut = { totalChars: whole.length, shownChars: whole.length, omittedImages };
   }
+  // A lone surrogate (the server's: cuts never split a pair) becomes U+FFFD.
+  const text = fitted.text.toWellFormed();
   const outcome: Outcome = {
     status,
-    text: fitted.text === "" && images.length === 0 ? NO_CONTENT : fitted.text,
+    text: text === "" && images.length === 0 ? NO_CONTENT : text,
     images,
   };
   if (cut !== undefined) outcome.cut = cut;

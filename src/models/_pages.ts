@@ -87,7 +87,7 @@ export class ResultPages {
       data: {
         content: [{
           type: "text",
-          text: `${text.slice(start, end)}\n\n${footer}`,
+          text: `${text.slice(start, end).toWellFormed()}\n\n${footer}`,
         }],
       },
       error: null,
