@@ -167,7 +167,10 @@ export function fitText(
   marker: (headEnd: number, tailStart: number) => string,
 ): Fitted {
   const maxBytes = maxTokens * 4;
-  if (utf8Length(text, maxBytes) <= maxBytes) return { text };
+  // At most 3 bytes per UTF-16 unit: most results fit without a count.
+  if (text.length * 3 <= maxBytes || utf8Length(text, maxBytes) <= maxBytes) {
+    return { text };
+  }
   const room = maxBytes - MARKER_BYTES;
   const headBytes = Math.floor(room * 2 / 3);
   let headEnd = prefixEnd(text, 0, headBytes);

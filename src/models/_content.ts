@@ -180,7 +180,9 @@ export function shapeContent(
     cut = { totalChars: whole.length, shownChars: whole.length, omittedImages };
   }
   // A lone surrogate (the server's: cuts never split a pair) becomes U+FFFD.
-  const text = fitted.text.toWellFormed();
+  const text = fitted.text.isWellFormed()
+    ? fitted.text
+    : fitted.text.toWellFormed();
   const outcome: Outcome = {
     status,
     text: text === "" && images.length === 0 ? NO_CONTENT : text,

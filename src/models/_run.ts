@@ -97,6 +97,8 @@ export function runner(
     checkBudget(budget, `serverResultBudgets[${JSON.stringify(server)}]`);
   }
   const { pages } = options;
+  /** Each server's shaping when a call brings no budget of its own. */
+  const shared = new Map<string, Shaping>();
   const index = new ToolIndex(source, entries);
   const defaults: DispatchOptions = {
     ...(options.approve ? { approve: options.approve } : {}),
@@ -107,22 +109,25 @@ export function runner(
     ...(options.invokeOptions ? { invokeOptions: options.invokeOptions } : {}),
   };
   return (call, overrides) => {
-    checkBudget(overrides?.resultBudget, "resultBudget");
+    const own = overrides?.resultBudget;
+    checkBudget(own, "resultBudget");
     const shaping = (tool: RegisteredTool): Shaping => {
       const server = tool.sourceMetadata.server;
+      const known = own === undefined ? shared.get(server) : undefined;
+      if (known !== undefined) return known;
       const budget = mergeBudgets(
         options.resultBudget,
         Object.hasOwn(servers, server) ? servers[server] : undefined,
-        overrides?.resultBudget,
+        own,
       );
-      return {
-        budget,
-        ...(pages
-          ? {
-            keep: (text, offset) => pages.keep(text, offset, budget.maxTokens),
-          }
-          : {}),
-      };
+      const made: Shaping = pages
+        ? {
+          budget,
+          keep: (text, offset) => pages.keep(text, offset, budget.maxTokens),
+        }
+        : { budget };
+      if (own === undefined) shared.set(server, made);
+      return made;
     };
     return runCall(index, call, {
       ...defaults,
