@@ -23,9 +23,11 @@ import {
   type Image,
   readContent,
 } from "./_blocks.ts";
-import { type Budget, fitText } from "./_budget.ts";
+import { type Budget, checkBudget, fitText, mergeBudgets } from "./_budget.ts";
 import { isSchema } from "./_json_schema.ts";
-import type { ResultCut } from "./options.ts";
+import type { ResultPages } from "./_pages.ts";
+import type { ResultBudget, ResultCut } from "./options.ts";
+import type { RegisteredTool } from "../tools/registry.ts";
 
 export type { Image } from "./_blocks.ts";
 
@@ -61,6 +63,46 @@ export interface Shaping {
 }
 
 const NO_CONTENT = "(the tool returned no content)";
+
+/**
+ * The shaping of each call's result: its budget from `options` (checked
+ * here), the tool's server's and the call's own (`own`), and where cut
+ * texts are kept. Without a budget of its own, a call reuses its server's.
+ */
+export function shapings(options: {
+  resultBudget?: ResultBudget | undefined;
+  serverResultBudgets?: Readonly<Record<string, ResultBudget>> | undefined;
+  pages?: ResultPages | undefined;
+}): (own: ResultBudget | undefined) => (tool: RegisteredTool) => Shaping {
+  checkBudget(options.resultBudget, "resultBudget");
+  const servers = options.serverResultBudgets ?? {};
+  for (const [server, budget] of Object.entries(servers)) {
+    checkBudget(budget, `serverResultBudgets[${JSON.stringify(server)}]`);
+  }
+  const { pages } = options;
+  const shared = new Map<string, Shaping>();
+  return (own) => {
+    checkBudget(own, "resultBudget");
+    return (tool) => {
+      const server = tool.sourceMetadata.server;
+      const known = own === undefined ? shared.get(server) : undefined;
+      if (known !== undefined) return known;
+      const budget = mergeBudgets(
+        options.resultBudget,
+        Object.hasOwn(servers, server) ? servers[server] : undefined,
+        own,
+      );
+      const made: Shaping = pages
+        ? {
+          budget,
+          keep: (text, offset) => pages.keep(text, offset, budget.maxTokens),
+        }
+        : { budget };
+      if (own === undefined) shared.set(server, made);
+      return made;
+    };
+  };
+}
 
 /** An image as a `data:` URL (OpenAI's image parts). */
 export function dataUrl(image: Image): string {

@@ -17,8 +17,8 @@ import {
   type Outcome,
   outcomeOf,
   type Shaping,
+  shapings,
 } from "./_content.ts";
-import { checkBudget, mergeBudgets } from "./_budget.ts";
 import { isSchema } from "./_json_schema.ts";
 import type { ResultPages } from "./_pages.ts";
 import type {
@@ -91,14 +91,7 @@ export function runner(
   entries: readonly Entry[],
   options: RunnerOptions,
 ): Runner {
-  checkBudget(options.resultBudget, "resultBudget");
-  const servers = options.serverResultBudgets ?? {};
-  for (const [server, budget] of Object.entries(servers)) {
-    checkBudget(budget, `serverResultBudgets[${JSON.stringify(server)}]`);
-  }
-  const { pages } = options;
-  /** Each server's shaping when a call brings no budget of its own. */
-  const shared = new Map<string, Shaping>();
+  const shapingFor = shapings(options);
   const index = new ToolIndex(source, entries);
   const defaults: DispatchOptions = {
     ...(options.approve ? { approve: options.approve } : {}),
@@ -109,26 +102,7 @@ export function runner(
     ...(options.invokeOptions ? { invokeOptions: options.invokeOptions } : {}),
   };
   return (call, overrides) => {
-    const own = overrides?.resultBudget;
-    checkBudget(own, "resultBudget");
-    const shaping = (tool: RegisteredTool): Shaping => {
-      const server = tool.sourceMetadata.server;
-      const known = own === undefined ? shared.get(server) : undefined;
-      if (known !== undefined) return known;
-      const budget = mergeBudgets(
-        options.resultBudget,
-        Object.hasOwn(servers, server) ? servers[server] : undefined,
-        own,
-      );
-      const made: Shaping = pages
-        ? {
-          budget,
-          keep: (text, offset) => pages.keep(text, offset, budget.maxTokens),
-        }
-        : { budget };
-      if (own === undefined) shared.set(server, made);
-      return made;
-    };
+    const shaping = shapingFor(overrides?.resultBudget);
     return runCall(index, call, {
       ...defaults,
       ...overrides,
