@@ -79,7 +79,8 @@ export interface ModelTools<P extends ModelProvider> {
    * Runs one call the model made and returns the provider's tool-result
    * message(s). Never throws for a failed tool, an unknown name, bad
    * arguments or a refused approval: each becomes an error result the model
-   * can read.
+   * can read. Rejects with an `MCPConfigError` only for a `resultBudget`
+   * option that is not valid.
    */
   dispatch(
     call: ProviderShapes[P]["call"],
@@ -126,9 +127,12 @@ export interface ModelTools<P extends ModelProvider> {
  * `"gemini"` (`parametersJsonSchema`), `"gemini-openapi"` (OpenAPI-subset
  * `parameters`, for older endpoints) or `"ai-sdk"`.
  * @param options How definitions are written (title, capability hint,
- * OpenAI strict mode) and the default dispatch options
- * (approval hook, invoke options); `dispatch()` may override the latter.
- * @returns The definitions, a report per tool, and `dispatch`/`dispatchAll`.
+ * OpenAI strict mode), the default dispatch options (approval hook, invoke
+ * options, result budget; `dispatch()` may override them), per-server result
+ * budgets, and `resultPages`.
+ * @returns The definitions, a report per tool, `dispatch`/`dispatchAll`,
+ * and `run`/`runAll` (the same, with the whole result for the host).
+ * @throws {MCPConfigError} For a result budget that is not valid.
  *
  * @example Answer Anthropic `tool_use` blocks, asking before writes
  * ```ts
