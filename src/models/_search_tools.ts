@@ -19,7 +19,7 @@ import type { RegisteredTool } from "../tools/registry.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Codec, Entry, Runner, SearchDeclaration } from "./_codec.ts";
 import { failure, type Outcome } from "./_content.ts";
-import { buildEntry, describe } from "./_entries.ts";
+import { buildEntries, buildEntry, describe } from "./_entries.ts";
 import {
   CALL_TOOL,
   callParameters,
@@ -33,7 +33,9 @@ import {
 } from "./_handoff.ts";
 import { instructionsFragment } from "./_instructions.ts";
 import { isSchema, type Schema } from "./_json_schema.ts";
+import type { ResultPages } from "./_pages.ts";
 import { runner } from "./_run.ts";
+import type { DispatchResult } from "./model_tools.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
@@ -48,16 +50,16 @@ const MAX_SCHEMA_CHARS = 16_000;
 /** The longest description shown in a search result. */
 const MAX_DESCRIPTION_CHARS = 1_000;
 
-/** What `modelTools()` returns, less what it adds itself: definitions, dispatch. */
+/** What `modelTools()` is made of: definitions, and the run of a call. */
 export interface HandedOver<P extends ModelProvider> {
   definitions: ProviderShapes[P]["definitions"];
   report: SchemaReport[];
   instructions: string;
   handoff: ToolHandoff;
-  dispatch(
+  run(
     call: ProviderShapes[P]["call"],
     options?: DispatchOptions,
-  ): Promise<ProviderShapes[P]["result"]>;
+  ): Promise<DispatchResult<P>>;
 }
 
 const identity = (args: Record<string, unknown>) => args;
@@ -66,10 +68,13 @@ const identity = (args: Record<string, unknown>) => args;
 export function searchTools<P extends ModelProvider>(
   source: ToolSource,
   codec: Codec<P>,
-  catalog: ToolCatalog,
-  settings: SearchSettings,
-  decision: ToolHandoff,
-  options: ModelToolsOptions,
+  { catalog, settings, handoff: decision, pages, options }: {
+    catalog: ToolCatalog;
+    settings: SearchSettings;
+    handoff: ToolHandoff;
+    pages: ResultPages | undefined;
+    options: ModelToolsOptions;
+  },
 ): HandedOver<P> {
   const native = settings.form === "native" ? codec.search : undefined;
   const meta = native === undefined;
@@ -97,7 +102,13 @@ export function searchTools<P extends ModelProvider>(
     deferred,
     namespace: namespaceInfo(catalog),
   };
-  const run = runner(source, deferred, options, {
+  // `read_tool_result` (resultPages) is declared beside the search, never deferred.
+  const local = pages === undefined
+    ? []
+    : buildEntries([pages.tool()], codec, options).map((
+      entry,
+    ) => ({ ...entry, local: true as const }));
+  const run = runner(source, [...deferred, ...local], { ...options, pages }, {
     find(name) {
       const tool = catalog.get(name);
       return tool && entryOf(tool);
@@ -171,8 +182,11 @@ export function searchTools<P extends ModelProvider>(
   let definitions: ProviderShapes[P]["definitions"];
   let report: SchemaReport[];
   if (native) {
-    definitions = native.definitions(declaration, declare);
-    report = deferred.map((entry) => entry.report);
+    definitions = [
+      ...native.definitions(declaration, declare) as unknown[],
+      ...declare(local) as unknown[],
+    ] as ProviderShapes[P]["definitions"];
+    report = [...deferred, ...local].map((entry) => entry.report);
   } else {
     const pair = [
       metaEntry(codec, SEARCH_TOOL, declaration.tool.description, {
@@ -180,6 +194,7 @@ export function searchTools<P extends ModelProvider>(
         options,
       }),
       callEntry(codec, options),
+      ...local,
     ];
     definitions = declare(pair);
     report = pair.map((entry) => entry.report);
@@ -203,23 +218,35 @@ export function searchTools<P extends ModelProvider>(
       form: meta ? "meta" : "native",
       ...(meta ? {} : { searchBy: by }),
     },
-    async dispatch(call, overrides) {
+    async run(call, overrides) {
       const search = native?.searchCall(call, declaration);
       if (native && search) {
         const { hits, note } = await find(search.args);
-        return native.found(
-          search.id,
-          hits.map((hit) => entryOf(hit.tool)),
-          note,
-          declaration,
-          declare,
-        );
+        return {
+          message: native.found(
+            search.id,
+            hits.map((hit) => entryOf(hit.tool)),
+            note,
+            declaration,
+            declare,
+          ),
+          text: hits.length === 0
+            ? note
+            : hits.map((hit) => hit.alias).join(", "),
+          result: undefined,
+          cut: undefined,
+        };
       }
       const { id, name, args, error } = codec.decode(call);
       const outcome = error === undefined
         ? await routed({ name, args, raw: call }, overrides)
         : failure(error);
-      return codec.encode(id, name, outcome);
+      return {
+        message: codec.encode(id, name, outcome),
+        text: outcome.text,
+        result: outcome.result,
+        cut: outcome.cut,
+      };
     },
   };
 }

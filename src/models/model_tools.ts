@@ -13,11 +13,14 @@ import { buildEntries, catalogOf } from "./_entries.ts";
 import { decide, searchSettings } from "./_handoff.ts";
 import { type HandedOver, searchTools } from "./_search_tools.ts";
 import { instructionsFragment } from "./_instructions.ts";
+import { ResultPages } from "./_pages.ts";
 import { codecOf } from "./_providers.ts";
 import { runner } from "./_run.ts";
+import type { MCPToolResult } from "../types.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
+  ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
   ToolHandoff,
@@ -35,12 +38,33 @@ import type {
 export type {
   DispatchOptions,
   ModelToolsOptions,
+  ResultBudget,
+  ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
   ToolHandoff,
   ToolSearchSettings,
   ToolSource,
 } from "./options.ts";
+
+/**
+ * One call, run: what the model is sent, and the whole result for the
+ * host.
+ */
+export interface DispatchResult<P extends ModelProvider> {
+  /** The provider's tool-result message(s): what `dispatch()` returns. */
+  message: ProviderShapes[P]["result"];
+  /** The text the model reads in it (within the result budget), or the error message. */
+  text: string;
+  /**
+   * The tool's result envelope, untouched (`result.data` is the server's
+   * `MCPCallResult`); `undefined` when no tool ran (an unknown name, bad
+   * arguments, a refused approval).
+   */
+  result: MCPToolResult | undefined;
+  /** What the result budget left out, if anything. */
+  cut: ResultCut | undefined;
+}
 export type {
   FlatDefinitionShapes,
   ModelProvider,
@@ -81,7 +105,8 @@ export interface ModelTools<P extends ModelProvider> {
    * Runs one call the model made and returns the provider's tool-result
    * message(s). Never throws for a failed tool, an unknown name, bad
    * arguments or a refused approval: each becomes an error result the model
-   * can read.
+   * can read. Rejects with an `MCPConfigError` only for a `resultBudget`
+   * option that is not valid.
    */
   dispatch<C extends ProviderShapes[P]["call"]>(
     call: C,
@@ -96,6 +121,23 @@ export interface ModelTools<P extends ModelProvider> {
     calls: readonly C[],
     options?: DispatchOptions,
   ): Promise<TurnOf<P, C>>;
+  /**
+   * `dispatch()`, returning beside the message the text the model reads in
+   * it and the tool's whole result for the host (the model gets at most
+   * the result budget; see {@linkcode ResultBudget}).
+   */
+  run(
+    call: ProviderShapes[P]["call"],
+    options?: DispatchOptions,
+  ): Promise<DispatchResult<P>>;
+  /**
+   * `dispatchAll()`, returning beside the turn's message each call's
+   * {@linkcode DispatchResult}, in order.
+   */
+  runAll(
+    calls: readonly ProviderShapes[P]["call"][],
+    options?: DispatchOptions,
+  ): Promise<{ turn: ProviderShapes[P]["turn"]; runs: DispatchResult<P>[] }>;
 }
 
 /**
@@ -113,10 +155,13 @@ export interface ModelTools<P extends ModelProvider> {
  * `parameters`, for older endpoints) or `"ai-sdk"`.
  * @param options How definitions are written (title, capability hint,
  * OpenAI strict mode), when to hand over a search instead of every tool
- * (`toolSearch`, default `"auto"`: past 5% of a 128,000-token context), and
- * the default dispatch options (approval hook, invoke options); `dispatch()`
- * may override the latter.
- * @returns The definitions, a report per tool, and `dispatch`/`dispatchAll`.
+ * (`toolSearch`, default `"auto"`: past 5% of a 128,000-token context), the
+ * default dispatch options (approval hook, invoke options, result budget;
+ * `dispatch()` may override them), per-server result budgets, and
+ * `resultPages`.
+ * @returns The definitions, a report per tool, `dispatch`/`dispatchAll`,
+ * and `run`/`runAll` (the same, with the whole result for the host).
+ * @throws {MCPConfigError} For a result budget that is not valid.
  *
  * @example Answer Anthropic `tool_use` blocks, asking before writes
  * ```ts
@@ -156,37 +201,55 @@ export function modelTools<P extends ModelProvider>(
   const settings = searchSettings(options.toolSearch);
   const catalog = catalogOf(source);
   const handoff = decide(catalog, settings);
+  const pages = options.resultPages ? new ResultPages() : undefined;
   const tools: HandedOver<P> = handoff.mode === "search"
-    ? searchTools(source, codec, catalog, settings, handoff, options)
-    : flatTools(source, codec, handoff, options);
-  const { dispatch } = tools;
+    ? searchTools(source, codec, { catalog, settings, handoff, pages, options })
+    : flatTools(source, codec, { handoff, pages, options });
+  const runOne = tools.run;
+  const runAll = async (
+    calls: readonly ProviderShapes[P]["call"][],
+    overrides?: DispatchOptions,
+  ) => {
+    const runs: DispatchResult<P>[] = [];
+    for (const call of calls) runs.push(await runOne(call, overrides));
+    return { turn: codec.turn(runs.map((each) => each.message)), runs };
+  };
   return {
     provider,
     definitions: tools.definitions,
     handoff: tools.handoff,
     report: tools.report,
     instructions: tools.instructions,
-    dispatch: dispatch as ModelTools<P>["dispatch"],
+    dispatch: (async (
+      call: ProviderShapes[P]["call"],
+      overrides?: DispatchOptions,
+    ) => (await runOne(call, overrides)).message) as ModelTools<P>["dispatch"],
     dispatchAll: (async (
       calls: readonly ProviderShapes[P]["call"][],
       overrides?: DispatchOptions,
-    ) => {
-      const results: ProviderShapes[P]["result"][] = [];
-      for (const call of calls) results.push(await dispatch(call, overrides));
-      return codec.turn(results);
-    }) as ModelTools<P>["dispatchAll"],
+    ) => (await runAll(calls, overrides)).turn) as ModelTools<P>["dispatchAll"],
+    run: runOne,
+    runAll,
   };
 }
 
-/** Every tool's definition, and the dispatch of their calls. */
+/** Every tool's definition, and the run of their calls. */
 function flatTools<P extends ModelProvider>(
   source: ToolSource,
   codec: Codec<P>,
-  handoff: ToolHandoff,
-  options: ModelToolsOptions,
+  { handoff, pages, options }: {
+    handoff: ToolHandoff;
+    pages: ResultPages | undefined;
+    options: ModelToolsOptions;
+  },
 ): HandedOver<P> {
   const entries = buildEntries(source, codec, options);
-  const run = runner(source, entries, options);
+  if (pages !== undefined) {
+    for (const entry of buildEntries([pages.tool()], codec, options)) {
+      entries.push({ ...entry, local: true });
+    }
+  }
+  const run = runner(source, entries, { ...options, pages });
   return {
     definitions: codec.definitions(entries, run),
     handoff,
@@ -196,12 +259,17 @@ function flatTools<P extends ModelProvider>(
       entries,
       options.instructionsMaxChars,
     ),
-    async dispatch(call, overrides) {
+    async run(call, overrides) {
       const { id, name, args, error } = codec.decode(call);
       const outcome = error === undefined
         ? await run({ name, args, raw: call }, overrides)
         : failure(error);
-      return codec.encode(id, name, outcome);
+      return {
+        message: codec.encode(id, name, outcome),
+        text: outcome.text,
+        result: outcome.result,
+        cut: outcome.cut,
+      };
     },
   };
 }

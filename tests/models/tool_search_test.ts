@@ -146,6 +146,25 @@ describe("the meta-tool pair", () => {
     });
   }
 
+  it("with resultPages, read_tool_result is declared beside the search, never deferred", () => {
+    for (const provider of ["openai-chat", "openai-responses"] as const) {
+      const tools = modelTools(registry, provider, {
+        toolSearch: "always",
+        resultPages: true,
+      });
+      assert.ok(
+        declared(tools.definitions).includes("read_tool_result"),
+        provider,
+      );
+    }
+    const anthropic = modelTools(registry, "anthropic", {
+      toolSearch: "always",
+      resultPages: true,
+    }).definitions as AnthropicTool[];
+    const read = anthropic.find((tool) => tool.name === "read_tool_result");
+    assert.ok(read && read.defer_loading === undefined);
+  });
+
   it("gemini-openapi takes call_tool's arguments as JSON text; the others as an object", () => {
     const [openapi] = modelTools(registry, "gemini-openapi", {
       toolSearch: "always",
