@@ -130,13 +130,27 @@ function vocabularyVariants(): Variant[] {
     },
     {
       ...base,
-      name: "+more abbreviations",
-      abbreviations: { ...ABBREVIATIONS, ...MORE_ABBREVIATIONS },
+      name: "without the second list of abbreviations (prod, perf, …)",
+      abbreviations: Object.fromEntries(
+        Object.entries(ABBREVIATIONS).filter(([short]) =>
+          !(short in MORE_ABBREVIATIONS)
+        ),
+      ),
     },
     { ...base, name: "no hints", hints: {} },
     {
       ...base,
-      name: "+write/put in create and update",
+      name: "+what → get/describe (mixed: left out)",
+      hints: { ...HINTS, what: ["get", "describe"] },
+    },
+    {
+      ...base,
+      name: "+where → find/search (worse: left out)",
+      hints: { ...HINTS, where: ["find", "search"] },
+    },
+    {
+      ...base,
+      name: "+write/put in create and update (worse: left out)",
       synonyms: SYNONYMS.map((group) =>
         group[0] === "create" || group[0] === "update"
           ? [...group, "write", "put"]
@@ -145,7 +159,7 @@ function vocabularyVariants(): Variant[] {
     },
     {
       ...base,
-      name: "+open in create",
+      name: "+open in create (helps half B only: left out)",
       synonyms: SYNONYMS.map((group) =>
         group[0] === "create" ? [...group, "open"] : group
       ),
@@ -167,7 +181,7 @@ function vocabularyVariants(): Variant[] {
   ];
 }
 
-/** Standard abbreviations left out of the first list. */
+/** Standard abbreviations added in a second pass (in ABBREVIATIONS). */
 const MORE_ABBREVIATIONS: Record<string, string> = {
   prod: "production",
   perf: "performance",

@@ -46,12 +46,21 @@ const LOWER = 1;
 const UPPER = 2;
 const DIGIT = 3;
 
+/** The classes of the ASCII codes, looked up rather than computed. */
+const ASCII = new Uint8Array(128).map((_, code) =>
+  code >= 97 && code <= 122
+    ? LOWER
+    : code >= 65 && code <= 90
+    ? UPPER
+    : code >= 48 && code <= 57
+    ? DIGIT
+    : SEPARATOR
+);
+
 /** The class of one UTF-16 code unit (a surrogate separates). */
 function classOf(code: number): number {
-  if (code >= 97 && code <= 122) return LOWER;
-  if (code >= 65 && code <= 90) return UPPER;
-  if (code >= 48 && code <= 57) return DIGIT;
-  if (code < 128 || (code >= 0xd800 && code <= 0xdfff)) return SEPARATOR;
+  if (code < 128) return ASCII[code]!;
+  if (code >= 0xd800 && code <= 0xdfff) return SEPARATOR;
   const char = String.fromCharCode(code);
   if (UPPER_LETTER.test(char)) return UPPER;
   if (LETTER.test(char)) return LOWER;
@@ -101,12 +110,16 @@ function scan(
   const pieces: string[] = [];
   let i = 0;
   while (i < length) {
-    while (i < length && classOf(source.charCodeAt(i)) === SEPARATOR) i++;
+    for (; i < length; i++) {
+      const code = source.charCodeAt(i);
+      if ((code < 128 ? ASCII[code] : classOf(code)) !== SEPARATOR) break;
+    }
     const start = i;
     let plain = true;
     classes.length = 0;
     for (; i < length; i++) {
-      const type = classOf(source.charCodeAt(i));
+      const code = source.charCodeAt(i);
+      const type = code < 128 ? ASCII[code]! : classOf(code);
       if (type === SEPARATOR) break;
       if (type !== LOWER) plain = false;
       classes.push(type);
