@@ -274,7 +274,11 @@ function exitCodeOf(
   }
 }
 
-function reportFailures(ctx: Context, statuses: HubServerStatus[]): boolean {
+/** Prints each failed server's error; whether any failed. */
+export function reportFailures(
+  ctx: Context,
+  statuses: HubServerStatus[],
+): boolean {
   const failed = statuses.filter((status) => status.state === "failed");
   for (const status of failed) {
     ctx.stderr.write(

@@ -6,8 +6,14 @@
  * @module
  */
 
+import {
+  type CatalogSource,
+  ToolCatalog,
+  toolCatalog,
+} from "../search/catalog.ts";
 import { toolAlias } from "../tools/alias.ts";
-import type { RegisteredTool } from "../tools/registry.ts";
+import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
+import { forModel } from "../tools/visibility.ts";
 import type { Codec, Entry } from "./_codec.ts";
 import type {
   SchemaReport,
@@ -18,21 +24,24 @@ import type { ModelProvider } from "./types.ts";
 
 const identity = (args: Record<string, unknown>) => args;
 
-/** The tools of a source, in order. */
+/** The tools of a source, in the model's order (see `ToolSource`). */
 export function toolsOf(source: ToolSource): RegisteredTool[] {
-  return Array.isArray(source)
-    ? [...source]
-    : (source as { list(): RegisteredTool[] }).list();
+  return Array.isArray(source) ? [...source] : catalogOf(source).list();
 }
 
-/**
- * Whether a tool may reach a model: MCP Apps tools whose `visibility` lacks
- * `"model"` are for the server's app only (the spec: a host MUST NOT
- * include them in the agent's tool list).
- */
-export function forModel(tool: RegisteredTool): boolean {
-  return tool.ui === undefined || tool.ui.visibility.includes("model");
+/** The catalog of a source: one per registry and hub; a list gets its own. */
+export function catalogOf(source: ToolSource): ToolCatalog {
+  return source instanceof ToolCatalog
+    ? source
+    : toolCatalog(source as CatalogSource);
 }
+
+/** The registry calls are resolved through; `undefined` for a list. */
+export function registryOf(source: ToolSource): ToolRegistry | undefined {
+  return Array.isArray(source) ? undefined : catalogOf(source).registry;
+}
+
+export { forModel };
 
 /** Declares every tool of `source` a model may see in `codec`'s terms. */
 export function buildEntries(
@@ -45,7 +54,8 @@ export function buildEntries(
   );
 }
 
-function buildEntry(
+/** Declares one tool in `codec`'s terms. */
+export function buildEntry(
   tool: RegisteredTool,
   codec: Pick<Codec<ModelProvider>, "name" | "schema">,
   options: ToolDefinitionOptions,
@@ -66,7 +76,7 @@ function buildEntry(
 }
 
 /** The description a model reads: title, description, capability, root hint. */
-function describe(
+export function describe(
   tool: RegisteredTool,
   options: ToolDefinitionOptions,
   hint: string | undefined,
