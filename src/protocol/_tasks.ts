@@ -28,9 +28,11 @@ import {
   CANCEL_TIMEOUT_MS,
   checkTaskId,
   isTerminal,
+  MIN_POLL_MS,
   type TaskCallOptions,
   TaskWatch,
 } from "./_task_watch.ts";
+import { delay } from "../util/time.ts";
 
 /** What a task call needs from its connection. */
 export interface TaskConnection {
@@ -213,7 +215,10 @@ class ToolTask {
         return await this.#result();
       }
       if (watch.state === "input_required") this.#awaitInput();
-      if (!this.#woken) await this.#pause(watch.pauseMs(now));
+      // A wake skips the poll interval, not its floor: status notifications
+      // that each say something new cannot make the client spin.
+      if (this.#woken) await delay(Math.min(MIN_POLL_MS, watch.pauseMs(now)));
+      else await this.#pause(watch.pauseMs(now));
       this.#woken = false;
       if (!this.#settled && !signal?.aborted) await this.#poll();
     }
