@@ -771,6 +771,17 @@ export class MCPToolAdapter {
     } catch (error) {
       return this.#failed(name, error, options.signal, started);
     }
+    // A task or a request for input that reached here was not followed:
+    // the tool did not run, whatever the answer holds.
+    if (result.resultType !== undefined && result.resultType !== "complete") {
+      return this.#fail(
+        started,
+        "server_error",
+        `Tool "${name}" failed with a server error: MCP server "${this.config.name}" answered with resultType ${
+          JSON.stringify(String(result.resultType).slice(0, 40))
+        }, which is not a tool result; report this to the server's maintainers`,
+      );
+    }
     if (result.isError === true) {
       return this.#fail(
         started,

@@ -796,8 +796,14 @@ export class Connection {
     for (const listener of this.#taskListeners) listener(status);
   }
 
-  /** Whether the server takes task-augmented `tools/call` (`tasks.requests.tools.call`). */
+  /**
+   * Whether the server takes task-augmented `tools/call` (2025-11-25's
+   * `tasks.requests.tools.call`). The era decides: a modern server's tasks
+   * are the extension's, which any request may answer with, whatever its
+   * capabilities repeat of the 2025 era.
+   */
   get acceptsToolTasks(): boolean {
+    if (this.#server?.era !== "legacy") return false;
     const tasks = this.#server?.capabilities.tasks as
       | { requests?: { tools?: { call?: unknown } } }
       | undefined;

@@ -161,6 +161,17 @@ describe("tasks with a misbehaving server", () => {
     assert.equal(peer.requests("tasks/get").length, 0);
   });
 
+  it("an answer to a task call that is neither a task nor a result is not a success", async () => {
+    for (const resultType of ["task", "input_required"]) {
+      const { result } = await run({
+        call: () => ({ resultType, taskId: "t1", status: "working" }),
+      });
+      assert.equal(result.success, false, resultType);
+      assert.equal(result.errorKind, "server_error");
+      assert.match(result.error!, /which is not a tool result/);
+    }
+  });
+
   it("a server without tasks.requests.tools.call gets a plain tools/call, whatever the tool says", async () => {
     const { peer, result } = await run({ tasks: {}, call: () => done });
     assert.equal(result.success, true);

@@ -1,0 +1,173 @@
+/**
+ * Hostile servers on the 2026-07-28 wire: a task that asks for input for
+ * ever, capabilities of both eras at once, input requests of kinds named
+ * like what every object inherits, and a tool list slower than the call's
+ * deadline. The servers are the SDK v2's (`_modern_tasks.ts`) or scripted
+ * (`_modern_peer.ts`), on 127.0.0.1.
+ */
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  type MCPServerConfig,
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+} from "@cleveragents/mcp-adapter";
+import { releaseAfterEach, waitFor } from "../_helpers.ts";
+import { within } from "../_remote.ts";
+import { type ModernHttpServer, startModernHttp } from "../_modern.ts";
+import { buildTaskServer, taskLog } from "../_modern_tasks.ts";
+import { modernPeer, type PeerScript } from "./_modern_peer.ts";
+
+/** Bound on every wait here; each test ends well within it. */
+const WAIT_MS = 20_000;
+const TASKS = "io.modelcontextprotocol/tasks";
+
+const cleanups = releaseAfterEach();
+
+function adapterFor(
+  config: MCPServerConfig,
+  options: MCPToolAdapterOptions = {},
+): MCPToolAdapter {
+  const adapter = new MCPToolAdapter(config, options);
+  cleanups.push(() => adapter.disconnect());
+  return adapter;
+}
+
+async function scripted(
+  script: PeerScript,
+  options: MCPToolAdapterOptions = {},
+) {
+  const peer = await modernPeer(script, cleanups);
+  const adapter = adapterFor(
+    { name: "scripted", transport: "streamable-http", url: peer.url },
+    options,
+  );
+  await adapter.connect();
+  return { peer, adapter };
+}
+
+describe("a modern task that asks for input for ever (SDK v2 server)", () => {
+  let server: ModernHttpServer;
+  before(async () => {
+    server = await startModernHttp("reject", buildTaskServer);
+  });
+  after(() => server.close());
+
+  it("stops after the shared round bound, pauses between polls and sends tasks/cancel", async () => {
+    let asked = 0;
+    const adapter = adapterFor(
+      { name: "tasks", transport: "streamable-http", url: server.url },
+      {
+        handlers: {
+          elicitation: () => {
+            asked++;
+            return { action: "accept", content: { name: "Ada" } };
+          },
+        },
+      },
+    );
+    await adapter.connect();
+    const created = taskLog.tasks.size + 1;
+    server.seen.length = 0;
+    const result = await within(
+      adapter.invoke("greedy", {}, { timeoutMs: 300 }),
+      WAIT_MS,
+      "invoke() of a task that never stops asking",
+    );
+    assert.equal(result.success, false);
+    assert.equal(result.errorKind, "server_error");
+    assert.match(result.error!, /still asked for input after 10 rounds/);
+    // The shared bound of plain requests: 10 rounds, each answered once.
+    assert.ok(asked <= 10, `${asked} input requests answered`);
+    const polls = server.seen.filter((seen) => seen.method === "tasks/get");
+    assert.ok(polls.length <= 12, `${polls.length} polls`);
+    // Each poll waited the server's pollIntervalMs (10 ms) after the last.
+    assert.ok(
+      result.durationMs >= (polls.length - 1) * 9,
+      `${polls.length} polls in ${result.durationMs} ms`,
+    );
+    assert.ok(
+      await waitFor(
+        () => taskLog.calls.includes(`tasks/cancel task-${created}`),
+        WAIT_MS,
+      ),
+      "the task was sent tasks/cancel",
+    );
+  });
+});
+
+describe("hostile modern servers (scripted)", () => {
+  it("capabilities of both eras: the era decides the task protocol, and a task answer is never a success", async () => {
+    const job = {
+      name: "job",
+      inputSchema: { type: "object" },
+      execution: { taskSupport: "required" },
+    };
+    const task = (status: string) => ({
+      taskId: "t1",
+      status,
+      createdAt: "2026-12-01T00:00:00Z",
+      lastUpdatedAt: "2026-12-01T00:00:00Z",
+      ttlMs: 60_000,
+      pollIntervalMs: 10,
+    });
+    const { peer, adapter } = await scripted({
+      capabilities: {
+        tools: {},
+        // 2025-11-25's way of saying it takes task calls, repeated here.
+        tasks: { cancel: {}, requests: { tools: { call: {} } } },
+        extensions: { [TASKS]: {} },
+      },
+      tools: [job],
+      answer: (method, _params, count) => {
+        if (method === "tools/call") {
+          return { resultType: "task", ...task("working") };
+        }
+        if (method === "tasks/get") {
+          return count < 2 ? task("working") : {
+            ...task("completed"),
+            result: { content: [{ type: "text", text: "ran" }] },
+          };
+        }
+        return undefined;
+      },
+    });
+    const result = await within(adapter.invoke("job", {}), WAIT_MS, "invoke()");
+    assert.equal(result.success, true, result.error ?? "");
+    assert.deepEqual(result.data.content, [{ type: "text", text: "ran" }]);
+    // The 2026 task protocol: no `task` param, polled with tasks/get.
+    assert.equal(peer.of("tools/call")[0]!.params.task, undefined);
+    assert.equal(peer.of("tasks/result").length, 0);
+    assert.ok(peer.of("tasks/get").length >= 2);
+  });
+
+  for (const kind of ["constructor", "toString", "__proto__"]) {
+    it(`an input request of kind ${JSON.stringify(kind)} is named as unknown`, async () => {
+      const { adapter } = await scripted({
+        tools: [{ name: "needs", inputSchema: { type: "object" } }],
+        answer: (method) =>
+          method === "tools/call"
+            ? {
+              resultType: "input_required",
+              inputRequests: { what: { method: kind, params: {} } },
+              requestState: "s1",
+            }
+            : undefined,
+      }, {
+        handlers: {
+          elicitation: () => ({ action: "decline" }),
+          roots: () => [],
+        },
+      });
+      const result = await adapter.invoke("needs", {});
+      assert.equal(result.success, false);
+      assert.match(
+        result.error!,
+        new RegExp(
+          `a kind this client does not know \\(${JSON.stringify(kind)}\\)`,
+        ),
+      );
+      assert.doesNotMatch(result.error!, /function|native code|give the/);
+    });
+  }
+});
