@@ -12,7 +12,7 @@
  */
 
 import { existingRequired, isSchema, type Schema } from "./_json_schema.ts";
-import { setOwn } from "../util/values.ts";
+import { ownValue, setOwn } from "../util/values.ts";
 import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
 import {
   geminiCalls,
@@ -132,7 +132,7 @@ function toOpenApi(node: unknown, dropped: Set<string>): Schema {
     } else if (INT64.has(key) && typeof value === "number") {
       out[key] = String(value);
     } else if (key === "format" && typeof value === "string") {
-      if (type !== undefined && OPENAPI_FORMATS[type]?.has(value)) {
+      if (type !== undefined && ownValue(OPENAPI_FORMATS, type)?.has(value)) {
         out.format = value;
       } else {
         described.push(`Format: ${value}.`);

@@ -13,6 +13,8 @@
  * @module
  */
 
+import { ownValue } from "../util/values.ts";
+
 /** Says `true` only for a value the full validator accepts. */
 export type FastCheck = (value: unknown) => boolean;
 
@@ -193,7 +195,7 @@ function typeCheck(value: unknown): FastCheck | undefined {
   if (!Array.isArray(types) || types.length === 0) return undefined;
   const checks: FastCheck[] = [];
   for (const type of types) {
-    const check = TYPES[type as string];
+    const check = typeof type === "string" ? ownValue(TYPES, type) : undefined;
     if (check === undefined) return undefined;
     checks.push(check);
   }
