@@ -711,14 +711,16 @@ export class MCPToolAdapter {
     let validator = validatorFor(tool.inputSchema);
     if (validator instanceof Promise) {
       waited = true;
-      // Building it (vetting the schema's patterns) is part of the call: its deadlines hold.
+      // Building it (vetting the schema's patterns) is part of the call: its
+      // deadlines hold, the idle one from now (a wait for the tool list was
+      // a wait on a response), the total one from the start.
       const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
       try {
         validator = await race(validator, {
           signal: options.signal,
           timeoutMs: Math.min(
-            deadlineMs - (performance.now() - started),
-            2 ** 31 - 1,
+            timeoutMs,
+            (totalTimeoutMs ?? Infinity) - (performance.now() - started),
           ),
           onTimeout: () =>
             new MCPTimeoutError(

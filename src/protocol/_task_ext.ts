@@ -20,7 +20,7 @@ import {
   MCPTimeoutError,
 } from "../errors.ts";
 import { isRecord } from "../util/values.ts";
-import { race } from "../util/time.ts";
+import { race, timerMs } from "../util/time.ts";
 import type { ClientHandlers } from "./handlers.ts";
 import { answerAll } from "./_input.ts";
 import type { RequestOptions, Result } from "./session.ts";
@@ -225,7 +225,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, Math.max(0, ms));
+    }, timerMs(ms));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -38,7 +38,7 @@ import {
 } from "../transports/create.ts";
 import { redact, redactError } from "../util/redact.ts";
 import { asError, errorMessage } from "../util/errors.ts";
-import { race } from "../util/time.ts";
+import { race, timerMs } from "../util/time.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
 import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/hook.ts";
@@ -445,7 +445,7 @@ export class Connection {
             `Connecting to MCP server "${name}" timed out after ${timeoutMs} ms; check that it starts and answers "initialize", or raise timeoutMs`,
           ),
         ),
-      timeoutMs,
+      timerMs(timeoutMs),
     );
     let session: Session | undefined;
     try {

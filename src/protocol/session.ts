@@ -24,6 +24,7 @@ import type {
 import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/errors.ts";
 import { isRecord, kindOf } from "../util/values.ts";
+import { timerMs } from "../util/time.ts";
 import type { SessionTelemetry } from "../telemetry/hook.ts";
 
 /** A JSON-RPC result object. */
@@ -371,9 +372,10 @@ export class Session {
     }
     clearTimeout(this.#timer);
     this.#timerDue = due;
+    // Past the timers' range it fires early, finds nothing due and waits again.
     this.#timer = setTimeout(
       () => this.#expire(),
-      Math.max(0, due - performance.now()),
+      timerMs(due - performance.now()),
     );
   }
 

@@ -30,7 +30,7 @@ export interface PeerScript {
   /**
    * The answer to any other request: its method, params and how many
    * requests of that method came so far (this one included). `undefined`
-   * answers "method not found".
+   * answers "method not found" (`tools/list`: `tools`).
    */
   answer?: (
     method: string,
@@ -94,10 +94,11 @@ export async function modernPeer(
           : { instructions: script.instructions }),
         _meta: { [SERVER_INFO]: { name: "scripted", version: "1" } },
       };
-    } else if (method === "tools/list") {
-      answer = { tools: script.tools ?? [], ttlMs: 60_000 };
     } else {
       answer = await script.answer?.(method, params, count);
+      if (answer === undefined && method === "tools/list") {
+        answer = { tools: script.tools ?? [], ttlMs: 60_000 };
+      }
     }
     const reply = answer === undefined
       ? { error: { code: -32601, message: `Method not found: ${method}` } }

@@ -170,4 +170,59 @@ describe("hostile modern servers (scripted)", () => {
       assert.doesNotMatch(result.error!, /function|native code|give the/);
     });
   }
+
+  it("a first call that waited past its timeoutMs for the tool list times out, and no timer gets a delay out of range", async () => {
+    let release!: () => void;
+    const listed = new Promise<void>((resolve) => release = resolve);
+    const { adapter } = await scripted({
+      tools: [{
+        name: "word",
+        inputSchema: {
+          type: "object",
+          properties: { word: { type: "string", pattern: "^[a-z]+$" } },
+        },
+      }],
+      answer: async (method) => {
+        if (method === "tools/list") await listed;
+        // The call itself is never answered: it times out as any call.
+        if (method === "tools/call") await new Promise(() => {});
+        return undefined;
+      },
+    });
+    const negative: number[] = [];
+    const setTimer = globalThis.setTimeout;
+    globalThis.setTimeout = ((run: () => void, ms?: number, ...rest: []) => {
+      // Out of a timer's range: negative, or past 2³¹−1 ms (it fires at once).
+      if (typeof ms === "number" && !(ms >= 0 && ms < 2 ** 31)) {
+        negative.push(ms);
+      }
+      return setTimer(run, ms, ...rest);
+    }) as typeof setTimeout;
+    try {
+      const started = performance.now();
+      const call = adapter.invoke("word", { word: "abc" }, { timeoutMs: 50 });
+      // The listing answers only once the call's deadline has passed.
+      await waitFor(() => performance.now() - started > 120, WAIT_MS);
+      release();
+      const result = await within(call, WAIT_MS, "invoke()");
+      assert.equal(result.success, false);
+      assert.equal(result.errorKind, "timeout", result.error ?? "");
+      assert.match(result.error!, /timed out after 50 ms without a response/);
+      // A deadline past the timers' range waits; it does not fire at once.
+      const stop = new AbortController();
+      const long = adapter.invoke("word", { word: "abc" }, {
+        timeoutMs: 3e9,
+        signal: stop.signal,
+      });
+      await waitFor(() => performance.now() - started > 250, WAIT_MS);
+      stop.abort(new Error("enough"));
+      assert.equal(
+        (await within(long, WAIT_MS, "invoke()")).errorKind,
+        "cancelled",
+      );
+    } finally {
+      globalThis.setTimeout = setTimer;
+    }
+    assert.deepEqual(negative, []);
+  });
 });
