@@ -190,6 +190,7 @@ let paramHeaders: typeof import("./protocol/param_headers.ts") | undefined;
 let watching: typeof import("./tools/watch.ts") | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
+const noop = () => {};
 /** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -253,7 +254,12 @@ export class MCPToolAdapter {
   #toolsFreshUntil = Infinity;
   /** The list is the user's own (`cacheScope: "private"`): not kept across logins. */
   #toolsPrivate = false;
-  #refreshing: Promise<Map<string, MCPToolDescriptor>> | undefined;
+  /** The listing in flight, and the generation it started in. */
+  #refreshing:
+    | { tools: Promise<Map<string, MCPToolDescriptor>>; generation: number }
+    | undefined;
+  /** The one listing queued behind a listing in flight that predates a change. */
+  #queued: Promise<Map<string, MCPToolDescriptor>> | undefined;
   /** Moves on every invalidation, so a fetch that started before one is not cached. */
   #toolsGeneration = 0;
   #filter: ((name: string) => boolean) | undefined;
@@ -1029,11 +1035,11 @@ export class MCPToolAdapter {
   /**
    * Forgets the tool list (its validators go with its schema objects). A list
    * being fetched right now may predate the change, so it is not kept either
-   * (the generation moves).
+   * (the generation moves); it is not abandoned, so a flood of changes
+   * cannot start a listing each.
    */
   #invalidateTools(): void {
     this.#tools = undefined;
-    this.#refreshing = undefined;
     this.#toolsGeneration++;
   }
 
@@ -1043,13 +1049,32 @@ export class MCPToolAdapter {
     if (
       !refresh && this.#tools && performance.now() < this.#toolsFreshUntil
     ) return this.#tools;
-    if (!this.#refreshing) {
-      const refreshing = this.#fetchTools().finally(() => {
-        if (this.#refreshing === refreshing) this.#refreshing = undefined;
+    return await this.#listing();
+  }
+
+  /**
+   * A listing newer than the last change: the one in flight, or, when that
+   * one predates a change, one more after it, shared by every caller until
+   * it starts. At most one listing is in flight and one queued, however
+   * often the server announces changes.
+   */
+  #listing(): Promise<Map<string, MCPToolDescriptor>> {
+    const running = this.#refreshing;
+    if (running?.generation === this.#toolsGeneration) return running.tools;
+    if (running !== undefined) {
+      return this.#queued ??= running.tools.then(noop, noop).then(() => {
+        this.#queued = undefined;
+        return this.#listing();
       });
-      this.#refreshing = refreshing;
     }
-    return await this.#refreshing;
+    const refreshing = {
+      tools: this.#fetchTools().finally(() => {
+        if (this.#refreshing === refreshing) this.#refreshing = undefined;
+      }),
+      generation: this.#toolsGeneration,
+    };
+    this.#refreshing = refreshing;
+    return refreshing.tools;
   }
 
   /**
