@@ -26,6 +26,7 @@ import {
   APP_URI,
   buildAppServer,
   calls,
+  FLOOD_URI,
   INSTRUCTIONS,
 } from "./_app_server.ts";
 
@@ -198,6 +199,45 @@ for (const era of ["modern", "legacy"] as const) {
       );
       const blob = await adapter.readUiResource("ui://fixture/blob.html");
       assert.equal(blob.html, APP_HTML);
+    });
+
+    it("a CSP of 200,000 entries: one note for the resource, and bounded work", async () => {
+      problems.length = 0;
+      let longest = 0;
+      let last = performance.now();
+      const lag = setInterval(() => {
+        longest = Math.max(longest, performance.now() - last);
+        last = performance.now();
+      }, 5);
+      let app;
+      try {
+        app = await adapter.readUiResource(FLOOD_URI);
+      } finally {
+        clearInterval(lag);
+      }
+      assert.deepEqual(app.csp, {
+        connectDomains: ["https://api.example.com"],
+        frameDomains: [],
+      });
+      assert.equal(app.domain, undefined);
+      assert.equal(
+        problems.length,
+        1,
+        problems.map((p) => p.message).join("\n"),
+      );
+      const [note] = problems;
+      assert.match(
+        note!.message,
+        /csp\.connectDomains: 200,000 of 200,001 entries left out/,
+      );
+      assert.match(note!.message, /csp\.frameDomains: 200,000 of 200,000/);
+      assert.match(note!.message, /domain "not a host"/);
+      assert.ok(
+        note!.message.length < 2000,
+        `${note!.message.length} characters`,
+      );
+      // Reading 0.8 MB of JSON takes a moment; nothing per entry may stall the loop.
+      assert.ok(longest < 2000, `the event loop stalled ${longest} ms`);
     });
 
     it("refuses what is not an app: another MIME type, past the cap, not ui://", async () => {
