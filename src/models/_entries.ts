@@ -9,12 +9,16 @@
 import { toolAlias } from "../tools/alias.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 import type { Codec, Entry } from "./_codec.ts";
+import { modelText } from "./_model_text.ts";
 import type {
   SchemaReport,
   ToolDefinitionOptions,
   ToolSource,
 } from "./options.ts";
 import type { ModelProvider } from "./types.ts";
+import { MAX_SCHEMA_DEPTH } from "./_json_schema.ts";
+import { nestedDeeperThan } from "../util/values.ts";
+import { errorMessage } from "../util/errors.ts";
 
 const identity = (args: Record<string, unknown>) => args;
 
@@ -34,15 +38,39 @@ export function forModel(tool: RegisteredTool): boolean {
   return tool.ui === undefined || tool.ui.visibility.includes("model");
 }
 
-/** Declares every tool of `source` a model may see in `codec`'s terms. */
+/**
+ * Declares every tool of `source` a model may see in `codec`'s terms. A
+ * tool whose definition cannot be built (a schema nested past
+ * {@linkcode MAX_SCHEMA_DEPTH} levels, or anything else that fails) is
+ * left out, with a report that says why, in `omitted`: one bad tool never
+ * keeps the others from the model.
+ */
 export function buildEntries(
   source: ToolSource,
   codec: Pick<Codec<ModelProvider>, "name" | "schema">,
   options: ToolDefinitionOptions,
+  omitted?: SchemaReport[],
 ): Entry[] {
-  return toolsOf(source).filter(forModel).map((tool) =>
-    buildEntry(tool, codec, options)
-  );
+  const entries: Entry[] = [];
+  for (const tool of toolsOf(source).filter(forModel)) {
+    try {
+      // The transforms recurse on the schema: its depth is checked first.
+      if (nestedDeeperThan(tool.inputSchema, MAX_SCHEMA_DEPTH)) {
+        throw new Error(
+          `its input schema nests more than ${MAX_SCHEMA_DEPTH} levels deep`,
+        );
+      }
+      entries.push(buildEntry(tool, codec, options));
+    } catch (error) {
+      omitted?.push({
+        tool: String(tool.name),
+        name: String(tool.name),
+        notes: [],
+        omitted: `left out: ${errorMessage(error)}`,
+      });
+    }
+  }
+  return entries;
 }
 
 function buildEntry(
@@ -65,14 +93,19 @@ function buildEntry(
   };
 }
 
-/** The description a model reads: title, description, capability, root hint. */
+/**
+ * The description a model reads: title, description, capability, root
+ * hint; the server's text without what a person cannot see.
+ */
 function describe(
   tool: RegisteredTool,
   options: ToolDefinitionOptions,
   hint: string | undefined,
 ): string | undefined {
-  let text = (tool.description ?? "").trim();
-  const title = tool.title?.trim();
+  let text = modelText(tool.description ?? "").trim();
+  const title = tool.title === undefined
+    ? undefined
+    : modelText(tool.title).trim();
   if ((options.title ?? true) && title && !text.startsWith(title)) {
     text = text === "" ? title : `${title}: ${text}`;
   }

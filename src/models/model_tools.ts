@@ -42,7 +42,11 @@ export interface ModelTools<P extends ModelProvider> {
    * `generateText()` for the AI SDK.
    */
   readonly definitions: ProviderShapes[P]["definitions"];
-  /** Per tool: the name the model sees, the schema form chosen and why. */
+  /**
+   * Per tool: the name the model sees, the schema form chosen and why; a
+   * tool left out of the definitions (its schema nests too deeply) has
+   * `omitted` saying why.
+   */
   readonly report: readonly SchemaReport[];
   /**
    * The `instructions` option's texts of the servers whose tools are in the
@@ -124,7 +128,8 @@ export function modelTools<P extends ModelProvider>(
   options: ModelToolsOptions = {},
 ): ModelTools<P> {
   const codec = codecOf(provider);
-  const entries = buildEntries(source, codec, options);
+  const omitted: SchemaReport[] = [];
+  const entries = buildEntries(source, codec, options, omitted);
   const run = runner(source, entries, options);
   const dispatch = async (
     call: ProviderShapes[P]["call"],
@@ -139,7 +144,7 @@ export function modelTools<P extends ModelProvider>(
   return {
     provider,
     definitions: codec.definitions(entries, run),
-    report: entries.map((entry) => entry.report),
+    report: [...entries.map((entry) => entry.report), ...omitted],
     instructions: instructionsFragment(
       options.instructions,
       entries,
