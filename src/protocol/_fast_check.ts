@@ -13,8 +13,6 @@
  * @module
  */
 
-import { ownValue } from "../util/values.ts";
-
 /** Says `true` only for a value the full validator accepts. */
 export type FastCheck = (value: unknown) => boolean;
 
@@ -195,7 +193,8 @@ function typeCheck(value: unknown): FastCheck | undefined {
   if (!Array.isArray(types) || types.length === 0) return undefined;
   const checks: FastCheck[] = [];
   for (const type of types) {
-    const check = typeof type === "string" ? ownValue(TYPES, type) : undefined;
+    // Own keys only: `constructor` or `toString` is no type.
+    const check = Object.hasOwn(TYPES, type) ? TYPES[type] : undefined;
     if (check === undefined) return undefined;
     checks.push(check);
   }

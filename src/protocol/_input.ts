@@ -11,7 +11,7 @@
  */
 
 import { MCPAdapterError, MCPTimeoutError } from "../errors.ts";
-import { isRecord, kindOf, ownValue } from "../util/values.ts";
+import { isRecord, kindOf } from "../util/values.ts";
 import { race } from "../util/time.ts";
 import { answers, type ClientHandlers } from "./handlers.ts";
 import { answer } from "./_answer.ts";
@@ -166,7 +166,10 @@ export async function answerAll(
     }
     const kind = request.method;
     if (!answers(handlers, kind)) {
-      const handler = ownValue(HANDLER_NAMES, kind);
+      // Own keys only: a kind named `constructor` is a kind we do not know.
+      const handler = Object.hasOwn(HANDLER_NAMES, kind)
+        ? HANDLER_NAMES[kind]
+        : undefined;
       throw new MCPAdapterError(
         "input_required",
         handler === undefined

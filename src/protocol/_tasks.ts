@@ -28,6 +28,7 @@ import {
   CANCEL_TIMEOUT_MS,
   checkTaskId,
   isTerminal,
+  malformedTask,
   MIN_POLL_MS,
   type TaskCallOptions,
   TaskWatch,
@@ -164,6 +165,16 @@ class ToolTask {
     const task = created.task;
     if (!isRecord(task)) {
       this.#releaseProgress();
+      const type = created.resultType;
+      // A 2026 task or request for input is not a result: the tool did not run.
+      if (type !== undefined && type !== "complete") {
+        throw malformedTask(
+          this.#connection.label,
+          `resultType ${
+            JSON.stringify(String(type).slice(0, 40))
+          }, which is neither a 2025-11-25 task nor a tool result`,
+        );
+      }
       return created; // the server ran it inline
     }
     try {

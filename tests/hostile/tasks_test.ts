@@ -168,7 +168,10 @@ describe("tasks with a misbehaving server", () => {
       });
       assert.equal(result.success, false, resultType);
       assert.equal(result.errorKind, "server_error");
-      assert.match(result.error!, /which is not a tool result/);
+      assert.match(
+        result.error!,
+        /neither a 2025-11-25 task nor a tool result/,
+      );
     }
   });
 
