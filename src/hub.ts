@@ -13,6 +13,7 @@ import {
 } from "./adapter.ts";
 import { configSecrets, redact } from "./util/redact.ts";
 import { SerialQueue } from "./util/serial_queue.ts";
+import { delay } from "./util/time.ts";
 import type { ServerEntry } from "./config/load.ts";
 import { type MCPServerConfig, validateServerConfig } from "./server_config.ts";
 import { isRecord } from "./util/values.ts";
@@ -125,24 +126,17 @@ interface Slot {
   queue: SerialQueue;
   /** Bumped by `close()`; an attempt of an older epoch stops. */
   epoch: number;
-  /** A re-registration after the server's tools changed is waiting or queued. */
+  /** A re-registration after the server's tools changed is queued. */
   refreshQueued: boolean;
-  /** When the server last announced a change (`performance.now()`). */
-  changedAt: number;
-  /** The wait for a burst of announcements to end, while it runs. */
-  relistTimer: ReturnType<typeof setTimeout> | undefined;
 }
 
-/**
- * A burst of tool-list announcements is relisted once: the hub waits until
- * none came for `RELIST_QUIET_MS`, but no longer than `RELIST_MAX_WAIT_MS`
- * after the first, so a server that never stops announcing is relisted
- * about once a second, one listing at a time.
- */
-const RELIST_QUIET_MS = 100;
-const RELIST_MAX_WAIT_MS = 1000;
-
 const NOT_STARTED = "Not connected yet; call start()";
+/**
+ * After a refresh during which the server announced more changes, the one
+ * queued behind it waits this long, so that a burst of announcements (or
+ * one that never ends) is relisted a few times, not once per listing.
+ */
+const RELIST_GAP_MS = 500;
 
 /**
  * Connects several MCP servers and registers all their tools into one
@@ -282,8 +276,6 @@ export class MCPToolHub {
         queue: new SerialQueue(),
         epoch: 0,
         refreshQueued: false,
-        changedAt: 0,
-        relistTimer: undefined,
       });
     }
   }
@@ -450,9 +442,7 @@ export class MCPToolHub {
       );
     }
     const pins = await slot.adapter.acceptToolChanges(accepted);
-    // The re-registration it asked for is queued at once (no burst to wait
-    // for) and has run once the queue is idle.
-    this.#relistNow(slot);
+    // The re-registration it queued has run once the queue is idle.
     await slot.queue.idle;
     return pins;
   }
@@ -477,9 +467,6 @@ export class MCPToolHub {
   async close(): Promise<void> {
     await Promise.all([...this.#slots.values()].map((slot) => {
       slot.epoch++;
-      clearTimeout(slot.relistTimer);
-      slot.relistTimer = undefined;
-      slot.refreshQueued = false;
       // Cancels a connect in progress now rather than after it times out.
       const cancelling = slot.adapter?.disconnect().catch(() => {});
       return slot.queue.run(async () => {
@@ -519,38 +506,12 @@ export class MCPToolHub {
   /**
    * Re-registers a connected server's tools after it announced a change (or
    * was restarted), so the registry never serves a stale list. Bursts of
-   * announcements coalesce into one refresh (see `RELIST_QUIET_MS`); one
-   * refresh runs at a time, and at most one more is queued behind it.
+   * announcements coalesce: one refresh runs at a time, at most one more is
+   * queued behind it, and that one first waits `RELIST_GAP_MS`.
    */
   #refreshTools(slot: Slot): void {
-    slot.changedAt = performance.now();
     if (slot.refreshQueued) return;
     slot.refreshQueued = true;
-    const first = slot.changedAt;
-    const wait = () => {
-      const left = Math.min(
-        slot.changedAt + RELIST_QUIET_MS,
-        first + RELIST_MAX_WAIT_MS,
-      ) - performance.now();
-      if (left > 0) slot.relistTimer = setTimeout(wait, left);
-      else {
-        slot.relistTimer = undefined;
-        this.#relist(slot);
-      }
-    };
-    wait();
-  }
-
-  /** Queues the re-registration a burst is waiting for, at once. */
-  #relistNow(slot: Slot): void {
-    if (slot.relistTimer === undefined) return;
-    clearTimeout(slot.relistTimer);
-    slot.relistTimer = undefined;
-    this.#relist(slot);
-  }
-
-  /** Queues one re-registration of the server's tools. */
-  #relist(slot: Slot): void {
     const epoch = slot.epoch;
     void slot.queue.run(async () => {
       slot.refreshQueued = false;
@@ -580,6 +541,10 @@ export class MCPToolHub {
           ...slot.status,
           error: failedStatus(entry, error).error!,
         };
+      }
+      // Announced again meanwhile: let the burst go on before relisting.
+      if (slot.refreshQueued && slot.epoch === epoch) {
+        await delay(RELIST_GAP_MS);
       }
     });
   }
