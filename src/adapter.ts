@@ -66,19 +66,13 @@ import type {
   ToolCapability,
 } from "./types.ts";
 import { validatorFor } from "./protocol/validation.ts";
-import {
-  configSecrets,
-  mergeSecrets,
-  redact,
-  redactError,
-} from "./util/redact.ts";
+import { configSecrets, redact, redactError } from "./util/redact.ts";
 import type { MCPTelemetryOptions } from "./telemetry/types.ts";
 import { listAllTools } from "./protocol/tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/limits.ts";
 import { asError, errorMessage } from "./util/errors.ts";
 import { race } from "./util/time.ts";
 import { VERSION } from "./version.ts";
-import { didYouMean } from "./util/closest.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -243,7 +237,6 @@ export class MCPToolAdapter {
   readonly #validateOutput: boolean;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #configSecrets: string[];
-  #merged: { learned: readonly string[]; all: readonly string[] } | undefined;
 
   /** The server's whole tool list, by name; `undefined` when stale. */
   #tools: Map<string, MCPToolDescriptor> | undefined;
@@ -325,17 +318,8 @@ export class MCPToolAdapter {
    * transport learned (OAuth tokens a server might echo back).
    */
   #secrets(): readonly string[] {
-    const learned = this.#connection?.learnedSecrets;
-    if (learned === undefined || learned.length === 0) {
-      return this.#configSecrets;
-    }
-    if (this.#merged?.learned !== learned) {
-      this.#merged = {
-        learned,
-        all: mergeSecrets(this.#configSecrets, learned),
-      };
-    }
-    return this.#merged.all;
+    // Asked while the constructor builds the connection: the config's own.
+    return this.#connection?.secrets ?? this.#configSecrets;
   }
 
   /** Whether a connection is established and alive. */
@@ -658,9 +642,8 @@ export class MCPToolAdapter {
       ? this.#invoke(name, args, options, undefined)
       : telemetry.call(
         name,
-        args,
-        () => this.#secrets(),
         (trace) => this.#invoke(name, args, options, trace),
+        { args, signal: options.signal },
       );
   }
 
@@ -701,7 +684,11 @@ export class MCPToolAdapter {
       if (!tool) {
         const held = this.#watch?.heldError(name);
         if (held) throw redactError(held, this.#secrets());
-        return this.#fail(started, "not_found", this.#notFoundMessage(name));
+        return this.#fail(
+          started,
+          "not_found",
+          await this.#notFoundMessage(name),
+        );
       }
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
@@ -778,17 +765,6 @@ export class MCPToolAdapter {
         ));
     } catch (error) {
       return this.#failed(name, error, options.signal, started);
-    }
-    // A task or a request for input that reached here was not followed:
-    // the tool did not run, whatever the answer holds.
-    if (result.resultType !== undefined && result.resultType !== "complete") {
-      return this.#fail(
-        started,
-        "server_error",
-        `Tool "${name}" failed with a server error: MCP server "${this.config.name}" answered with resultType ${
-          JSON.stringify(String(result.resultType).slice(0, 40))
-        }, which is not a tool result; report this to the server's maintainers`,
-      );
     }
     if (result.isError === true) {
       return this.#fail(
@@ -1181,7 +1157,9 @@ export class MCPToolAdapter {
     return tool && (!this.#filter || this.#filter(name)) ? tool : undefined;
   }
 
-  #notFoundMessage(name: string): string {
+  /** Says what the server has instead; the suggestions load on this failure path only. */
+  async #notFoundMessage(name: string): Promise<string> {
+    const { didYouMean } = await import("./util/closest.ts");
     const names = [...(this.#tools?.keys() ?? [])].filter((tool) =>
       !this.#filter || this.#filter(tool)
     );
