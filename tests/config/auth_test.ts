@@ -170,7 +170,7 @@ describe("parseConfig(): auth for machine clients", () => {
     );
   });
 
-  it("a ${VAR} that is set but empty breaks the non-empty rule as a literal \"\" does, at its line and column", () => {
+  it('a ${VAR} that is set but empty breaks the non-empty rule as a literal "" does, at its line and column', () => {
     const auth = (value: string) =>
       yaml([
         ...REMOTE,
