@@ -66,19 +66,13 @@ import type {
   ToolCapability,
 } from "./types.ts";
 import { validatorFor } from "./protocol/validation.ts";
-import {
-  configSecrets,
-  mergeSecrets,
-  redact,
-  redactError,
-} from "./util/redact.ts";
+import { configSecrets, redact, redactError } from "./util/redact.ts";
 import type { MCPTelemetryOptions } from "./telemetry/types.ts";
 import { listAllTools } from "./protocol/tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/limits.ts";
 import { asError, errorMessage } from "./util/errors.ts";
 import { race } from "./util/time.ts";
 import { VERSION } from "./version.ts";
-import { didYouMean } from "./util/closest.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -190,6 +184,7 @@ let paramHeaders: typeof import("./protocol/param_headers.ts") | undefined;
 let watching: typeof import("./tools/watch.ts") | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
+const noop = () => {};
 /** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -242,7 +237,6 @@ export class MCPToolAdapter {
   readonly #validateOutput: boolean;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #configSecrets: string[];
-  #merged: { learned: readonly string[]; all: readonly string[] } | undefined;
 
   /** The server's whole tool list, by name; `undefined` when stale. */
   #tools: Map<string, MCPToolDescriptor> | undefined;
@@ -253,7 +247,12 @@ export class MCPToolAdapter {
   #toolsFreshUntil = Infinity;
   /** The list is the user's own (`cacheScope: "private"`): not kept across logins. */
   #toolsPrivate = false;
-  #refreshing: Promise<Map<string, MCPToolDescriptor>> | undefined;
+  /** The listing in flight, and the generation it started in. */
+  #refreshing:
+    | { tools: Promise<Map<string, MCPToolDescriptor>>; generation: number }
+    | undefined;
+  /** The one listing queued behind a listing in flight that predates a change. */
+  #queued: Promise<Map<string, MCPToolDescriptor>> | undefined;
   /** Moves on every invalidation, so a fetch that started before one is not cached. */
   #toolsGeneration = 0;
   #filter: ((name: string) => boolean) | undefined;
@@ -319,17 +318,8 @@ export class MCPToolAdapter {
    * transport learned (OAuth tokens a server might echo back).
    */
   #secrets(): readonly string[] {
-    const learned = this.#connection?.learnedSecrets;
-    if (learned === undefined || learned.length === 0) {
-      return this.#configSecrets;
-    }
-    if (this.#merged?.learned !== learned) {
-      this.#merged = {
-        learned,
-        all: mergeSecrets(this.#configSecrets, learned),
-      };
-    }
-    return this.#merged.all;
+    // Asked while the constructor builds the connection: the config's own.
+    return this.#connection?.secrets ?? this.#configSecrets;
   }
 
   /** Whether a connection is established and alive. */
@@ -652,9 +642,8 @@ export class MCPToolAdapter {
       ? this.#invoke(name, args, options, undefined)
       : telemetry.call(
         name,
-        args,
-        () => this.#secrets(),
         (trace) => this.#invoke(name, args, options, trace),
+        { args, signal: options.signal },
       );
   }
 
@@ -695,7 +684,11 @@ export class MCPToolAdapter {
       if (!tool) {
         const held = this.#watch?.heldError(name);
         if (held) throw redactError(held, this.#secrets());
-        return this.#fail(started, "not_found", this.#notFoundMessage(name));
+        return this.#fail(
+          started,
+          "not_found",
+          await this.#notFoundMessage(name),
+        );
       }
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
@@ -711,14 +704,16 @@ export class MCPToolAdapter {
     let validator = validatorFor(tool.inputSchema);
     if (validator instanceof Promise) {
       waited = true;
-      // Building it (vetting the schema's patterns) is part of the call: its deadlines hold.
+      // Building it (vetting the schema's patterns) is part of the call: its
+      // deadlines hold, the idle one from now (a wait for the tool list was
+      // a wait on a response), the total one from the start.
       const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
       try {
         validator = await race(validator, {
           signal: options.signal,
           timeoutMs: Math.min(
-            deadlineMs - (performance.now() - started),
-            2 ** 31 - 1,
+            timeoutMs,
+            (totalTimeoutMs ?? Infinity) - (performance.now() - started),
           ),
           onTimeout: () =>
             new MCPTimeoutError(
@@ -1016,11 +1011,11 @@ export class MCPToolAdapter {
   /**
    * Forgets the tool list (its validators go with its schema objects). A list
    * being fetched right now may predate the change, so it is not kept either
-   * (the generation moves).
+   * (the generation moves); it is not abandoned, so a flood of changes
+   * cannot start a listing each.
    */
   #invalidateTools(): void {
     this.#tools = undefined;
-    this.#refreshing = undefined;
     this.#toolsGeneration++;
   }
 
@@ -1030,13 +1025,32 @@ export class MCPToolAdapter {
     if (
       !refresh && this.#tools && performance.now() < this.#toolsFreshUntil
     ) return this.#tools;
-    if (!this.#refreshing) {
-      const refreshing = this.#fetchTools().finally(() => {
-        if (this.#refreshing === refreshing) this.#refreshing = undefined;
+    return await this.#listing();
+  }
+
+  /**
+   * A listing newer than the last change: the one in flight, or, when that
+   * one predates a change, one more after it, shared by every caller until
+   * it starts. At most one listing is in flight and one queued, however
+   * often the server announces changes.
+   */
+  #listing(): Promise<Map<string, MCPToolDescriptor>> {
+    const running = this.#refreshing;
+    if (running?.generation === this.#toolsGeneration) return running.tools;
+    if (running !== undefined) {
+      return this.#queued ??= running.tools.then(noop, noop).then(() => {
+        this.#queued = undefined;
+        return this.#listing();
       });
-      this.#refreshing = refreshing;
     }
-    return await this.#refreshing;
+    const refreshing = {
+      tools: this.#fetchTools().finally(() => {
+        if (this.#refreshing === refreshing) this.#refreshing = undefined;
+      }),
+      generation: this.#toolsGeneration,
+    };
+    this.#refreshing = refreshing;
+    return refreshing.tools;
   }
 
   /**
@@ -1143,7 +1157,9 @@ export class MCPToolAdapter {
     return tool && (!this.#filter || this.#filter(name)) ? tool : undefined;
   }
 
-  #notFoundMessage(name: string): string {
+  /** Says what the server has instead; the suggestions load on this failure path only. */
+  async #notFoundMessage(name: string): Promise<string> {
+    const { didYouMean } = await import("./util/closest.ts");
     const names = [...(this.#tools?.keys() ?? [])].filter((tool) =>
       !this.#filter || this.#filter(tool)
     );

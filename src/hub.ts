@@ -13,6 +13,7 @@ import {
 } from "./adapter.ts";
 import { configSecrets, redact } from "./util/redact.ts";
 import { SerialQueue } from "./util/serial_queue.ts";
+import { delay } from "./util/time.ts";
 import type { ServerEntry } from "./config/load.ts";
 import { type MCPServerConfig, validateServerConfig } from "./server_config.ts";
 import { isRecord } from "./util/values.ts";
@@ -130,6 +131,12 @@ interface Slot {
 }
 
 const NOT_STARTED = "Not connected yet; call start()";
+/**
+ * After a refresh during which the server announced more changes, the one
+ * queued behind it waits this long, so that a burst of announcements (or
+ * one that never ends) is relisted a few times, not once per listing.
+ */
+const RELIST_GAP_MS = 500;
 
 /**
  * Connects several MCP servers and registers all their tools into one
@@ -499,7 +506,8 @@ export class MCPToolHub {
   /**
    * Re-registers a connected server's tools after it announced a change (or
    * was restarted), so the registry never serves a stale list. Bursts of
-   * announcements coalesce into one refresh.
+   * announcements coalesce: one refresh runs at a time, at most one more is
+   * queued behind it, and that one first waits `RELIST_GAP_MS`.
    */
   #refreshTools(slot: Slot): void {
     if (slot.refreshQueued) return;
@@ -533,6 +541,10 @@ export class MCPToolHub {
           ...slot.status,
           error: failedStatus(entry, error).error!,
         };
+      }
+      // Announced again meanwhile: let the burst go on before relisting.
+      if (slot.refreshQueued && slot.epoch === epoch) {
+        await delay(RELIST_GAP_MS);
       }
     });
   }

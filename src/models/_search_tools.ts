@@ -19,7 +19,7 @@ import type { RegisteredTool } from "../tools/registry.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Codec, Entry, Runner, SearchDeclaration } from "./_codec.ts";
 import { failure, type Outcome } from "./_content.ts";
-import { buildEntries, buildEntry, describe } from "./_entries.ts";
+import { buildEntries, describe, entryOrOmission } from "./_entries.ts";
 import {
   CALL_TOOL,
   callParameters,
@@ -79,18 +79,22 @@ export function searchTools<P extends ModelProvider>(
   const native = settings.form === "native" ? codec.search : undefined;
   const meta = native === undefined;
   const { by } = settings;
-  // One entry per tool object: a relisted tool is declared afresh.
-  const entries = new WeakMap<RegisteredTool, Entry>();
-  const entryOf = (tool: RegisteredTool): Entry => {
-    let entry = entries.get(tool);
-    if (!entry) {
-      entry = meta ? rawEntry(tool, options) : buildEntry(tool, codec, options);
-      entries.set(tool, entry);
-    }
+  // One entry per tool object: a relisted tool is declared afresh. A tool
+  // whose definition cannot be built is left out and reported, once.
+  const omitted: SchemaReport[] = [];
+  const entries = new WeakMap<RegisteredTool, Entry | undefined>();
+  const entryOf = (tool: RegisteredTool): Entry | undefined => {
+    if (entries.has(tool)) return entries.get(tool);
+    const entry = meta
+      ? rawEntry(tool, options)
+      : entryOrOmission(tool, codec, options, omitted);
+    entries.set(tool, entry);
     return entry;
   };
   const declaresAll = native?.declaresAll(by) ?? false;
-  const deferred = declaresAll ? catalog.list().map(entryOf) : [];
+  const deferred = declaresAll
+    ? catalog.list().map(entryOf).filter((entry) => entry !== undefined)
+    : [];
   const declared = new Set(deferred.map((entry) => entry.tool.name));
   const declaration: SearchDeclaration = {
     by,
@@ -186,7 +190,10 @@ export function searchTools<P extends ModelProvider>(
       ...native.definitions(declaration, declare) as unknown[],
       ...declare(local) as unknown[],
     ] as ProviderShapes[P]["definitions"];
-    report = [...deferred, ...local].map((entry) => entry.report);
+    report = [
+      ...[...deferred, ...local].map((entry) => entry.report),
+      ...omitted,
+    ];
   } else {
     const pair = [
       metaEntry(codec, SEARCH_TOOL, declaration.tool.description, {
@@ -225,7 +232,9 @@ export function searchTools<P extends ModelProvider>(
         return {
           message: native.found(
             search.id,
-            hits.map((hit) => entryOf(hit.tool)),
+            hits.map((hit) => entryOf(hit.tool)).filter((entry) =>
+              entry !== undefined
+            ),
             note,
             declaration,
             declare,

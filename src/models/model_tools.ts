@@ -90,7 +90,11 @@ export interface ModelTools<P extends ModelProvider> {
    * (`"search"`), in which form, and the token estimate that decided it.
    */
   readonly handoff: ToolHandoff;
-  /** Per tool: the name the model sees, the schema form chosen and why. */
+  /**
+   * Per tool: the name the model sees, the schema form chosen and why; a
+   * tool left out of the definitions (its schema nests too deeply) has
+   * `omitted` saying why.
+   */
   readonly report: readonly SchemaReport[];
   /**
    * The `instructions` option's texts of the servers whose tools are in the
@@ -243,7 +247,8 @@ function flatTools<P extends ModelProvider>(
     options: ModelToolsOptions;
   },
 ): HandedOver<P> {
-  const entries = buildEntries(source, codec, options);
+  const omitted: SchemaReport[] = [];
+  const entries = buildEntries(source, codec, options, omitted);
   if (pages !== undefined) {
     for (const entry of buildEntries([pages.tool()], codec, options)) {
       entries.push({ ...entry, local: true });
@@ -253,7 +258,7 @@ function flatTools<P extends ModelProvider>(
   return {
     definitions: codec.definitions(entries, run),
     handoff,
-    report: entries.map((entry) => entry.report),
+    report: [...entries.map((entry) => entry.report), ...omitted],
     instructions: instructionsFragment(
       options.instructions,
       entries,

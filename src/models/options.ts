@@ -267,4 +267,10 @@ export interface SchemaReport {
    * keywords: $schema, additionalProperties"`.
    */
   notes: string[];
+  /**
+   * Set when the tool was left out of the definitions, and why (e.g. `"left
+   * out: its input schema nests more than 128 levels deep"`); the other
+   * tools are declared as usual.
+   */
+  omitted?: string;
 }

@@ -36,9 +36,9 @@ import {
   createTransport,
   type TransportOptions,
 } from "../transports/create.ts";
-import { redact, redactError } from "../util/redact.ts";
+import { mergeSecrets, redact, redactError } from "../util/redact.ts";
 import { asError, errorMessage } from "../util/errors.ts";
-import { race } from "../util/time.ts";
+import { race, timerMs } from "../util/time.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
 import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/hook.ts";
@@ -180,6 +180,7 @@ export class Connection {
    */
   /** Spans and metrics, once loaded (`undefined` while telemetry is off). */
   #telemetry: ConnectionTelemetry | undefined;
+  #merged: { learned: readonly string[]; all: readonly string[] } | undefined;
   readonly #taskListeners = new Set<
     (status: Record<string, unknown> | undefined) => void
   >();
@@ -192,9 +193,23 @@ export class Connection {
     );
   }
 
-  /** Values the live transport learned that must stay out of messages (OAuth tokens). */
-  get learnedSecrets(): readonly string[] | undefined {
-    return this.#session?.secrets;
+  /**
+   * What no message, log or trace may contain: the config's secrets and
+   * what the live transport learned (OAuth tokens a server might echo
+   * back), longest first; merged again only when the transport learns.
+   */
+  get secrets(): readonly string[] {
+    const learned = this.#session?.secrets;
+    if (learned === undefined || learned.length === 0) {
+      return this.#options.secrets;
+    }
+    if (this.#merged?.learned !== learned) {
+      this.#merged = {
+        learned,
+        all: mergeSecrets(this.#options.secrets, learned),
+      };
+    }
+    return this.#merged.all;
   }
 
   /** The connection's telemetry, when it is on. */
@@ -445,13 +460,15 @@ export class Connection {
             `Connecting to MCP server "${name}" timed out after ${timeoutMs} ms; check that it starts and answers "initialize", or raise timeoutMs`,
           ),
         ),
-      timeoutMs,
+      timerMs(timeoutMs),
     );
     let session: Session | undefined;
     try {
       if (options.signal?.aborted) throw options.signal.reason;
       this.#telemetry ??= await loadTelemetry(this.#options.telemetry)
-        ?.then((telemetry) => telemetry.connection(this.#options.config));
+        ?.then((telemetry) =>
+          telemetry.connection(this.#options.config, () => this.secrets)
+        );
       const creating = this.#createTransport();
       const transport = await race(creating, { signal: abort.signal }).catch(
         (error) => {
@@ -796,8 +813,14 @@ export class Connection {
     for (const listener of this.#taskListeners) listener(status);
   }
 
-  /** Whether the server takes task-augmented `tools/call` (`tasks.requests.tools.call`). */
+  /**
+   * Whether the server takes task-augmented `tools/call` (2025-11-25's
+   * `tasks.requests.tools.call`). The era decides: a modern server's tasks
+   * are the extension's, which any request may answer with, whatever its
+   * capabilities repeat of the 2025 era.
+   */
   get acceptsToolTasks(): boolean {
+    if (this.#server?.era !== "legacy") return false;
     const tasks = this.#server?.capabilities.tasks as
       | { requests?: { tools?: { call?: unknown } } }
       | undefined;
