@@ -118,8 +118,14 @@ describe("deeply nested tool schemas before a model (property)", () => {
           schemas.forEach(({ schema }, i) =>
             registry.register(tool(`t${i}`, schema))
           );
-          const tools = modelTools(registry, provider);
+          // Every tool declared (flat): the deep ones are left out alone.
+          const tools = modelTools(registry, provider, { toolSearch: "never" });
           const declared = JSON.stringify(tools.definitions);
+          // The search hand-off declares tools too (natively): it holds.
+          const searched = modelTools(registry, provider, {
+            toolSearch: "always",
+          });
+          assert.ok(JSON.stringify(searched.definitions).length > 0);
           assert.ok(declared.includes("fuzz__plain"));
           schemas.forEach(({ depth }, i) => {
             const report = tools.report.find((r) => r.tool === `fuzz/t${i}`);

@@ -314,7 +314,9 @@ describe("hostile modern servers (scripted)", () => {
       "connected",
     ]);
     for (const provider of PROVIDERS) {
-      const tools = modelTools(hub.registry, provider);
+      const tools = modelTools(hub.registry, provider, {
+        toolSearch: "never",
+      });
       const text = JSON.stringify(tools.definitions);
       for (const name of ["fine", "chain", "odd", "hidden", "plain"]) {
         assert.ok(text.includes(`__${name}`), `${provider}: ${name} declared`);
