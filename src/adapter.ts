@@ -193,8 +193,6 @@ const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 /** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-/** The longest a modern server's `ttlMs` keeps a tool list fresh: a day, as the SDK. */
-const MAX_TTL_MS = 86_400_000;
 
 /**
  * Connects to one MCP server and exposes its tools: discovery, validated
@@ -1051,12 +1049,9 @@ export class MCPToolAdapter {
     // Every page has the request deadline, and so has the whole listing: a
     // server paging slowly forever cannot keep discoverTools() waiting.
     const startedAt = performance.now();
-    const modern = this.#connection.serverInfo?.era === "modern";
-    let ttlMs = modern ? MAX_TTL_MS : Infinity;
-    let personal = false;
-    const tools = await listAllTools(
-      async (cursor) => {
-        const page = await this.#connection.request(
+    const { tools, hints } = await listAllTools(
+      (cursor) =>
+        this.#connection.request(
           "tools/list",
           cursor === undefined ? undefined : { cursor },
           {
@@ -1064,16 +1059,9 @@ export class MCPToolAdapter {
             totalTimeoutMs: this.#requestTimeoutMs,
             startedAt,
           },
-        );
-        if (modern) {
-          // Absent or negative means 0: stale at once.
-          const ttl = page.ttlMs;
-          ttlMs = Math.min(ttlMs, typeof ttl === "number" && ttl > 0 ? ttl : 0);
-          personal ||= page.cacheScope !== "public";
-        }
-        return page;
-      },
+        ),
       this.config.name,
+      this.#connection.serverInfo?.era === "modern",
     );
     // MCP Apps metadata rides in `_meta`: its reader loads with the first tool that has one.
     for (const tool of tools.values()) {
@@ -1098,8 +1086,8 @@ export class MCPToolAdapter {
     await this.#watch.update(tools);
     if (this.#toolsGeneration === generation) {
       this.#tools = tools;
-      this.#toolsFreshUntil = startedAt + ttlMs;
-      this.#toolsPrivate = personal;
+      this.#toolsFreshUntil = startedAt + hints.ttlMs;
+      this.#toolsPrivate = hints.personal;
     }
     return tools;
   }
