@@ -11,6 +11,7 @@
 
 import { MCPAdapterError, MCPConfigError } from "../errors.ts";
 import { isRecord } from "../util/values.ts";
+import { utf8Within } from "../util/bytes.ts";
 import type {
   MCPAppVisibility,
   MCPToolDescriptor,
@@ -180,12 +181,7 @@ export async function readUi(
     );
   let html: string;
   if (typeof entry.text === "string") {
-    // Each character is 1 to 3 UTF-8 bytes: measure only when it matters.
-    if (entry.text.length > maxBytes) throw over();
-    if (
-      entry.text.length * 3 > maxBytes &&
-      new TextEncoder().encode(entry.text).length > maxBytes
-    ) throw over();
+    if (utf8Within(entry.text, maxBytes) === undefined) throw over();
     html = entry.text;
   } else if (typeof entry.blob === "string") {
     if (entry.blob.length / 4 * 3 > maxBytes + 2) throw over();
