@@ -100,6 +100,23 @@ export function toolsListen(onToolsChanged: () => void): ListenOptions {
   };
 }
 
+/**
+ * Opens a subscription and keeps it in `listens` (its connection's, which
+ * routes notifications to them), forgetting those that ended; one whose
+ * session is no longer `live` is closed at once.
+ */
+export function openListen(
+  listens: Set<Subscription>,
+  context: ListenContext,
+  live: boolean,
+): Subscription {
+  for (const listen of listens) if (listen.closed) listens.delete(listen);
+  const subscription = new Subscription(context);
+  if (live) listens.add(subscription);
+  else subscription.close();
+  return subscription;
+}
+
 /** One `subscriptions/listen`, kept open for its session's life or until closed. */
 export class Subscription {
   readonly #context: ListenContext;

@@ -26,6 +26,12 @@ import {
 import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { TaskCallOptions } from "./_task_watch.ts";
 import type { ListenOptions, Subscription } from "./_listen.ts";
+
+export type {
+  ListenOptions,
+  Subscription,
+  SubscriptionFilter,
+} from "./_listen.ts";
 import type {
   JSONRPCNotification,
   JSONRPCRequest,
@@ -772,19 +778,13 @@ export class Connection {
     session: Session,
     options: ListenOptions,
   ): Promise<Subscription> {
-    const { Subscription } = await import("./_listen.ts");
-    for (const listen of this.#listens) {
-      if (listen.closed) this.#listens.delete(listen);
-    }
-    const subscription = new Subscription({
+    const { openListen } = await import("./_listen.ts");
+    return openListen(this.#listens, {
       ...options,
       session,
       label: this.#name,
       onError: this.#options.onError,
-    });
-    if (session === this.#session) this.#listens.add(subscription);
-    else subscription.close();
-    return subscription;
+    }, session === this.#session);
   }
 
   #closeListens(): void {
