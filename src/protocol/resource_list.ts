@@ -30,7 +30,7 @@ export const MAX_ENTRIES = 10_000;
 const MAX_MIME_CHARS = 255;
 /** A media type (RFC 6838 names) with optional parameters. */
 const MIME_TYPE =
-  /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[a-z0-9!#$&^_.+-]+=(?:[a-z0-9!#$&^_.+-]+|"[^"\\\r\n]{0,200}"))*$/i;
+  /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(?:[ \t]*;[ \t]*[a-z0-9!#$&^_.+-]+=(?:[a-z0-9!#$&^_.+-]+|"[^"\\\r\n]{0,200}"))*$/i;
 /** What no URI holds (RFC 3986): controls, space, and what would hide or reorder text. */
 const NOT_IN_URI =
   // deno-lint-ignore no-control-regex
