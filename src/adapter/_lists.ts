@@ -10,6 +10,7 @@
  * @module
  */
 
+import { MCPProtocolError } from "../errors.ts";
 import { eachPage } from "../protocol/pages.ts";
 import { MAX_ENTRIES, type Note } from "../protocol/resource_list.ts";
 import { redactError } from "../util/redact.ts";
@@ -29,7 +30,15 @@ export interface ListSpec<T> {
   key: (entry: T) => string;
   /** The code of the note about entries left out. */
   noteCode: string;
+  /**
+   * A server that declares the capability may still not implement this
+   * method (`resources/templates/list`): "method not found" is an empty list.
+   */
+  optional?: boolean;
 }
+
+/** `-32601`: the server does not implement the method. */
+const METHOD_NOT_FOUND = -32601;
 
 /** One list of a server, cached. */
 export class ListCache<T> {
@@ -158,6 +167,16 @@ export class ListCache<T> {
         this.#personal = hints.personal;
       }
       return items;
+    } catch (error) {
+      if (
+        !this.#spec.optional || !(error instanceof MCPProtocolError) ||
+        error.rpcCode !== METHOD_NOT_FOUND
+      ) throw error;
+      if (this.#generation === generation) {
+        this.#items = [];
+        this.#freshUntil = Infinity;
+      }
+      return [];
     } finally {
       notes.flush();
     }

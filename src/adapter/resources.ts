@@ -64,6 +64,7 @@ export class Resources {
       read: toTemplate,
       key: (template) => template.uriTemplate,
       noteCode: "invalid_resource",
+      optional: true,
     }, context);
   }
 
