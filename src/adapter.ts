@@ -79,44 +79,7 @@ import { race } from "./util/time.ts";
 import { VERSION } from "./version.ts";
 import { didYouMean } from "./util/closest.ts";
 import type { Content } from "./adapter/content.ts";
-import type {
-  CompleteOptions,
-  ListOptions,
-  MCPCompletion,
-  MCPCompletionRef,
-  MCPListKind,
-  MCPOutcome,
-  MCPPrompt,
-  MCPPromptMessages,
-  MCPResource,
-  MCPResourceRead,
-  MCPResourceTemplate,
-  PromptOptions,
-  ReadResourceOptions,
-} from "./protocol/content_types.ts";
-
-// What resources and prompts are, for the layers above (the hub, the CLI).
-export type {
-  CompleteOptions,
-  ListOptions,
-  MCPAnnotations,
-  MCPCompletion,
-  MCPCompletionRef,
-  MCPFailure,
-  MCPListKind,
-  MCPOutcome,
-  MCPPrompt,
-  MCPPromptArgument,
-  MCPPromptMessage,
-  MCPPromptMessages,
-  MCPResource,
-  MCPResourceContents,
-  MCPResourceRead,
-  MCPResourceTemplate,
-  MCPSuccess,
-  PromptOptions,
-  ReadResourceOptions,
-} from "./protocol/content_types.ts";
+import type * as shapes from "./protocol/content_types.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -295,7 +258,7 @@ export class MCPToolAdapter {
   #filter: ((name: string) => boolean) | undefined;
   /** Resources, prompts and completion (`adapter/content.ts`), loaded with the first use. */
   #content: Promise<Content> | undefined;
-  readonly #listListeners = new Set<(list: MCPListKind) => void>();
+  readonly #listListeners = new Set<(list: shapes.MCPListKind) => void>();
 
   /**
    * Creates an adapter. Nothing is started until `connect()`.
@@ -974,8 +937,10 @@ export class MCPToolAdapter {
    * @throws {MCPProtocolError} When the server refuses the request.
    * @throws {MCPAdapterError} `invalid_response` when its pagination is broken.
    */
-  async listResources(options?: ListOptions): Promise<MCPResource[]> {
-    return await (await this.#contentOf()).resources.listResources(options);
+  async listResources(
+    options?: shapes.ListOptions,
+  ): Promise<shapes.MCPResource[]> {
+    return await (await this.#contentOf()).resources.list.listed(options);
   }
 
   /**
@@ -991,9 +956,9 @@ export class MCPToolAdapter {
    * @throws {MCPProtocolError} When the server refuses the request.
    */
   async listResourceTemplates(
-    options?: ListOptions,
-  ): Promise<MCPResourceTemplate[]> {
-    return await (await this.#contentOf()).resources.listTemplates(options);
+    options?: shapes.ListOptions,
+  ): Promise<shapes.MCPResourceTemplate[]> {
+    return await (await this.#contentOf()).resources.templates.listed(options);
   }
 
   /**
@@ -1025,8 +990,8 @@ export class MCPToolAdapter {
    */
   async readResource(
     uri: string,
-    options?: ReadResourceOptions,
-  ): Promise<MCPOutcome<MCPResourceRead>> {
+    options?: shapes.ReadResourceOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPResourceRead>> {
     return await (await this.#contentOf()).resources.read(uri, options);
   }
 
@@ -1077,7 +1042,7 @@ export class MCPToolAdapter {
    * @param listener Called with `"resources"` or `"prompts"`; what it throws goes to `options.onError`.
    * @returns A function that removes the listener.
    */
-  onListChanged(listener: (list: MCPListKind) => void): () => void {
+  onListChanged(listener: (list: shapes.MCPListKind) => void): () => void {
     this.#listListeners.add(listener);
     return () => this.#listListeners.delete(listener);
   }
@@ -1101,8 +1066,8 @@ export class MCPToolAdapter {
    * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
    * @throws {MCPProtocolError} When the server refuses the request.
    */
-  async listPrompts(options?: ListOptions): Promise<MCPPrompt[]> {
-    return await (await this.#contentOf()).prompts.listPrompts(options);
+  async listPrompts(options?: shapes.ListOptions): Promise<shapes.MCPPrompt[]> {
+    return await (await this.#contentOf()).prompts.list.listed(options);
   }
 
   /**
@@ -1130,8 +1095,8 @@ export class MCPToolAdapter {
   async getPrompt(
     name: string,
     args?: Record<string, string>,
-    options?: PromptOptions,
-  ): Promise<MCPOutcome<MCPPromptMessages>> {
+    options?: shapes.PromptOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPPromptMessages>> {
     return await (await this.#contentOf()).prompts.get(name, args, options);
   }
 
@@ -1159,10 +1124,10 @@ export class MCPToolAdapter {
    * @throws {MCPNotConnectedError} Before `connect()`, or when the connection dropped.
    */
   async complete(
-    ref: MCPCompletionRef,
+    ref: shapes.MCPCompletionRef,
     argument: { name: string; value: string },
-    options?: CompleteOptions,
-  ): Promise<MCPOutcome<MCPCompletion>> {
+    options?: shapes.CompleteOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPCompletion>> {
     return await (await this.#contentOf()).prompts.complete(
       ref,
       argument,

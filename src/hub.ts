@@ -29,16 +29,7 @@ import type { MCPTransportKind } from "./server_config.ts";
 import type { PinnedTools } from "./tools/fingerprint.ts";
 import type { ToolDrift } from "./tools/drift.ts";
 import type { HubList, HubMember } from "./adapter/aggregate.ts";
-import type {
-  MCPOutcome,
-  MCPPrompt,
-  MCPPromptMessages,
-  MCPResource,
-  MCPResourceRead,
-  MCPResourceTemplate,
-  PromptOptions,
-  ReadResourceOptions,
-} from "./adapter.ts";
+import type * as shapes from "./adapter/types.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { ServerAuth, ServerEntry } from "./config/load.ts";
@@ -437,7 +428,7 @@ export class MCPToolHub {
    *
    * @returns The resources, and the servers that failed.
    */
-  async listResources(): Promise<HubList<MCPResource>> {
+  async listResources(): Promise<HubList<shapes.MCPResource>> {
     return (await aggregate()).listResources(this.#members());
   }
 
@@ -447,7 +438,7 @@ export class MCPToolHub {
    *
    * @returns The templates, and the servers that failed.
    */
-  async listResourceTemplates(): Promise<HubList<MCPResourceTemplate>> {
+  async listResourceTemplates(): Promise<HubList<shapes.MCPResourceTemplate>> {
     return (await aggregate()).listResourceTemplates(this.#members());
   }
 
@@ -457,7 +448,7 @@ export class MCPToolHub {
    *
    * @returns The prompts, and the servers that failed.
    */
-  async listPrompts(): Promise<HubList<MCPPrompt>> {
+  async listPrompts(): Promise<HubList<shapes.MCPPrompt>> {
     return (await aggregate()).listPrompts(this.#members());
   }
 
@@ -482,8 +473,8 @@ export class MCPToolHub {
    */
   async readResource(
     id: string,
-    options?: ReadResourceOptions,
-  ): Promise<MCPOutcome<MCPResourceRead>> {
+    options?: shapes.ReadResourceOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPResourceRead>> {
     return await (await aggregate()).readResource(this.#members(), id, options);
   }
 
@@ -500,8 +491,8 @@ export class MCPToolHub {
   async getPrompt(
     id: string,
     args?: Record<string, string>,
-    options?: PromptOptions,
-  ): Promise<MCPOutcome<MCPPromptMessages>> {
+    options?: shapes.PromptOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPPromptMessages>> {
     return await (await aggregate()).getPrompt(
       this.#members(),
       id,

@@ -15,21 +15,20 @@ import { eachPage } from "../protocol/pages.ts";
 import { MAX_ENTRIES, type Note } from "../protocol/resource_list.ts";
 import { redactError } from "../util/redact.ts";
 import { type ContentContext, Notes } from "./_context.ts";
+import type { ListOptions } from "../protocol/content_types.ts";
 
 /** How one list is fetched and read. */
 export interface ListSpec<T> {
-  /** The list method, e.g. `resources/list`. */
+  /** The list method, e.g. `resources/list`: its first part names the capability that offers it. */
   method: string;
   /** The result's field with the entries, e.g. `resources`. */
   field: string;
-  /** The server capability that offers it, e.g. `resources`. */
-  capability: string;
   /** An entry read and checked; `undefined` (with a note) to leave it out. */
   read: (raw: unknown, note: Note) => T | undefined;
   /** What identifies an entry: a second one with the same key is left out. */
   key: (entry: T) => string;
-  /** The code of the note about entries left out. */
-  noteCode: string;
+  /** Run before each listing for a caller: follows the list's changes. */
+  follow: () => Promise<void>;
   /**
    * A server that declares the capability may still not implement this
    * method (`resources/templates/list`): "method not found" is an empty list.
@@ -58,10 +57,24 @@ export class ListCache<T> {
     this.#context = context;
   }
 
+  /** The capability that offers the list: `resources`, `prompts`. */
+  get #capability(): string {
+    return this.#spec.method.slice(0, this.#spec.method.indexOf("/"));
+  }
+
   /** Whether the server offers this list at all (its capability). */
   get offered(): boolean {
     const capabilities = this.#context.connection.serverInfo?.capabilities;
-    return capabilities?.[this.#spec.capability] !== undefined;
+    return capabilities?.[this.#capability] !== undefined;
+  }
+
+  /**
+   * The list for a caller, its changes followed from now on: a copy of the
+   * cached list when fresh, else fetched.
+   */
+  async listed(options: ListOptions = {}): Promise<T[]> {
+    await this.#spec.follow();
+    return [...await this.get(options.refresh === true)];
   }
 
   /** The cached list, when it is still fresh. */
@@ -116,7 +129,11 @@ export class ListCache<T> {
     const { method, field, read, key } = this.#spec;
     const generation = this.#generation;
     const startedAt = performance.now();
-    const notes = new Notes(this.#context, this.#spec.noteCode);
+    // "invalid_resource", "invalid_prompt".
+    const notes = new Notes(
+      this.#context,
+      `invalid_${this.#capability.slice(0, -1)}`,
+    );
     const items: T[] = [];
     const keys = new Set<string>();
     try {

@@ -10,16 +10,7 @@
  */
 
 import type { MCPToolAdapter } from "../adapter.ts";
-import type {
-  MCPOutcome,
-  MCPPrompt,
-  MCPPromptMessages,
-  MCPResource,
-  MCPResourceRead,
-  MCPResourceTemplate,
-  PromptOptions,
-  ReadResourceOptions,
-} from "../protocol/content_types.ts";
+import type * as shapes from "../protocol/content_types.ts";
 import { quoted } from "../protocol/resource_list.ts";
 import { didYouMean } from "../util/closest.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -84,14 +75,14 @@ async function gather<T>(
 /** Every connected server's resources. */
 export function listResources(
   members: readonly HubMember[],
-): Promise<HubList<MCPResource>> {
+): Promise<HubList<shapes.MCPResource>> {
   return gather(members, (adapter) => adapter.listResources(), (r) => r.uri);
 }
 
 /** Every connected server's resource templates. */
 export function listResourceTemplates(
   members: readonly HubMember[],
-): Promise<HubList<MCPResourceTemplate>> {
+): Promise<HubList<shapes.MCPResourceTemplate>> {
   return gather(
     members,
     (adapter) => adapter.listResourceTemplates(),
@@ -102,7 +93,7 @@ export function listResourceTemplates(
 /** Every connected server's prompts. */
 export function listPrompts(
   members: readonly HubMember[],
-): Promise<HubList<MCPPrompt>> {
+): Promise<HubList<shapes.MCPPrompt>> {
   return gather(members, (adapter) => adapter.listPrompts(), (p) => p.name);
 }
 
@@ -136,8 +127,8 @@ function route(
 export async function readResource(
   members: readonly HubMember[],
   id: string,
-  options: ReadResourceOptions | undefined,
-): Promise<MCPOutcome<MCPResourceRead>> {
+  options: shapes.ReadResourceOptions | undefined,
+): Promise<shapes.MCPOutcome<shapes.MCPResourceRead>> {
   const routed = route(members, id);
   if ("failure" in routed) {
     return failed("not_found", routed.failure, performance.now(), []);
@@ -150,8 +141,8 @@ export async function getPrompt(
   members: readonly HubMember[],
   id: string,
   args: Record<string, string> | undefined,
-  options: PromptOptions | undefined,
-): Promise<MCPOutcome<MCPPromptMessages>> {
+  options: shapes.PromptOptions | undefined,
+): Promise<shapes.MCPOutcome<shapes.MCPPromptMessages>> {
   const routed = route(members, id);
   if ("failure" in routed) {
     return failed("not_found", routed.failure, performance.now(), []);

@@ -19,7 +19,6 @@ import {
 import { quoted } from "../protocol/resource_list.ts";
 import type {
   CompleteOptions,
-  ListOptions,
   MCPCompletion,
   MCPCompletionRef,
   MCPOutcome,
@@ -42,29 +41,20 @@ const MAX_ARGUMENT_CHARS = 65_536;
 /** The prompts of one server, and completion. */
 export class Prompts {
   readonly #context: ContentContext;
-  readonly #updates: Updates;
   readonly #resources: Resources;
   /** `prompts/list`, cached. */
   readonly list: ListCache<MCPPrompt>;
 
   constructor(context: ContentContext, updates: Updates, resources: Resources) {
     this.#context = context;
-    this.#updates = updates;
     this.#resources = resources;
     this.list = new ListCache({
       method: "prompts/list",
       field: "prompts",
-      capability: "prompts",
       read: toPrompt,
       key: (prompt) => prompt.name,
-      noteCode: "invalid_prompt",
+      follow: () => updates.followList("prompts"),
     }, context);
-  }
-
-  /** Every prompt, all pages; changes are followed from now on. */
-  async listPrompts(options: ListOptions = {}): Promise<MCPPrompt[]> {
-    await this.#updates.followList("prompts");
-    return [...await this.list.get(options.refresh === true)];
   }
 
   /** The start of a call: its clock, deadline, and how it fails. */

@@ -19,14 +19,13 @@ import {
   uriProblem,
 } from "../protocol/resource_list.ts";
 import type {
-  ListOptions,
   MCPOutcome,
   MCPResource,
   MCPResourceRead,
   MCPResourceTemplate,
   ReadResourceOptions,
 } from "../protocol/content_types.ts";
-import { MCPConfigError } from "../errors.ts";
+import { checkMaxBytes } from "../util/bytes.ts";
 import { didYouMean } from "../util/closest.ts";
 import { UriTemplate } from "../util/uri_template.ts";
 import { type ContentContext, Notes } from "./_context.ts";
@@ -40,7 +39,6 @@ export const DEFAULT_MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
 /** The resources of one server. */
 export class Resources {
   readonly #context: ContentContext;
-  readonly #updates: Updates;
   /** `resources/list`, cached. */
   readonly list: ListCache<MCPResource>;
   /** `resources/templates/list`, cached. */
@@ -48,38 +46,22 @@ export class Resources {
 
   constructor(context: ContentContext, updates: Updates) {
     this.#context = context;
-    this.#updates = updates;
+    const follow = () => updates.followList("resources");
     this.list = new ListCache({
       method: "resources/list",
       field: "resources",
-      capability: "resources",
       read: toResource,
       key: (resource) => resource.uri,
-      noteCode: "invalid_resource",
+      follow,
     }, context);
     this.templates = new ListCache({
       method: "resources/templates/list",
       field: "resourceTemplates",
-      capability: "resources",
       read: toTemplate,
       key: (template) => template.uriTemplate,
-      noteCode: "invalid_resource",
+      follow,
       optional: true,
     }, context);
-  }
-
-  /** Every resource, all pages; changes are followed from now on. */
-  async listResources(options: ListOptions = {}): Promise<MCPResource[]> {
-    await this.#updates.followList("resources");
-    return [...await this.list.get(options.refresh === true)];
-  }
-
-  /** Every resource template, all pages; changes are followed from now on. */
-  async listTemplates(
-    options: ListOptions = {},
-  ): Promise<MCPResourceTemplate[]> {
-    await this.#updates.followList("resources");
-    return [...await this.templates.get(options.refresh === true)];
   }
 
   /**
@@ -104,15 +86,10 @@ export class Resources {
     const { connection, server, secrets } = this.#context;
     const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
       this.#context.requestTimeoutMs;
-    const maxBytes = options.maxBytes ?? DEFAULT_MAX_RESOURCE_BYTES;
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-      throw new MCPConfigError(
-        "maxBytes",
-        `readResource()'s maxBytes must be a positive whole number of bytes, got ${
-          quoted(maxBytes)
-        }`,
-      );
-    }
+    const maxBytes = checkMaxBytes(
+      options.maxBytes ?? DEFAULT_MAX_RESOURCE_BYTES,
+      "readResource()",
+    );
     await connection.whenReady("read a resource");
     const fail = (kind: "not_found" | "validation", message: string) =>
       failed(kind, message, started, secrets());

@@ -9,9 +9,9 @@
  * @module
  */
 
-import { MCPAdapterError, MCPConfigError } from "../errors.ts";
+import { MCPAdapterError } from "../errors.ts";
 import { isRecord } from "../util/values.ts";
-import { utf8Within } from "../util/bytes.ts";
+import { checkMaxBytes, utf8Within } from "../util/bytes.ts";
 import type {
   MCPAppVisibility,
   MCPToolDescriptor,
@@ -140,18 +140,11 @@ export async function readUi(
       "invalid_argument",
       `readUiResource() reads only MCP Apps resources: ${
         quoted(uri)
-      } is not a ui:// URI of at most ${MAX_URI_CHARS} characters. Pass a tool's ui.resourceUri; read other resources with your own client.`,
+      } is not a ui:// URI of at most ${MAX_URI_CHARS} characters. Pass a tool's ui.resourceUri; read other resources with readResource().`,
     );
   }
-  const { server, maxBytes } = context;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-    throw new MCPConfigError(
-      "maxBytes",
-      `readUiResource()'s maxBytes must be a positive whole number of bytes, got ${
-        quoted(maxBytes)
-      }`,
-    );
-  }
+  const { server } = context;
+  const maxBytes = checkMaxBytes(context.maxBytes, "readUiResource()");
   const bad = (why: string) =>
     new MCPAdapterError(
       "invalid_response",

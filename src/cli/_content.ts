@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { MCPOutcome } from "../adapter.ts";
+import type { MCPOutcome } from "../adapter/types.ts";
 import { printable, printableText } from "../util/terminal.ts";
 import { errorMessage } from "../util/errors.ts";
 import { setOwn } from "../util/values.ts";
@@ -25,35 +25,56 @@ import {
 import { withHub } from "./_hub.ts";
 import { expectOperands, parseMs } from "./_operands.ts";
 import { firstLine, writeJson, writeResult, writeTable } from "./_output.ts";
-import { type CommandSpec, defineCommand } from "./_spec.ts";
+import { type CommandSpec, defineCommand, type OptionSpec } from "./_spec.ts";
 import type { MCPToolHub } from "../hub.ts";
 
-/** `resources`, `read`, `prompts` and `prompt`, as the command table lists them. */
-export const CONTENT_COMMANDS: readonly CommandSpec[] = [
-  defineCommand({
-    name: "resources",
-    summary: [[
-      "resources",
-      "every resource and resource template of every server",
-    ]],
-    usage: "resources [--json] [servers]",
-    about: `Connects to every enabled server and lists its resources: id
-({namespace}/{uri}), server, MIME type and name; then its resource templates:
-id ({namespace}/{uriTemplate}), server, variables and name. Read one with
-"mcp-adapter read <id>".`,
-    options: [{
-      name: "json",
-      kind: "flag",
-      help: `print {"resources": [...], "templates": [...]} instead, each
-entry with its id, server and namespace`,
-    }],
+/** The options of `read` and `prompt` that are not their own. */
+const TIMEOUT_AND_ENVELOPE = [
+  {
+    name: "timeout",
+    kind: "value",
+    value: "MS",
+    help: "give up after MS milliseconds",
+  },
+  { name: "json", kind: "flag", help: "print the whole envelope as JSON" },
+] as const satisfies readonly OptionSpec[];
+
+/** A command that lists what every enabled server offers: `resources`, `prompts`. */
+function listing(
+  name: string,
+  summary: string,
+  about: string,
+  json: string,
+  command: () => Command,
+): CommandSpec {
+  return defineCommand({
+    name,
+    summary: [[name, summary]],
+    usage: `${name} [--json] [servers]`,
+    about,
+    options: [{ name: "json", kind: "flag", help: json }],
     footer:
       "Exits 3 when a server cannot be reached or listed (the others are still listed).",
     prepare(operands) {
-      expectOperands("resources", operands, 0);
-      return resourcesCommand;
+      expectOperands(name, operands, 0);
+      return command();
     },
-  }),
+  });
+}
+
+/** `resources`, `read`, `prompts` and `prompt`, as the command table lists them. */
+export const CONTENT_COMMANDS: readonly CommandSpec[] = [
+  listing(
+    "resources",
+    "every resource and resource template of every server",
+    `Connects to every enabled server and lists its resources: id
+({namespace}/{uri}), server, MIME type and name; then its resource templates:
+id ({namespace}/{uriTemplate}), server, variables and name. Read one with
+"mcp-adapter read <id>".`,
+    `print {"resources": [...], "templates": [...]} instead, each
+entry with its id, server and namespace`,
+    () => resourcesCommand,
+  ),
   defineCommand({
     name: "read",
     summary: [[
@@ -79,13 +100,7 @@ Arguments:
         value: "N",
         help: "the most bytes of text and blobs to accept (default 8 MiB)",
       },
-      {
-        name: "timeout",
-        kind: "value",
-        value: "MS",
-        help: "give up after MS milliseconds",
-      },
-      { name: "json", kind: "flag", help: "print the whole envelope as JSON" },
+      ...TIMEOUT_AND_ENVELOPE,
     ],
     footer:
       `Exits 1 when the read fails, 2 when there is no such resource or a variable
@@ -111,25 +126,15 @@ is wrong, 3 when its server cannot be reached.`,
       });
     },
   }),
-  defineCommand({
-    name: "prompts",
-    summary: [["prompts", "every prompt of every server, with its arguments"]],
-    usage: "prompts [--json] [servers]",
-    about: `Connects to every enabled server and lists its prompts: id
+  listing(
+    "prompts",
+    "every prompt of every server, with its arguments",
+    `Connects to every enabled server and lists its prompts: id
 ({namespace}/{name}), server, arguments ([name] when optional) and
 description. Get one with "mcp-adapter prompt <id> key=value ...".`,
-    options: [{
-      name: "json",
-      kind: "flag",
-      help: "print a JSON array instead, each prompt with its id and server",
-    }],
-    footer:
-      "Exits 3 when a server cannot be reached or listed (the others are still listed).",
-    prepare(operands) {
-      expectOperands("prompts", operands, 0);
-      return promptsCommand;
-    },
-  }),
+    "print a JSON array instead, each prompt with its id and server",
+    () => promptsCommand,
+  ),
   defineCommand({
     name: "prompt",
     summary: [[
@@ -148,13 +153,7 @@ Arguments:
               may be left out when there is one server
   key=value   one argument (a string)`,
     options: [
-      {
-        name: "timeout",
-        kind: "value",
-        value: "MS",
-        help: "give up after MS milliseconds",
-      },
-      { name: "json", kind: "flag", help: "print the whole envelope as JSON" },
+      ...TIMEOUT_AND_ENVELOPE,
     ],
     footer:
       `Exits 1 when the server fails it, 2 when there is no such prompt or an
@@ -190,34 +189,36 @@ async function resourcesCommand(ctx: Context): Promise<number> {
         resources: resources.items,
         templates: templates.items,
       });
-    } else if (resources.items.length + templates.items.length === 0) {
-      ctx.stdout.write("No resources.\n");
     } else {
-      if (resources.items.length > 0) {
-        writeTable(
-          ctx.stdout,
+      const tables: [string[], string[][]][] = [
+        [
           ["RESOURCE", "SERVER", "TYPE", "NAME"],
-          resources.items.map((r) => [
-            r.id,
-            r.server,
-            r.mimeType ?? "-",
-            firstLine(r.title ?? r.name),
-          ]),
-        );
-      }
-      if (templates.items.length > 0) {
-        if (resources.items.length > 0) ctx.stdout.write("\n");
-        writeTable(
-          ctx.stdout,
+          resources.items.map((
+            r,
+          ) => [r.id, r.server, r.mimeType ?? "-", r.title ?? r.name]),
+        ],
+        [
           ["TEMPLATE", "SERVER", "VARIABLES", "NAME"],
-          templates.items.map((t) => [
+          templates.items.map((
+            t,
+          ) => [
             t.id,
             t.server,
             t.variables.join(",") || "-",
-            firstLine(t.title ?? t.name),
+            t.title ?? t.name,
           ]),
+        ],
+      ];
+      const shown = tables.filter(([, rows]) => rows.length > 0);
+      if (shown.length === 0) ctx.stdout.write("No resources.\n");
+      shown.forEach(([header, rows], index) => {
+        if (index > 0) ctx.stdout.write("\n");
+        writeTable(
+          ctx.stdout,
+          header,
+          rows.map((row) => [...row.slice(0, -1), firstLine(row.at(-1)!)]),
         );
-      }
+      });
     }
     return failed || listed ? CONNECTION : OK;
   });

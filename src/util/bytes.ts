@@ -5,6 +5,8 @@
  * @module
  */
 
+import { MCPConfigError } from "../errors.ts";
+
 /**
  * The bytes of `parts` in one array of `total` bytes (their summed
  * length); a single part is returned as it is, without a copy.
@@ -58,4 +60,23 @@ export function base64Size(text: string): number | undefined {
   if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
   const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
   return text.length / 4 * 3 - padding;
+}
+
+/**
+ * Checks the `maxBytes` option of a read.
+ *
+ * @param value The option as given.
+ * @param method Names the method in the message, e.g. `readResource()`.
+ * @throws {MCPConfigError} When it is not a positive whole number of bytes.
+ */
+export function checkMaxBytes(value: number, method: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new MCPConfigError(
+      "maxBytes",
+      `${method}'s maxBytes must be a positive whole number of bytes, got ${
+        JSON.stringify(String(value))
+      }`,
+    );
+  }
+  return value;
 }
