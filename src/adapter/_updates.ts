@@ -238,8 +238,9 @@ export class Updates {
     });
     if (subscription === undefined) return undefined; // a 2025-era session
     this.#listen = { subscription, key, state };
-    open?.subscription.close();
+    // The old listen goes once the new one follows: nothing falls between.
     await race(subscription.ready, { timeoutMs }).catch(() => {});
+    open?.subscription.close();
     if (state.honored === undefined && state.gaveUp === undefined) {
       throw new MCPTimeoutError(
         `MCP server "${this.#context.server}" did not acknowledge subscriptions/listen within ${timeoutMs} ms`,

@@ -162,9 +162,8 @@ async function legacyPeer(
   for (const [method, schema] of schemas) {
     server.setRequestHandler(
       schema as typeof ListToolsRequestSchema,
-      // deno-lint-ignore no-explicit-any
       ((request: { params?: Params }) =>
-        handlers[method]!(request.params ?? {})) as any,
+        handlers[method]!(request.params ?? {})) as never,
     );
   }
   server.setRequestHandler(SubscribeRequestSchema, () => ({}));
@@ -185,9 +184,8 @@ async function modernPeer(
     for (const [method, handler] of Object.entries(handlers)) {
       server.server.setRequestHandler(
         method as "resources/list",
-        // deno-lint-ignore no-explicit-any
         ((request: { params?: Params }) =>
-          handler(request.params ?? {})) as any,
+          handler(request.params ?? {})) as never,
       );
     }
     return server;
