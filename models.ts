@@ -48,13 +48,15 @@ export type {
   ToolAnnotations,
   ToolCapability,
 } from "./src/types.ts";
-export type { ModelTools } from "./src/models/model_tools.ts";
+export type { DispatchResult, ModelTools } from "./src/models/model_tools.ts";
 export type {
   ApprovalPolicy,
   ApprovalRequest,
   ApproveFunction,
   DispatchOptions,
   ModelToolsOptions,
+  ResultBudget,
+  ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
   ToolSource,

@@ -49,6 +49,8 @@ export interface Entry {
   restore: (args: Record<string, unknown>) => Record<string, unknown>;
   /** What was changed. */
   report: SchemaReport;
+  /** Set for a tool of this module's own (`read_tool_result`), run without the registry. */
+  local?: true;
 }
 
 /** A provider's tool call, read: which tool, with what arguments. */

@@ -194,7 +194,7 @@ function result(
   outcome: Outcome,
 ): GeminiFunctionResponsePart {
   const response: Record<string, unknown> = outcome.status === "ok"
-    ? { output: outcome.structured ?? outcome.text }
+    ? { output: outcome.json ?? outcome.text }
     : { error: outcome.text };
   const part: GeminiFunctionResponsePart = {
     functionResponse: {

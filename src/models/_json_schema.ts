@@ -7,6 +7,7 @@
  */
 
 import { describeValue, setOwn } from "../util/values.ts";
+import { pruneDefinitions } from "./_prune.ts";
 
 /** A JSON Schema node (boolean schemas are handled where they can occur). */
 export type Schema = { [key: string]: unknown };
@@ -235,6 +236,7 @@ export interface ObjectRoot {
  * branches are merged; `anyOf`/`oneOf` branches lend their properties and
  * the alternatives are described in `hint`. The server still validates the
  * original schema, so nothing is lost but the model's view of the rule.
+ * Definitions no `$ref` reaches are removed (`_prune.ts`), for every API.
  */
 export function objectRoot(input: Schema): ObjectRoot {
   const notes: string[] = [];
@@ -299,6 +301,10 @@ export function objectRoot(input: Schema): ObjectRoot {
   );
   if (declared.length > 0) schema.required = declared;
   else delete schema.required;
+  // Before any dialect judges or copies them (strictness, inlining).
+  const pruned = pruneDefinitions(schema);
+  if (pruned.note !== undefined) notes.push(pruned.note);
+  schema = pruned.schema;
   const hint = hints.length > 0 ? hints.join(" ") : undefined;
   return hint === undefined ? { schema, notes } : { schema, hint, notes };
 }

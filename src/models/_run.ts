@@ -11,9 +11,21 @@ import { errorMessage } from "../util/errors.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { Entry, Runner } from "./_codec.ts";
 import { forModel, toolsOf } from "./_entries.ts";
-import { declined, failure, type Outcome, outcomeOf } from "./_content.ts";
+import {
+  declined,
+  failure,
+  type Outcome,
+  outcomeOf,
+  type Shaping,
+  shapings,
+} from "./_content.ts";
 import { isSchema } from "./_json_schema.ts";
-import type { DispatchOptions, ToolSource } from "./options.ts";
+import type { ResultPages } from "./_pages.ts";
+import type {
+  DispatchOptions,
+  ModelToolsOptions,
+  ToolSource,
+} from "./options.ts";
 import { editDistance } from "../util/closest.ts";
 import { toolAlias } from "../tools/alias.ts";
 
@@ -59,22 +71,27 @@ class ToolIndex {
   ): { entry: Entry; tool: RegisteredTool | undefined } | undefined {
     const entry = this.#byName.get(name);
     if (!entry) return undefined;
-    const tool = this.#registry === undefined
+    const tool = this.#registry === undefined || entry.local
       ? entry.tool
       : this.#registry.resolve(entry.tool.name);
     return { entry, tool };
   }
 }
 
+/** What a runner is made with: the options, and where cut results are kept. */
+export type RunnerOptions = ModelToolsOptions & { pages?: ResultPages };
+
 /**
  * The runner of `entries`: each call runs with `options` as defaults, over
- * which a call's own options go (`invokeOptions` merged key by key).
+ * which a call's own options go (`invokeOptions` and `resultBudget` merged
+ * key by key, the server's budget between the two).
  */
 export function runner(
   source: ToolSource,
   entries: readonly Entry[],
-  options: DispatchOptions,
+  options: RunnerOptions,
 ): Runner {
+  const shapingFor = shapings(options);
   const index = new ToolIndex(source, entries);
   const defaults: DispatchOptions = {
     ...(options.approve ? { approve: options.approve } : {}),
@@ -84,12 +101,14 @@ export function runner(
       : {}),
     ...(options.invokeOptions ? { invokeOptions: options.invokeOptions } : {}),
   };
-  return (call, overrides) =>
-    runCall(index, call, {
+  return (call, overrides) => {
+    const shaping = shapingFor(overrides?.resultBudget);
+    return runCall(index, call, {
       ...defaults,
       ...overrides,
       invokeOptions: { ...defaults.invokeOptions, ...overrides?.invokeOptions },
-    });
+    }, shaping);
+  };
 }
 
 /** Runs one call; never throws for tool or call failures. */
@@ -97,6 +116,7 @@ async function runCall(
   index: ToolIndex,
   call: { name: string; args: unknown; raw: unknown },
   options: DispatchOptions,
+  shaping: (tool: RegisteredTool) => Shaping,
 ): Promise<Outcome> {
   const found = index.find(call.name);
   if (!found) {
@@ -147,7 +167,10 @@ async function runCall(
     }
   }
   try {
-    return outcomeOf(await tool.invoke(args, options.invokeOptions));
+    return outcomeOf(
+      await tool.invoke(args, options.invokeOptions),
+      shaping(tool),
+    );
   } catch (error) {
     return failure(
       `Tool ${JSON.stringify(entry.name)} could not be called: ${

@@ -11,11 +11,14 @@ import type { Runner } from "./_codec.ts";
 import { failure } from "./_content.ts";
 import { buildEntries } from "./_entries.ts";
 import { instructionsFragment } from "./_instructions.ts";
+import { ResultPages } from "./_pages.ts";
 import { codecOf } from "./_providers.ts";
 import { runner } from "./_run.ts";
+import type { MCPToolResult } from "../types.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
+  ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
   ToolSource,
@@ -26,10 +29,31 @@ import type { ModelProvider, ProviderShapes } from "./types.ts";
 export type {
   DispatchOptions,
   ModelToolsOptions,
+  ResultBudget,
+  ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
   ToolSource,
 } from "./options.ts";
+
+/**
+ * One call, run: what the model is sent, and the whole result for the
+ * host.
+ */
+export interface DispatchResult<P extends ModelProvider> {
+  /** The provider's tool-result message(s): what `dispatch()` returns. */
+  message: ProviderShapes[P]["result"];
+  /** The text the model reads in it (within the result budget), or the error message. */
+  text: string;
+  /**
+   * The tool's result envelope, untouched (`result.data` is the server's
+   * `MCPCallResult`); `undefined` when no tool ran (an unknown name, bad
+   * arguments, a refused approval).
+   */
+  result: MCPToolResult | undefined;
+  /** What the result budget left out, if anything. */
+  cut: ResultCut | undefined;
+}
 export type { ModelProvider, ProviderShapes } from "./types.ts";
 
 /** One provider's view of a set of tools: definitions, and dispatch of calls. */
@@ -55,7 +79,8 @@ export interface ModelTools<P extends ModelProvider> {
    * Runs one call the model made and returns the provider's tool-result
    * message(s). Never throws for a failed tool, an unknown name, bad
    * arguments or a refused approval: each becomes an error result the model
-   * can read.
+   * can read. Rejects with an `MCPConfigError` only for a `resultBudget`
+   * option that is not valid.
    */
   dispatch(
     call: ProviderShapes[P]["call"],
@@ -70,6 +95,23 @@ export interface ModelTools<P extends ModelProvider> {
     calls: readonly ProviderShapes[P]["call"][],
     options?: DispatchOptions,
   ): Promise<ProviderShapes[P]["turn"]>;
+  /**
+   * `dispatch()`, returning beside the message the text the model reads in
+   * it and the tool's whole result for the host (the model gets at most
+   * the result budget; see {@linkcode ResultBudget}).
+   */
+  run(
+    call: ProviderShapes[P]["call"],
+    options?: DispatchOptions,
+  ): Promise<DispatchResult<P>>;
+  /**
+   * `dispatchAll()`, returning beside the turn's message each call's
+   * {@linkcode DispatchResult}, in order.
+   */
+  runAll(
+    calls: readonly ProviderShapes[P]["call"][],
+    options?: DispatchOptions,
+  ): Promise<{ turn: ProviderShapes[P]["turn"]; runs: DispatchResult<P>[] }>;
 }
 
 /**
@@ -85,9 +127,12 @@ export interface ModelTools<P extends ModelProvider> {
  * `"gemini"` (`parametersJsonSchema`), `"gemini-openapi"` (OpenAPI-subset
  * `parameters`, for older endpoints) or `"ai-sdk"`.
  * @param options How definitions are written (title, capability hint,
- * OpenAI strict mode) and the default dispatch options
- * (approval hook, invoke options); `dispatch()` may override the latter.
- * @returns The definitions, a report per tool, and `dispatch`/`dispatchAll`.
+ * OpenAI strict mode), the default dispatch options (approval hook, invoke
+ * options, result budget; `dispatch()` may override them), per-server result
+ * budgets, and `resultPages`.
+ * @returns The definitions, a report per tool, `dispatch`/`dispatchAll`,
+ * and `run`/`runAll` (the same, with the whole result for the host).
+ * @throws {MCPConfigError} For a result budget that is not valid.
  *
  * @example Answer Anthropic `tool_use` blocks, asking before writes
  * ```ts
@@ -125,16 +170,35 @@ export function modelTools<P extends ModelProvider>(
 ): ModelTools<P> {
   const codec = codecOf(provider);
   const entries = buildEntries(source, codec, options);
-  const run = runner(source, entries, options);
-  const dispatch = async (
+  const pages = options.resultPages ? new ResultPages() : undefined;
+  if (pages !== undefined) {
+    for (const entry of buildEntries([pages.tool()], codec, options)) {
+      entries.push({ ...entry, local: true });
+    }
+  }
+  const run = runner(source, entries, { ...options, pages });
+  const runOne = async (
     call: ProviderShapes[P]["call"],
     overrides?: DispatchOptions,
-  ): Promise<ProviderShapes[P]["result"]> => {
+  ): Promise<DispatchResult<P>> => {
     const { id, name, args, error } = codec.decode(call);
     const outcome = error === undefined
       ? await run({ name, args, raw: call }, overrides)
       : failure(error);
-    return codec.encode(id, name, outcome);
+    return {
+      message: codec.encode(id, name, outcome),
+      text: outcome.text,
+      result: outcome.result,
+      cut: outcome.cut,
+    };
+  };
+  const runAll = async (
+    calls: readonly ProviderShapes[P]["call"][],
+    overrides?: DispatchOptions,
+  ) => {
+    const runs: DispatchResult<P>[] = [];
+    for (const call of calls) runs.push(await runOne(call, overrides));
+    return { turn: codec.turn(runs.map((each) => each.message)), runs };
   };
   return {
     provider,
@@ -145,12 +209,12 @@ export function modelTools<P extends ModelProvider>(
       entries,
       options.instructionsMaxChars,
     ),
-    dispatch,
-    async dispatchAll(calls, overrides) {
-      const results: ProviderShapes[P]["result"][] = [];
-      for (const call of calls) results.push(await dispatch(call, overrides));
-      return codec.turn(results);
-    },
+    dispatch: async (call, overrides) =>
+      (await runOne(call, overrides)).message,
+    dispatchAll: async (calls, overrides) =>
+      (await runAll(calls, overrides)).turn,
+    run: runOne,
+    runAll,
   };
 }
 

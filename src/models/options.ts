@@ -85,6 +85,31 @@ export type ApprovalPolicy =
     annotations: ToolAnnotations | undefined,
   ) => boolean);
 
+/**
+ * How much of one tool result a model is given. The host always keeps the
+ * whole result (`ModelTools.run()`); what is over the budget reaches the
+ * model as a head and a tail with a marker between them saying how much was
+ * cut and how to get the rest. Each field falls back to the next level:
+ * the call's `resultBudget`, the server's (`serverResultBudgets`), the one
+ * given to `modelTools()`, then the default.
+ */
+export interface ResultBudget {
+  /**
+   * The most tokens of text (the result's text, resources and notes, the
+   * marker included), estimated as the UTF-8 bytes ÷ 4, so at most 4 ×
+   * `maxTokens` bytes. Whole number, at least 256. Default 25,000 (Claude
+   * Code's default for an MCP tool result).
+   */
+  maxTokens?: number;
+  /** The most images; the others become a note. Default 10. */
+  maxImages?: number;
+  /**
+   * The largest image, in decoded bytes; a larger one becomes a note.
+   * Default 5 MiB (Anthropic's limit per image).
+   */
+  maxImageBytes?: number;
+}
+
 /** How calls are run. */
 export interface DispatchOptions {
   /**
@@ -99,6 +124,11 @@ export interface DispatchOptions {
   approveAll?: boolean;
   /** Passed to each tool's `invoke()`: deadlines, `signal`, `onProgress`. */
   invokeOptions?: InvokeOptions;
+  /**
+   * How much of a result the model is given: on `modelTools()` the default
+   * of every call, on `dispatch()` that call's, merged field by field.
+   */
+  resultBudget?: ResultBudget;
 }
 
 /** Options of `modelTools()`: how definitions are written and calls run. */
@@ -113,6 +143,33 @@ export interface ModelToolsOptions
   instructions?: Readonly<Record<string, string | undefined>>;
   /** The most characters of one server's instructions kept. Default 4096. */
   instructionsMaxChars?: number;
+  /**
+   * Result budgets by server name (`sourceMetadata.server`), between the
+   * `resultBudget` of `modelTools()` and that of a call. Default: none.
+   */
+  serverResultBudgets?: Readonly<Record<string, ResultBudget>>;
+  /**
+   * Also declare `read_tool_result`, a tool with which the model reads on
+   * in a result the budget cut (by the id and offset the cut marker gives),
+   * instead of calling the tool again. The last 16 cut results are kept.
+   * Default `false`.
+   */
+  resultPages?: boolean;
+}
+
+/**
+ * What the result budget left out of one result, for the host
+ * (`ModelTools.run()`).
+ */
+export interface ResultCut {
+  /** Characters of the whole text the model would have read. */
+  totalChars: number;
+  /** Characters of it the model read: the head and the tail. */
+  shownChars: number;
+  /** Images left out (over `maxImages` or `maxImageBytes`, or not valid base64). */
+  omittedImages: number;
+  /** With `resultPages`: the id `read_tool_result` takes, when text was cut. */
+  id?: string;
 }
 
 /** What one tool's definition became, and why. */

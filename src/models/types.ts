@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonSchema } from "../types.ts";
+import type { JsonSchema, MCPToolResult } from "../types.ts";
 
 /** The model APIs whose tool formats this module speaks. */
 export type ModelProvider =
@@ -331,16 +331,22 @@ export interface AiSdkInputSchema {
   };
 }
 
-/** What an AI SDK tool's `execute` returns (JSON, stored in the messages). */
+/**
+ * What an AI SDK tool's `execute` returns: the host's share, kept in the
+ * step's `toolResults`; `toModelOutput` turns it into the model's share
+ * (`text` and `images`).
+ */
 export interface AiSdkToolOutput {
   /** `ok`, `error` (the tool failed) or `declined` (the approval hook said no). */
   status: "ok" | "error" | "declined";
-  /** The result as text, or the error message. */
+  /** What the model reads: the result's text within the result budget, or the error message. */
   text: string;
-  /** Images the tool returned, base64. */
+  /** Images the model is shown, base64 (within the result budget). */
   images: Array<{ data: string; mimeType: string }>;
-  /** The server's `structuredContent`, when it sent one. */
+  /** The server's `structuredContent`, when it sent one (never shown to the model twice). */
   structuredContent?: unknown;
+  /** The whole result as the tool returned it; absent when no tool ran (declined, bad arguments). */
+  result?: MCPToolResult;
 }
 
 /** What an AI SDK tool's `toModelOutput` returns (a `ToolResultOutput`). */

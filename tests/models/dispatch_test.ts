@@ -163,9 +163,8 @@ describe("dispatch()", () => {
       name: "notes/get_note",
       args: { id: 7 },
     });
-    assert.deepEqual(part.functionResponse.response, {
-      output: { id: 7, title: "Groceries" },
-    });
+    // `content` is the model's form; `structuredContent` is not sent twice.
+    assert.deepEqual(part.functionResponse.response, { output: "note 7" });
   });
 
   it("marks tool failures as errors and never throws", async () => {
