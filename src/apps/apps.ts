@@ -9,8 +9,9 @@
  * @module
  */
 
-import { MCPAdapterError, MCPConfigError } from "../errors.ts";
+import { MCPAdapterError } from "../errors.ts";
 import { isRecord } from "../util/values.ts";
+import { checkMaxBytes, utf8Within } from "../util/bytes.ts";
 import type {
   MCPAppVisibility,
   MCPToolDescriptor,
@@ -151,18 +152,11 @@ export async function readUi(
       "invalid_argument",
       `readUiResource() reads only MCP Apps resources: ${
         quoted(uri)
-      } is not a ui:// URI of at most ${MAX_URI_CHARS} characters. Pass a tool's ui.resourceUri; read other resources with your own client.`,
+      } is not a ui:// URI of at most ${MAX_URI_CHARS} characters. Pass a tool's ui.resourceUri; read other resources with readResource().`,
     );
   }
-  const { server, maxBytes } = context;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-    throw new MCPConfigError(
-      "maxBytes",
-      `readUiResource()'s maxBytes must be a positive whole number of bytes, got ${
-        quoted(maxBytes)
-      }`,
-    );
-  }
+  const { server } = context;
+  const maxBytes = checkMaxBytes(context.maxBytes, "readUiResource()");
   const bad = (why: string) =>
     new MCPAdapterError(
       "invalid_response",
@@ -192,12 +186,7 @@ export async function readUi(
     );
   let html: string;
   if (typeof entry.text === "string") {
-    // Each character is 1 to 3 UTF-8 bytes: measure only when it matters.
-    if (entry.text.length > maxBytes) throw over();
-    if (
-      entry.text.length * 3 > maxBytes &&
-      new TextEncoder().encode(entry.text).length > maxBytes
-    ) throw over();
+    if (utf8Within(entry.text, maxBytes) === undefined) throw over();
     html = entry.text;
   } else if (typeof entry.blob === "string") {
     if (entry.blob.length / 4 * 3 > maxBytes + 2) throw over();

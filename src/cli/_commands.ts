@@ -257,8 +257,9 @@ function decodeBase64(base64: string): Uint8Array {
   return bytes;
 }
 
-function exitCodeOf(
-  result: MCPToolResult,
+/** The exit code of a call, read or get: by its `errorKind` when it failed. */
+export function exitCodeOf(
+  result: Pick<MCPToolResult, "success" | "errorKind">,
   signal: AbortSignal | undefined,
 ): number {
   if (result.success) return OK;
@@ -274,7 +275,7 @@ function exitCodeOf(
   }
 }
 
-/** Prints each failed server's error; whether any failed. */
+/** Says on stderr which servers failed; returns whether any did. */
 export function reportFailures(
   ctx: Context,
   statuses: HubServerStatus[],

@@ -15,6 +15,7 @@ import {
   toolsCommand,
 } from "./_commands.ts";
 import { UsageError } from "./_errors.ts";
+import { CONTENT_COMMANDS } from "./_content.ts";
 import { LOGIN_TIMEOUT_MS, loginCommand, logoutCommand } from "./_login.ts";
 import { expectOperands, parseMs } from "./_operands.ts";
 import { pinCheckCommand } from "./_pins.ts";
@@ -312,6 +313,7 @@ pins (and --update is not given).`,
       return schemaCommand(operands[0]!);
     },
   }),
+  ...CONTENT_COMMANDS,
   defineCommand({
     name: "search",
     summary: [[
