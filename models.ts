@@ -48,17 +48,35 @@ export type {
   ToolAnnotations,
   ToolCapability,
 } from "./src/types.ts";
-export type { ModelTools } from "./src/models/model_tools.ts";
+export type { DispatchResult, ModelTools } from "./src/models/model_tools.ts";
 export type {
   ApprovalPolicy,
   ApprovalRequest,
   ApproveFunction,
   DispatchOptions,
   ModelToolsOptions,
+  ResultBudget,
+  ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
+  ToolHandoff,
+  ToolSearchSettings,
   ToolSource,
 } from "./src/models/options.ts";
+export type {
+  AnthropicToolReference,
+  AnthropicToolSearchTool,
+  OpenAIResponsesNamespace,
+  OpenAIResponsesToolSearch,
+  OpenAIResponsesToolSearchCall,
+  OpenAIResponsesToolSearchOutput,
+} from "./src/models/search_types.ts";
+export type {
+  CatalogHub,
+  ToolCatalog,
+  ToolSearchOptions,
+  ToolSearchResult,
+} from "./src/search/catalog.ts";
 export type {
   AiSdkInputSchema,
   AiSdkModelOutput,
@@ -72,6 +90,7 @@ export type {
   AnthropicToolResult,
   AnthropicToolResultMessage,
   AnthropicToolUse,
+  FlatDefinitionShapes,
   GeminiFunctionCall,
   GeminiFunctionDeclaration,
   GeminiFunctionResponseContent,
@@ -90,4 +109,6 @@ export type {
   OpenAIResponsesFunctionCallOutput,
   OpenAIResponsesTool,
   ProviderShapes,
+  ResultOf,
+  TurnOf,
 } from "./src/models/types.ts";

@@ -28,6 +28,20 @@ export type {
   ToolSearchHit,
 } from "./src/search/types.ts";
 export {
+  type CatalogAdapter,
+  type CatalogHub,
+  type CatalogSource,
+  DEFAULT_SEARCH_K,
+  MAX_QUERY_CHARS,
+  MAX_SEARCH_K,
+  ToolCatalog,
+  toolCatalog,
+  type ToolCatalogOptions,
+  type ToolRankerSource,
+  type ToolSearchOptions,
+  type ToolSearchResult,
+} from "./src/search/catalog.ts";
+export {
   createLexicalRanker,
   type LexicalFieldWeights,
   type LexicalRanker,

@@ -98,9 +98,11 @@ function output(outcome: Outcome): AiSdkToolOutput {
     text: outcome.text,
     images: outcome.images.map((image) => ({ ...image })),
   };
-  if (outcome.structured !== undefined) {
-    output.structuredContent = outcome.structured;
+  const { result } = outcome;
+  if (result?.success && result.data.structuredContent !== undefined) {
+    output.structuredContent = result.data.structuredContent;
   }
+  if (result !== undefined) output.result = result;
   return output;
 }
 

@@ -1,35 +1,108 @@
 /**
- * What a tool call produced, in the terms every model API shares: text,
- * images, structured data, and whether it failed or was declined. Built
- * from an `MCPToolResult`'s MCP content. Internal.
+ * What a tool call produced, in the terms every model API shares: one
+ * representation of the result (text and images, and for APIs that take
+ * JSON the same data as JSON), within the result budget, beside the whole
+ * result for the host. Internal.
+ *
+ * The representation, for every provider: `content` when it holds anything
+ * but blank text — it is the server's model-facing form (SEP-2200: clients
+ * use `content` for the model and fall back to `structuredContent` only
+ * when `content` is empty, and do not forward both) — else
+ * `structuredContent` as JSON text, else a note that there was nothing. An
+ * `isError` result is the adapter's error message (its text blocks) and
+ * the text forms of its other blocks.
  *
  * @module
  */
 
 import type { MCPToolResult } from "../types.ts";
+import {
+  type Content,
+  decodedBytes,
+  hasContent,
+  type Image,
+  readContent,
+} from "./_blocks.ts";
+import { type Budget, checkBudget, fitText, mergeBudgets } from "./_budget.ts";
 import { isSchema } from "./_json_schema.ts";
+import type { ResultPages } from "./_pages.ts";
+import type { ResultBudget, ResultCut } from "./options.ts";
+import type { RegisteredTool } from "../tools/registry.ts";
 
-/** An image, base64. */
-export interface Image {
-  /** Base64 data. */
-  data: string;
-  /** IANA media type, `image/…`. */
-  mimeType: string;
-}
+export type { Image } from "./_blocks.ts";
 
 /** A tool call's outcome, provider-neutral. */
 export interface Outcome {
   /** `ok`, `error` (the tool failed, or the call was invalid) or `declined`. */
   status: "ok" | "error" | "declined";
-  /** The text the model reads; the error message when not `ok`. */
+  /** The text the model reads (within the budget); the error message when not `ok`. */
   text: string;
-  /** Images, in the order the server sent them. */
+  /** Images, in the order the server sent them (within the budget). */
   images: Image[];
-  /** The server's `structuredContent`, when it sent one. */
-  structured?: unknown;
+  /**
+   * The same data as `text`, as a JSON value, for APIs that take one
+   * (Gemini): set when the text is the JSON of `structuredContent`.
+   */
+  json?: unknown;
+  /** The whole result, for the host; absent when no tool ran. */
+  result?: MCPToolResult;
+  /** What the budget left out, when it left out anything. */
+  cut?: ResultCut;
+}
+
+/** How an outcome is fitted: the budget, and where a cut text is kept. */
+export interface Shaping {
+  /** The budget. */
+  budget: Budget;
+  /**
+   * Keeps a cut text and returns the sentence telling the model how to
+   * read on from `offset` (and the id it used); without it, the marker
+   * says to ask for less.
+   */
+  keep?: (text: string, offset: number) => { id: string; howTo: string };
 }
 
 const NO_CONTENT = "(the tool returned no content)";
+
+/**
+ * The shaping of each call's result: its budget from `options` (checked
+ * here), the tool's server's and the call's own (`own`), and where cut
+ * texts are kept. Without a budget of its own, a call reuses its server's.
+ */
+export function shapings(options: {
+  resultBudget?: ResultBudget | undefined;
+  serverResultBudgets?: Readonly<Record<string, ResultBudget>> | undefined;
+  pages?: ResultPages | undefined;
+}): (own: ResultBudget | undefined) => (tool: RegisteredTool) => Shaping {
+  checkBudget(options.resultBudget, "resultBudget");
+  const servers = options.serverResultBudgets ?? {};
+  for (const [server, budget] of Object.entries(servers)) {
+    checkBudget(budget, `serverResultBudgets[${JSON.stringify(server)}]`);
+  }
+  const { pages } = options;
+  const shared = new Map<string, Shaping>();
+  return (own) => {
+    checkBudget(own, "resultBudget");
+    return (tool) => {
+      const server = tool.sourceMetadata.server;
+      const known = own === undefined ? shared.get(server) : undefined;
+      if (known !== undefined) return known;
+      const budget = mergeBudgets(
+        options.resultBudget,
+        Object.hasOwn(servers, server) ? servers[server] : undefined,
+        own,
+      );
+      const made: Shaping = pages
+        ? {
+          budget,
+          keep: (text, offset) => pages.keep(text, offset, budget.maxTokens),
+        }
+        : { budget };
+      if (own === undefined) shared.set(server, made);
+      return made;
+    };
+  };
+}
 
 /** An image as a `data:` URL (OpenAI's image parts). */
 export function dataUrl(image: Image): string {
@@ -46,80 +119,168 @@ export function declined(text: string): Outcome {
   return { status: "declined", text, images: [] };
 }
 
-/** The outcome of a registry tool's result envelope. */
-export function outcomeOf(result: MCPToolResult): Outcome {
+/** The outcome of a registry tool's result envelope, within `shaping`'s budget. */
+export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
+  const blocks = Array.isArray(result.data?.content) ? result.data.content : [];
   if (!result.success) {
-    return failure(result.error ?? "The tool failed without a message.");
+    // The message holds the text blocks; the others are added as text.
+    const content = readContent(
+      blocks.filter((block) => !isSchema(block) || block.type !== "text"),
+      {
+        texts: [result.error || "The tool failed without a message."],
+        images: [],
+      },
+    );
+    content.texts.push(...content.images.map(imageNote));
+    content.images = [];
+    return { ...shapeContent(content, shaping, "error"), result };
   }
-  const texts: string[] = [];
-  const images: Image[] = [];
-  const content = Array.isArray(result.data.content) ? result.data.content : [];
-  for (const item of content) readItem(item, texts, images);
   const structured = result.data.structuredContent;
-  if (texts.length === 0 && structured !== undefined) {
-    texts.push(JSON.stringify(structured));
+  let json: unknown;
+  let content: Content;
+  if (hasContent(blocks)) {
+    content = readContent(blocks);
+    if (structured !== undefined && content.images.length === 0) {
+      json = sameJson(content.texts, structured, shaping.budget)
+        ? structured
+        : undefined;
+    }
+  } else if (structured !== undefined) {
+    content = { texts: [JSON.stringify(structured)], images: [] };
+    json = structured;
+  } else {
+    content = { texts: [NO_CONTENT], images: [] };
   }
-  const text = texts.length === 0 && images.length === 0
-    ? NO_CONTENT
-    : texts.join("\n\n");
-  const outcome: Outcome = { status: "ok", text, images };
-  if (structured !== undefined) outcome.structured = structured;
+  const outcome: Outcome = { ...shapeContent(content, shaping, "ok"), result };
+  // The JSON form only when nothing was cut: then it is the same data.
+  if (json !== undefined && outcome.cut === undefined) {
+    outcome.json = json;
+  }
   return outcome;
 }
 
-/** Adds one MCP content item to `texts` / `images`. */
-function readItem(item: unknown, texts: string[], images: Image[]): void {
-  if (!isSchema(item)) return;
-  switch (item.type) {
-    case "text":
-      if (typeof item.text === "string") texts.push(item.text);
-      return;
-    case "image":
-      if (typeof item.data === "string" && typeof item.mimeType === "string") {
-        images.push({ data: item.data, mimeType: item.mimeType });
-      }
-      return;
-    case "audio":
-      texts.push(omitted("audio", item.mimeType, item.data));
-      return;
-    case "resource_link": {
-      const name = typeof item.name === "string" ? item.name : "resource";
-      const details = [
-        typeof item.mimeType === "string" ? item.mimeType : "",
-        typeof item.description === "string" ? item.description : "",
-      ].filter((part) => part !== "").join(", ");
-      texts.push(
-        `Resource link: ${name} <${String(item.uri)}>${
-          details === "" ? "" : ` (${details})`
-        }`,
-      );
-      return;
+/**
+ * MCP content within a budget: at most `maxImages` images of at most
+ * `maxImageBytes` each (the others become notes), and the texts joined and
+ * cut to `maxTokens` with a marker saying how much was cut and how to read
+ * on.
+ */
+export function shapeContent(
+  content: Content,
+  shaping: Shaping,
+  status: Outcome["status"],
+): Outcome {
+  const { budget } = shaping;
+  const images: Image[] = [];
+  const texts = [...content.texts];
+  let omittedImages = 0;
+  for (const [index, image] of content.images.entries()) {
+    const bytes = decodedBytes(image.data);
+    const why = images.length >= budget.maxImages
+      ? `over the result budget of ${budget.maxImages} image(s)`
+      : bytes > budget.maxImageBytes
+      ? `over the result budget of ${
+        budget.maxImageBytes.toLocaleString("en-US")
+      } bytes per image`
+      : undefined;
+    if (why === undefined) {
+      images.push(image);
+      continue;
     }
-    case "resource": {
-      const resource = isSchema(item.resource) ? item.resource : {};
-      const uri = String(resource.uri ?? "");
-      const mimeType = typeof resource.mimeType === "string"
-        ? resource.mimeType
-        : undefined;
-      if (typeof resource.text === "string") {
-        texts.push(`Resource <${uri}>:\n${resource.text}`);
-      } else if (
-        typeof resource.blob === "string" && mimeType?.startsWith("image/")
-      ) {
-        images.push({ data: resource.blob, mimeType });
-      } else {
-        texts.push(omitted(`resource <${uri}>`, mimeType, resource.blob));
-      }
-      return;
-    }
-    default:
-      texts.push(JSON.stringify(item));
+    omittedImages++;
+    texts.push(
+      `[image ${
+        index + 1
+      } of ${content.images.length} omitted: ${image.mimeType}, ${
+        bytes.toLocaleString("en-US")
+      } bytes, ${why}]`,
+    );
+  }
+  const whole = texts.join("\n\n");
+  let cut: ResultCut | undefined;
+  const fitted = fitText(whole, budget.maxTokens, (headEnd, tailStart) => {
+    const kept = shaping.keep?.(whole, headEnd);
+    const shown = headEnd + whole.length - tailStart;
+    cut = {
+      totalChars: whole.length,
+      shownChars: shown,
+      omittedImages,
+      ...(kept ? { id: kept.id } : {}),
+    };
+    return `\n\n[… ${(tailStart - headEnd).toLocaleString("en-US")} of ${
+      whole.length.toLocaleString("en-US")
+    } characters cut here to fit the context (the first ${
+      headEnd.toLocaleString("en-US")
+    } and the last ${
+      (whole.length - tailStart).toLocaleString("en-US")
+    } are shown). ${
+      kept?.howTo ??
+        "The host has the whole result; to see the rest, call the tool again asking for less (a filter, a smaller page, a narrower query)."
+    }]\n\n`;
+  });
+  if (cut === undefined && omittedImages > 0) {
+    cut = { totalChars: whole.length, shownChars: whole.length, omittedImages };
+  }
+  // A lone surrogate (the server's: cuts never split a pair) becomes U+FFFD.
+  const text = fitted.text.isWellFormed()
+    ? fitted.text
+    : fitted.text.toWellFormed();
+  const outcome: Outcome = {
+    status,
+    text: text === "" && images.length === 0 ? NO_CONTENT : text,
+    images,
+  };
+  if (cut !== undefined) outcome.cut = cut;
+  return outcome;
+}
+
+/** What an error result's image becomes: error results carry text only. */
+function imageNote(image: Image): string {
+  return `[image omitted from the error result: ${image.mimeType}, ${
+    decodedBytes(image.data).toLocaleString("en-US")
+  } bytes]`;
+}
+
+/**
+ * Whether the texts are one JSON text of `structured` (the spec's
+ * backwards-compatible copy), compared as values; only for texts within
+ * the budget, and at most 64 levels deep.
+ */
+function sameJson(
+  texts: readonly string[],
+  structured: unknown,
+  budget: Budget,
+): boolean {
+  if (texts.length !== 1) return false;
+  const text = texts[0]!;
+  if (text.length > budget.maxTokens * 4 || !/^\s*[[{]/.test(text)) {
+    return false;
+  }
+  try {
+    return equalJson(JSON.parse(text), structured, 0);
+  } catch {
+    return false;
   }
 }
 
-/** A placeholder for binary content the model cannot be shown. */
-function omitted(what: string, mimeType: unknown, data: unknown): string {
-  const bytes = typeof data === "string" ? Math.floor(data.length * 3 / 4) : 0;
-  const type = typeof mimeType === "string" ? `${mimeType}, ` : "";
-  return `[${what} omitted: ${type}${bytes} bytes]`;
+function equalJson(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  if (depth > 64 || typeof a !== "object" || typeof b !== "object") {
+    return false;
+  }
+  if (a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
+    return false;
+  }
+  if (Array.isArray(a)) {
+    const list = b as unknown[];
+    return a.length === list.length &&
+      a.every((item, index) => equalJson(item, list[index], depth + 1));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  const keys = Object.keys(left);
+  return keys.length === Object.keys(right).length &&
+    keys.every((key) =>
+      Object.hasOwn(right, key) && equalJson(left[key], right[key], depth + 1)
+    );
 }

@@ -12,7 +12,13 @@
  */
 
 import { existingRequired, isSchema, type Schema } from "./_json_schema.ts";
-import { setOwn } from "../util/values.ts";
+import {
+  EVERY,
+  jsonTextNode,
+  type JsonTextPlace,
+  restoreJsonText,
+} from "./_json_text.ts";
+import { ownValue, setOwn } from "../util/values.ts";
 import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
 import {
   geminiCalls,
@@ -71,24 +77,67 @@ const OPENAPI_FORMATS: Record<string, ReadonlySet<string>> = {
   integer: new Set(["int32", "int64"]),
 };
 
+/** What one conversion collects beside the schema. */
+interface Walk {
+  /** Keywords removed. */
+  dropped: Set<string>;
+  /** Values declared as JSON text (`_json_text.ts`). */
+  places: JsonTextPlace[];
+}
+
 /** Builds `parameters` (OpenAPI 3.0 subset). */
 function openApiSchema(input: Schema): Dialect {
   const { schema, hint, notes } = prepare(input);
-  const dropped = new Set<string>();
-  const result = toOpenApi(schema, dropped);
-  if (dropped.size > 0) {
+  const walk: Walk = { dropped: new Set(), places: [] };
+  const result = toOpenApi(schema, walk, undefined, false);
+  if (walk.dropped.size > 0) {
     notes.push(
-      `removed unsupported keywords: ${[...dropped].sort().join(", ")}`,
+      `removed unsupported keywords: ${[...walk.dropped].sort().join(", ")}`,
     );
   }
   // The API refuses an OBJECT without properties; a tool without
   // parameters leaves `parameters` unset.
   const empty = !isSchema(result.properties) ||
     Object.keys(result.properties).length === 0;
-  return withHint({ schema: empty ? undefined : result, notes }, hint);
+  const dialect: Dialect = { schema: empty ? undefined : result, notes };
+  if (!empty && walk.places.length > 0) {
+    notes.push(describePlaces(walk.places));
+    dialect.restore = restoreJsonText(walk.places);
+  }
+  return withHint(dialect, hint);
 }
 
-function toOpenApi(node: unknown, dropped: Set<string>): Schema {
+/**
+ * One node in the OpenAPI subset. `path` is where it sits in the
+ * arguments (`undefined` at the root); `inAnyOf` says it is one
+ * alternative of several.
+ */
+function toOpenApi(
+  node: unknown,
+  walk: Walk,
+  path: string[] | undefined,
+  inAnyOf: boolean,
+): Schema {
+  const out = convertNode(node, walk, path ?? [], inAnyOf);
+  if (path === undefined) return out;
+  const free = out.type === "OBJECT" &&
+      !(isSchema(out.properties) && Object.keys(out.properties).length > 0)
+    ? "object"
+    : out.type === undefined && out.anyOf === undefined
+    ? "any"
+    : undefined;
+  if (free === undefined) return out;
+  walk.places.push({ path, wants: inAnyOf ? "structured" : free });
+  return jsonTextNode(out, free);
+}
+
+function convertNode(
+  node: unknown,
+  walk: Walk,
+  path: string[],
+  inAnyOf: boolean,
+): Schema {
+  const { dropped } = walk;
   if (!isSchema(node)) return {};
   const out: Schema = {};
   const described: string[] = [];
@@ -117,7 +166,7 @@ function toOpenApi(node: unknown, dropped: Set<string>): Schema {
   }
   if (branches.length > 1) {
     // The API refuses `type` beside `anyOf`.
-    out.anyOf = branches.map((branch) => toOpenApi(branch, dropped));
+    out.anyOf = branches.map((branch) => toOpenApi(branch, walk, path, true));
   } else if (types.length > 1) {
     out.anyOf = types.map((type) => ({ type: type.toUpperCase() }));
   } else if (types.length === 1 && OPENAPI_TYPES.has(types[0]!)) {
@@ -132,7 +181,7 @@ function toOpenApi(node: unknown, dropped: Set<string>): Schema {
     } else if (INT64.has(key) && typeof value === "number") {
       out[key] = String(value);
     } else if (key === "format" && typeof value === "string") {
-      if (type !== undefined && OPENAPI_FORMATS[type]?.has(value)) {
+      if (type !== undefined && ownValue(OPENAPI_FORMATS, type)?.has(value)) {
         out.format = value;
       } else {
         described.push(`Format: ${value}.`);
@@ -167,23 +216,30 @@ function toOpenApi(node: unknown, dropped: Set<string>): Schema {
   if (isSchema(source.properties)) {
     const properties: Schema = {};
     for (const [name, child] of Object.entries(source.properties)) {
-      setOwn(properties, name, toOpenApi(child, dropped));
+      setOwn(
+        properties,
+        name,
+        toOpenApi(child, walk, [...path, name], inAnyOf),
+      );
     }
     out.properties = properties;
     const required = existingRequired(source.required, properties);
     if (required.length > 0) out.required = required;
   }
+  const items = [...path, EVERY];
   if (isSchema(source.items)) {
-    out.items = toOpenApi(source.items, dropped);
+    out.items = toOpenApi(source.items, walk, items, inAnyOf);
   } else if (Array.isArray(source.items) || Array.isArray(source.prefixItems)) {
     const tuple = (Array.isArray(source.items)
       ? source.items
       : source.prefixItems) as unknown[];
-    out.items = tuple.length === 1 ? toOpenApi(tuple[0], dropped) : {
-      anyOf: tuple.map((item) =>
-        toOpenApi(item, dropped)
-      ),
-    };
+    out.items = tuple.length === 1
+      ? toOpenApi(tuple[0], walk, items, inAnyOf)
+      : {
+        anyOf: tuple.map((item) =>
+          toOpenApi(item, walk, items, true)
+        ),
+      };
     described.push(`A list of ${tuple.length} items in this order.`);
   }
   if (described.length > 0) {
@@ -195,6 +251,23 @@ function toOpenApi(node: unknown, dropped: Set<string>): Schema {
     );
   }
   return out;
+}
+
+/** The report's note on the values sent as JSON text. */
+function describePlaces(places: readonly JsonTextPlace[]): string {
+  const names = [...new Set(places.map((place) => placeName(place.path)))];
+  const shown = names.slice(0, 8).join(", ");
+  return `declared as JSON text, parsed back before the call (the API refuses an OBJECT without properties and a schema without a type): ${shown}${
+    names.length > 8 ? `, … (${names.length} in all)` : ""
+  }`;
+}
+
+/** `filters[].value`: a place as a reader writes it, cut to 80 characters. */
+function placeName(path: readonly string[]): string {
+  const name = path.map((part, index) =>
+    part === EVERY ? "[]" : index === 0 ? part : `.${part}`
+  ).join("");
+  return JSON.stringify(name.length > 80 ? `${name.slice(0, 79)}…` : name);
 }
 
 function typeList(type: unknown): string[] {

@@ -7,6 +7,7 @@
  */
 
 import { describeValue, setOwn } from "../util/values.ts";
+import { pruneDefinitions } from "./_prune.ts";
 
 /** A JSON Schema node (boolean schemas are handled where they can occur). */
 export type Schema = { [key: string]: unknown };
@@ -126,6 +127,12 @@ export interface InlineOptions {
 
 /** Inlined nodes beyond this count are cut like cycles (exponential DAGs). */
 const NODE_BUDGET = 5_000;
+/**
+ * How deeply a schema may nest, in levels of JSON objects and lists: the
+ * transforms recurse on it, so a tool's schema is refused past it, and
+ * inlining `$ref`s never nests deeper.
+ */
+export const MAX_SCHEMA_DEPTH = 128;
 
 /**
  * Replaces every local `$ref` by a copy of its target and drops `$defs` /
@@ -139,8 +146,25 @@ export function inlineRefs(root: Schema, options: InlineOptions): Schema {
   const depth = options.recursionDepth ?? 1;
   let budget = NODE_BUDGET;
   let overBudget = false;
-  const expand = (node: unknown, stack: readonly string[]): unknown => {
+  let tooDeep = false;
+  const expand = (
+    node: unknown,
+    stack: readonly string[],
+    level = 0,
+  ): unknown => {
     if (!isSchema(node)) return node;
+    if (level > MAX_SCHEMA_DEPTH / 2) {
+      // A chain of references nests deeper than any schema may.
+      if (!tooDeep) {
+        tooDeep = true;
+        options.note(
+          `inlining $ref nested the schema past ${
+            MAX_SCHEMA_DEPTH / 2
+          } levels; the rest is cut to its types (the arguments are still validated against the whole schema)`,
+        );
+      }
+      return cut(node, "nested too deeply to spell out");
+    }
     if (--budget < 0) {
       if (!overBudget) {
         overBudget = true;
@@ -160,7 +184,7 @@ export function inlineRefs(root: Schema, options: InlineOptions): Schema {
             quoteRef(ref)
           } does not resolve locally; replaced by an unconstrained value`,
         );
-        return expand(siblings, stack);
+        return expand(siblings, stack, level);
       }
       if (stack.filter((seen) => seen === ref).length > depth) {
         options.note(
@@ -175,15 +199,15 @@ export function inlineRefs(root: Schema, options: InlineOptions): Schema {
           }, not spelled out further`,
         );
       }
-      const inner = expand(target, [...stack, ref]);
-      const own = expand(siblings, stack);
+      const inner = expand(target, [...stack, ref], level);
+      const own = expand(siblings, stack, level);
       return {
         ...(isSchema(inner) ? inner : {}),
         ...(isSchema(own) ? own : {}),
       };
     }
     const { $defs: _d, definitions: _e, ...rest } = node;
-    return mapChildren(rest, (child) => expand(child, stack));
+    return mapChildren(rest, (child) => expand(child, stack, level + 1));
   };
   const result = expand(root, []);
   return isSchema(result) ? result : {};
@@ -235,6 +259,7 @@ export interface ObjectRoot {
  * branches are merged; `anyOf`/`oneOf` branches lend their properties and
  * the alternatives are described in `hint`. The server still validates the
  * original schema, so nothing is lost but the model's view of the rule.
+ * Definitions no `$ref` reaches are removed (`_prune.ts`), for every API.
  */
 export function objectRoot(input: Schema): ObjectRoot {
   const notes: string[] = [];
@@ -299,6 +324,10 @@ export function objectRoot(input: Schema): ObjectRoot {
   );
   if (declared.length > 0) schema.required = declared;
   else delete schema.required;
+  // Before any dialect judges or copies them (strictness, inlining).
+  const pruned = pruneDefinitions(schema);
+  if (pruned.note !== undefined) notes.push(pruned.note);
+  schema = pruned.schema;
   const hint = hints.length > 0 ? hints.join(" ") : undefined;
   return hint === undefined ? { schema, notes } : { schema, hint, notes };
 }

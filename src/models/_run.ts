@@ -10,12 +10,35 @@
 import { errorMessage } from "../util/errors.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { Entry, Runner } from "./_codec.ts";
-import { forModel, toolsOf } from "./_entries.ts";
-import { declined, failure, type Outcome, outcomeOf } from "./_content.ts";
+import { forModel, registryOf, toolsOf } from "./_entries.ts";
+import {
+  declined,
+  failure,
+  type Outcome,
+  outcomeOf,
+  type Shaping,
+  shapings,
+} from "./_content.ts";
 import { isSchema } from "./_json_schema.ts";
-import type { DispatchOptions, ToolSource } from "./options.ts";
+import type { ResultPages } from "./_pages.ts";
+import type {
+  DispatchOptions,
+  ModelToolsOptions,
+  ToolSource,
+} from "./options.ts";
 import { editDistance } from "../util/closest.ts";
 import { toolAlias } from "../tools/alias.ts";
+
+/**
+ * The tools a dispatcher may find beyond those it declared (the search
+ * hand-off declares few or none), and what it says of a name it cannot find.
+ */
+export interface MoreTools {
+  /** The entry of a tool the model may call by `name`. */
+  find(name: string): Entry | undefined;
+  /** The message for a name that is no tool. */
+  unknown(name: string): string;
+}
 
 /** The tools a dispatcher knows, by every name a model may use. */
 class ToolIndex {
@@ -23,9 +46,15 @@ class ToolIndex {
   readonly #registry: ToolRegistry | undefined;
   /** A list source's tools kept from the model (MCP Apps `visibility`), by name and alias. */
   readonly #hidden = new Map<string, RegisteredTool>();
+  readonly more: MoreTools | undefined;
 
-  constructor(source: ToolSource, entries: readonly Entry[]) {
-    this.#registry = Array.isArray(source) ? undefined : source as ToolRegistry;
+  constructor(
+    source: ToolSource,
+    entries: readonly Entry[],
+    more?: MoreTools,
+  ) {
+    this.more = more;
+    this.#registry = registryOf(source);
     for (const entry of entries) {
       this.#byName.set(entry.name, entry);
       this.#byName.set(entry.tool.name, entry);
@@ -57,25 +86,31 @@ class ToolIndex {
   find(
     name: string,
   ): { entry: Entry; tool: RegisteredTool | undefined } | undefined {
-    const entry = this.#byName.get(name);
+    const entry = this.#byName.get(name) ?? this.more?.find(name);
     if (!entry) return undefined;
-    const tool = this.#registry === undefined
+    const tool = this.#registry === undefined || entry.local
       ? entry.tool
       : this.#registry.resolve(entry.tool.name);
     return { entry, tool };
   }
 }
 
+/** What a runner is made with: the options, and where cut results are kept. */
+export type RunnerOptions = ModelToolsOptions & { pages?: ResultPages };
+
 /**
  * The runner of `entries`: each call runs with `options` as defaults, over
- * which a call's own options go (`invokeOptions` merged key by key).
+ * which a call's own options go (`invokeOptions` and `resultBudget` merged
+ * key by key, the server's budget between the two).
  */
 export function runner(
   source: ToolSource,
   entries: readonly Entry[],
-  options: DispatchOptions,
+  options: RunnerOptions,
+  more?: MoreTools,
 ): Runner {
-  const index = new ToolIndex(source, entries);
+  const shapingFor = shapings(options);
+  const index = new ToolIndex(source, entries, more);
   const defaults: DispatchOptions = {
     ...(options.approve ? { approve: options.approve } : {}),
     ...(options.approveAll ? { approveAll: options.approveAll } : {}),
@@ -84,12 +119,14 @@ export function runner(
       : {}),
     ...(options.invokeOptions ? { invokeOptions: options.invokeOptions } : {}),
   };
-  return (call, overrides) =>
-    runCall(index, call, {
+  return (call, overrides) => {
+    const shaping = shapingFor(overrides?.resultBudget);
+    return runCall(index, call, {
       ...defaults,
       ...overrides,
       invokeOptions: { ...defaults.invokeOptions, ...overrides?.invokeOptions },
-    });
+    }, shaping);
+  };
 }
 
 /** Runs one call; never throws for tool or call failures. */
@@ -97,12 +134,15 @@ async function runCall(
   index: ToolIndex,
   call: { name: string; args: unknown; raw: unknown },
   options: DispatchOptions,
+  shaping: (tool: RegisteredTool) => Shaping,
 ): Promise<Outcome> {
   const found = index.find(call.name);
   if (!found) {
     const hidden = index.hidden(call.name);
     return failure(
-      hidden ? appOnly(call.name, hidden) : unknownTool(call.name, index.names),
+      hidden
+        ? appOnly(call.name, hidden)
+        : index.more?.unknown(call.name) ?? unknownTool(call.name, index.names),
     );
   }
   const { entry, tool } = found;
@@ -147,7 +187,10 @@ async function runCall(
     }
   }
   try {
-    return outcomeOf(await tool.invoke(args, options.invokeOptions));
+    return outcomeOf(
+      await tool.invoke(args, options.invokeOptions),
+      shaping(tool),
+    );
   } catch (error) {
     return failure(
       `Tool ${JSON.stringify(entry.name)} could not be called: ${

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
+import { gunzipSync } from "node:zlib";
 import {
   MCPToolAdapter,
   type MCPToolDescriptor,
@@ -23,6 +24,37 @@ export function readFixture<T>(name: string): T {
   return JSON.parse(
     readFileSync(new URL(`./fixtures/${name}`, import.meta.url), "utf8"),
   ) as T;
+}
+
+/** One tool of the toolsearch catalog: its server, and its `tools/list` entry. */
+export interface CatalogTool extends MCPToolDescriptor {
+  /** The catalog's server id, e.g. `"notion"`. */
+  server: string;
+}
+
+/**
+ * The 1,577 tools of `fixtures/catalog.json.gz` (58 servers' `tools/list`,
+ * see `fixtures/README.md`), or one server's.
+ */
+export function catalogTools(server?: string): CatalogTool[] {
+  const gz = readFileSync(
+    new URL("./fixtures/catalog.json.gz", import.meta.url),
+  );
+  const { tools } = JSON.parse(gunzipSync(gz).toString("utf8")) as {
+    tools: CatalogTool[];
+  };
+  return server === undefined
+    ? tools
+    : tools.filter((tool) => tool.server === server);
+}
+
+/** A registry of catalog tools, each under its own server's namespace. */
+export function catalogRegistry(tools: readonly CatalogTool[]): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) {
+    registry.register(registeredTool(tool.server, tool, ok));
+  }
+  return registry;
 }
 
 /** The tool lists of the fixtures: `{ tools: [...] }`. */
@@ -79,24 +111,32 @@ export function registryOf(
 ): ToolRegistry {
   const registry = new ToolRegistry();
   for (const descriptor of descriptors) {
-    const title = descriptor.title ?? descriptor.annotations?.title;
-    const tool: RegisteredTool = {
-      name: `${namespace}/${descriptor.name}`,
-      description: descriptor.description ?? "",
-      ...(typeof title === "string" ? { title } : {}),
-      inputSchema: descriptor.inputSchema,
-      capability: resolveCapability(
-        descriptor.name,
-        descriptor.annotations ? { annotations: descriptor.annotations } : {},
-      ),
-      checkpointable: false,
-      source: "mcp",
-      sourceMetadata: { server: namespace },
-      invoke: async (args = {}) => await invoke(descriptor.name, args),
-    };
-    registry.register(tool);
+    registry.register(registeredTool(namespace, descriptor, invoke));
   }
   return registry;
+}
+
+/** A descriptor as `registerTools()` would register it under `namespace`. */
+function registeredTool(
+  namespace: string,
+  descriptor: MCPToolDescriptor,
+  invoke: FakeInvoke,
+): RegisteredTool {
+  const title = descriptor.title ?? descriptor.annotations?.title;
+  return {
+    name: `${namespace}/${descriptor.name}`,
+    description: descriptor.description ?? "",
+    ...(typeof title === "string" ? { title } : {}),
+    inputSchema: descriptor.inputSchema,
+    capability: resolveCapability(
+      descriptor.name,
+      descriptor.annotations ? { annotations: descriptor.annotations } : {},
+    ),
+    checkpointable: false,
+    source: "mcp",
+    sourceMetadata: { server: namespace },
+    invoke: async (args = {}) => await invoke(descriptor.name, args),
+  };
 }
 
 /** server-everything over stdio, its tools registered under `everything`. */

@@ -148,7 +148,7 @@ describe("dispatch()", () => {
     assert.deepEqual(Object.keys(part.functionResponse.response), ["error"]);
     assert.match(
       String(part.functionResponse.response.error),
-      /^Unknown tool "get_note"\. Did you mean "notes__get_note"\? Call one of the tools you were given: notes__get_note, notes__delete_note, notes__snapshot\.$/,
+      /^Unknown tool "get_note"\. Did you mean "notes__get_note"\? Call one of the tools you were given: notes__delete_note, notes__get_note, notes__snapshot\.$/,
     );
     assert.equal(part.functionResponse.id, "g1");
     assert.equal(part.functionResponse.name, "get_note");
@@ -163,9 +163,8 @@ describe("dispatch()", () => {
       name: "notes/get_note",
       args: { id: 7 },
     });
-    assert.deepEqual(part.functionResponse.response, {
-      output: { id: 7, title: "Groceries" },
-    });
+    // `content` is the model's form; `structuredContent` is not sent twice.
+    assert.deepEqual(part.functionResponse.response, { output: "note 7" });
   });
 
   it("marks tool failures as errors and never throws", async () => {

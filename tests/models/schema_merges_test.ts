@@ -115,7 +115,10 @@ describe("schemas whose properties sit behind a $ref or a nested allOf", () => {
   it("anthropic rewrites draft-07 tuples and boolean bounds inside $defs too", () => {
     const root = sent({
       type: "object",
-      properties: { p: { $ref: "#/$defs/Pair" } },
+      properties: {
+        p: { $ref: "#/$defs/Pair" },
+        q: { $ref: "#/$defs/Bound" },
+      },
       $defs: {
         Pair: {
           type: "array",
