@@ -32,6 +32,9 @@ const CATALOG: ToolSearchEntry[] = [
   tool("files", "read_file", "Reads the contents of a file.", {
     path: { type: "string", description: "Path of the file" },
   }),
+  tool("files", "copy_file", "Copies a file.", {
+    path: { type: "string", description: "Path of the file" },
+  }),
   tool("files", "list_directory", "Lists the entries of a directory.", {
     path: { type: "string" },
   }),
@@ -95,6 +98,20 @@ describe("createLexicalRanker() finds", () => {
   it("a tool whose name the request explains, before one that shares words with it", () => {
     // Both are about feature flags; only one creates.
     assert.equal(ids("create a feature flag")[0], "flags/create_feature_flag");
+    // The other's description says more about collections, not what it is.
+    const index = createLexicalRanker();
+    index.add([
+      tool("api", "create_collection", "Creates a collection."),
+      tool(
+        "api",
+        "generate_from_spec",
+        "Creates a collection from a spec: the collection's requests are created from the spec's paths, one collection per spec.",
+      ),
+    ]);
+    assert.equal(
+      index.search("create a collection", { k: 1 })[0]?.id,
+      "api/create_collection",
+    );
   });
 });
 
