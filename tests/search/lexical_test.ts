@@ -52,8 +52,9 @@ const CATALOG: ToolSearchEntry[] = [
   tool("shop", "get_item", "Returns one record.", {
     sku: { type: "string", description: "Stock keeping unit" },
   }),
-  tool("shop", "get_order", "Returns one record.", {
-    order_number: { type: "string" },
+  // Sorts before get_item: a tie would go its way.
+  tool("shop", "get_invoice", "Returns one record.", {
+    invoice_number: { type: "string" },
   }),
 ];
 
