@@ -96,49 +96,68 @@ function breaksBefore(classes: number[], j: number): boolean {
 }
 
 /**
- * Calls `visit` with the lower-cased pieces of each word of `text` (read
- * up to `maxChars`), until it returns `false`.
+ * Reads the words of a text one at a time, as lower-cased pieces split at
+ * identifier boundaries. One scanner serves every call (nothing here is
+ * asynchronous or re-entered), so scanning allocates only the pieces.
  */
-function scan(
-  text: string,
-  maxChars: number,
-  visit: (pieces: string[]) => boolean,
-): void {
-  const source = fold(text.length > maxChars ? text.slice(0, maxChars) : text);
-  const length = source.length;
-  const classes: number[] = [];
-  const pieces: string[] = [];
-  let i = 0;
-  while (i < length) {
-    for (; i < length; i++) {
-      const code = source.charCodeAt(i);
-      if ((code < 128 ? ASCII[code] : classOf(code)) !== SEPARATOR) break;
-    }
-    const start = i;
-    let plain = true;
-    classes.length = 0;
-    for (; i < length; i++) {
-      const code = source.charCodeAt(i);
-      const type = code < 128 ? ASCII[code]! : classOf(code);
-      if (type === SEPARATOR) break;
-      if (type !== LOWER) plain = false;
-      classes.push(type);
-    }
-    const size = i - start;
-    if (size === 0 || size > MAX_TERM_LENGTH * 4) continue;
-    pieces.length = 0;
-    if (plain) pieces.push(source.slice(start, i));
-    else {
-      let from = 0;
-      for (let j = 1; j <= size; j++) {
-        if (j < size && !breaksBefore(classes, j)) continue;
-        pieces.push(source.slice(start + from, start + j).toLowerCase());
-        from = j;
+class Scanner {
+  #source = "";
+  #at = 0;
+  readonly #classes: number[] = [];
+
+  /** Starts on `text`, read up to `maxChars`, folded. */
+  reset(text: string, maxChars: number): void {
+    this.#source = fold(
+      text.length > maxChars ? text.slice(0, maxChars) : text,
+    );
+    this.#at = 0;
+  }
+
+  /** Fills `pieces` with the next word's; `false` at the end of the text. */
+  next(pieces: string[]): boolean {
+    const source = this.#source;
+    const length = source.length;
+    const classes = this.#classes;
+    let i = this.#at;
+    for (;;) {
+      for (; i < length; i++) {
+        const code = source.charCodeAt(i);
+        if ((code < 128 ? ASCII[code] : classOf(code)) !== SEPARATOR) break;
       }
+      if (i >= length) {
+        this.#at = i;
+        return false;
+      }
+      const start = i;
+      let plain = true;
+      classes.length = 0;
+      for (; i < length; i++) {
+        const code = source.charCodeAt(i);
+        const type = code < 128 ? ASCII[code]! : classOf(code);
+        if (type === SEPARATOR) break;
+        if (type !== LOWER) plain = false;
+        classes.push(type);
+      }
+      const size = i - start;
+      if (size > MAX_TERM_LENGTH * 4) continue;
+      pieces.length = 0;
+      if (plain) pieces.push(source.slice(start, i));
+      else {
+        let from = 0;
+        for (let j = 1; j <= size; j++) {
+          if (j < size && !breaksBefore(classes, j)) continue;
+          pieces.push(source.slice(start + from, start + j).toLowerCase());
+          from = j;
+        }
+      }
+      this.#at = i;
+      return true;
     }
-    if (!visit(pieces)) return;
   }
 }
+
+const SCANNER = new Scanner();
+const PIECES: string[] = [];
 
 /**
  * Pushes the stemmed pieces of one word onto `parts`, leaving out function
@@ -181,13 +200,13 @@ export function analyse(
   maxWords: number,
 ): AnalysedWord[] {
   const words: AnalysedWord[] = [];
-  scan(text, maxChars, (pieces) => {
+  SCANNER.reset(text, maxChars);
+  while (words.length < maxWords && SCANNER.next(PIECES)) {
     const parts: string[] = [];
-    const whole = wordParts(pieces, parts);
+    const whole = wordParts(PIECES, parts);
     if (whole !== undefined) words.push({ parts, whole });
     else if (parts.length > 0) words.push({ parts });
-    return words.length < maxWords;
-  });
+  }
   return words;
 }
 
@@ -207,13 +226,15 @@ export function pushTerms(
   maxTerms: number,
 ): void {
   if (text === "" || out.length >= maxTerms) return;
-  scan(text, maxChars, (pieces) => {
-    const whole = wordParts(pieces, out);
+  SCANNER.reset(text, maxChars);
+  while (SCANNER.next(PIECES)) {
+    const whole = wordParts(PIECES, out);
     if (whole !== undefined) out.push(whole);
-    if (out.length < maxTerms) return true;
-    out.length = maxTerms;
-    return false;
-  });
+    if (out.length >= maxTerms) {
+      out.length = maxTerms;
+      return;
+    }
+  }
 }
 
 /**

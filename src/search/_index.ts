@@ -20,9 +20,11 @@
  *   all. A request naming GitLab, or Outlook (which only the Microsoft 365
  *   tools mention), leans towards that server's tools.
  *
- * Every statistic is a sum kept as tools come and go, and ties are broken by
- * id, so an index built by adds and removes answers exactly as one built
- * afresh from the same tools.
+ * A tool's frequencies depend on that tool alone (fields are normalised by
+ * fixed pivot lengths), the corpus statistics (how many tools have a term,
+ * how many tools each server has) are counts kept as tools come and go, and
+ * ties are broken by id: an index built by adds and removes answers exactly
+ * as one built afresh from the same tools.
  *
  * @module
  */
@@ -35,6 +37,7 @@ import {
   nameWords as countNameWords,
 } from "./_fields.ts";
 import { type Alternative, rewritePhrases } from "./_vocabulary.ts";
+import { top } from "./_top.ts";
 import type { ToolSearchEntry, ToolSearchHit } from "./types.ts";
 
 /** The knobs of the scoring; the defaults are in `lexical.ts`. */
@@ -43,6 +46,12 @@ export interface Tuning {
   weights: readonly number[];
   /** Length normalisation per field (BM25's `b`), same order. */
   b: readonly number[];
+  /**
+   * Each field's pivot length, same order: a tool's field of this many
+   * terms is normalised by 1. Fixed rather than the catalog's running
+   * average, so a tool's frequencies never change after it is added.
+   */
+  pivots: readonly number[];
   /** BM25's `k1`: how fast repeated evidence saturates. */
   k1: number;
   /** How much the server prior adds, per unit of affinity. */
@@ -68,8 +77,6 @@ interface Doc {
   server: number;
   /** Its place in the score arrays; reused after removal. */
   slot: number;
-  /** Term count per field. */
-  lengths: number[];
   /** How many distinct words its name has. */
   nameWords: number;
   /** Its postings, one per distinct term. */
@@ -80,13 +87,12 @@ interface Doc {
 interface Posting {
   term: string;
   doc: Doc;
-  /** The term's count per field. */
-  counts: number[];
+  /** Whether the term is in the tool's name. */
+  inName: boolean;
   /** Where it sits in its term's list. */
   at: number;
-  /** Its weighted, length-normalised frequency, as of generation `generation`. */
+  /** Its weighted, length-normalised frequency (BM25F's pseudo-frequency). */
   tf: number;
-  generation: number;
 }
 
 /** One concept of a query: a word and what it may stand for. */
@@ -98,7 +104,6 @@ export class LexicalIndex {
   readonly #vocabulary: ReadonlyMap<string, Alternative[]>;
   readonly #docs = new Map<string, Doc>();
   readonly #postings = new Map<string, Posting[]>();
-  readonly #totals: number[] = FIELDS.map(() => 0);
   /** Servers by name, numbered for the affinity arrays. */
   readonly #serverIds = new Map<string, number>();
   readonly #freeServerIds: number[] = [];
@@ -108,10 +113,6 @@ export class LexicalIndex {
   #serverCount: number[] = [];
   #serverBest: number[] = [];
   #serverAffinity: number[] = [];
-  /** Bumped by every change: cached frequencies older than it are stale. */
-  #generation = 1;
-  #averages: number[] = FIELDS.map(() => 1);
-  #averagesGeneration = 0;
   readonly #freeSlots: number[] = [];
   #slots = 0;
   // Scratch, by slot, reused by every search (and cleared after it).
@@ -128,11 +129,6 @@ export class LexicalIndex {
     this.#vocabulary = vocabulary;
   }
 
-  /** How many tools are indexed. */
-  get size(): number {
-    return this.#docs.size;
-  }
-
   /** Indexes one tool, replacing one with its id; skips what is no tool. */
   add(entry: ToolSearchEntry): void {
     let fields: FieldTerms;
@@ -146,7 +142,6 @@ export class LexicalIndex {
       return;
     }
     this.remove(entry.id);
-    this.#generation++;
     const server = this.#serverId(
       typeof entry.server === "string" ? entry.server : "",
     );
@@ -154,35 +149,33 @@ export class LexicalIndex {
       id: entry.id,
       server,
       slot: this.#takeSlot(),
-      lengths: fields.map((terms) => terms.length),
       nameWords,
       postings: [],
     };
-    const byTerm = new Map<string, number[]>();
+    // BM25F's pseudo-frequency summed occurrence by occurrence: each adds
+    // its field's weight over the field's length normalisation.
+    const { weights, b, pivots } = this.#tuning;
+    const frequencies = new Map<string, number>();
     for (let field = 0; field < FIELD_COUNT; field++) {
-      for (const term of fields[field]!) {
-        let counts = byTerm.get(term);
-        if (counts === undefined) {
-          byTerm.set(term, counts = new Array(FIELD_COUNT).fill(0));
-        }
-        counts[field] = counts[field]! + 1;
+      const terms = fields[field]!;
+      const share = weights[field]! /
+        (1 - b[field]! + b[field]! * terms.length / pivots[field]!);
+      for (const term of terms) {
+        frequencies.set(term, (frequencies.get(term) ?? 0) + share);
       }
     }
+    const named = new Set(fields[NAME]);
     this.#docs.set(doc.id, doc);
-    for (let field = 0; field < FIELD_COUNT; field++) {
-      this.#totals[field]! += doc.lengths[field]!;
-    }
     this.#serverTools[server]!++;
-    for (const [term, counts] of byTerm) {
+    for (const [term, tf] of frequencies) {
       let list = this.#postings.get(term);
       if (list === undefined) this.#postings.set(term, list = []);
       const posting: Posting = {
         term,
         doc,
-        counts,
+        inName: named.has(term),
         at: list.length,
-        tf: 0,
-        generation: 0,
+        tf,
       };
       list.push(posting);
       doc.postings.push(posting);
@@ -193,12 +186,8 @@ export class LexicalIndex {
   remove(id: string): void {
     const doc = this.#docs.get(id);
     if (doc === undefined) return;
-    this.#generation++;
     this.#docs.delete(id);
     this.#freeSlots.push(doc.slot);
-    for (let field = 0; field < FIELD_COUNT; field++) {
-      this.#totals[field]! -= doc.lengths[field]!;
-    }
     if (--this.#serverTools[doc.server]! === 0) {
       this.#freeServerIds.push(doc.server);
       for (const [name, id] of this.#serverIds) {
@@ -241,8 +230,6 @@ export class LexicalIndex {
   #score(concepts: Concept[]): Doc[] {
     const tuning = this.#tuning;
     const n = this.#docs.size;
-    const averages = this.#currentAverages();
-    const generation = this.#generation;
     const scores = this.#scores;
     const best = this.#best;
     const inName = this.#inName;
@@ -266,10 +253,6 @@ export class LexicalIndex {
         const df = list.length;
         const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
         for (const posting of list) {
-          if (posting.generation !== generation) {
-            posting.tf = this.#frequency(posting, averages);
-            posting.generation = generation;
-          }
           const tf = posting.tf;
           // Only in fields weighted 0: not evidence at all.
           if (tf === 0) continue;
@@ -278,7 +261,7 @@ export class LexicalIndex {
           const slot = doc.slot;
           if (best[slot] === 0) conceptTouched.push(doc);
           if (score > best[slot]!) best[slot] = score;
-          if (inNames && posting.counts[NAME]! > 0 && weight > inName[slot]!) {
+          if (inNames && posting.inName && weight > inName[slot]!) {
             inName[slot] = weight;
           }
           perServer[doc.server] = perServer[doc.server]! + 1;
@@ -328,30 +311,6 @@ export class LexicalIndex {
       const value = weight * idf * count / tools[server]!;
       if (value > serverBest[server]!) serverBest[server] = value;
     }
-  }
-
-  /** A posting's weighted, length-normalised frequency (BM25F). */
-  #frequency(posting: Posting, averages: number[]): number {
-    const { weights, b } = this.#tuning;
-    const { counts, doc } = posting;
-    let tf = 0;
-    for (let field = 0; field < FIELD_COUNT; field++) {
-      const count = counts[field]!;
-      if (count === 0) continue;
-      const norm = 1 - b[field]! +
-        b[field]! * doc.lengths[field]! / averages[field]!;
-      tf += weights[field]! * count / norm;
-    }
-    return tf;
-  }
-
-  #currentAverages(): number[] {
-    if (this.#averagesGeneration !== this.#generation) {
-      const n = this.#docs.size;
-      this.#averages = this.#totals.map((total) => total / n || 1);
-      this.#averagesGeneration = this.#generation;
-    }
-    return this.#averages;
   }
 
   /** A query's concepts: each word with its alternatives, once each. */
@@ -416,30 +375,4 @@ export class LexicalIndex {
     }
     return slot;
   }
-}
-
-/**
- * The best `k` of `docs` (scored by `scores`, same order) that `accept`
- * lets through, best first: higher score, then lower id. `accept` is asked
- * only about tools that would enter the top `k` at the time.
- */
-function top(
-  docs: Doc[],
-  scores: Float64Array,
-  k: number,
-  accept: ((id: string) => boolean) | undefined,
-): ToolSearchHit[] {
-  const kept: number[] = [];
-  const before = (a: number, b: number) =>
-    scores[a]! > scores[b]! ||
-    (scores[a] === scores[b] && docs[a]!.id < docs[b]!.id);
-  for (let i = 0; i < docs.length; i++) {
-    if (kept.length >= k && !before(i, kept[kept.length - 1]!)) continue;
-    if (accept !== undefined && !accept(docs[i]!.id)) continue;
-    let at = kept.length;
-    while (at > 0 && before(i, kept[at - 1]!)) at--;
-    kept.splice(at, 0, i);
-    if (kept.length > k) kept.pop();
-  }
-  return kept.map((i) => ({ id: docs[i]!.id, score: scores[i]! }));
 }

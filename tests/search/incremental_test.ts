@@ -98,6 +98,13 @@ describe("a lexical ranker updated by add() and remove()", () => {
       incremental.add(back);
       for (const tool of back) latest.set(tool.id, tool);
       browse();
+      // A server that goes away altogether, then the last few changes.
+      const gone = [...latest.keys()].filter((id) =>
+        id.startsWith("calendar/")
+      );
+      incremental.remove(gone);
+      for (const id of gone) latest.delete(id);
+      browse();
       const last = [...latest.keys()].filter(() => next() < 0.1);
       incremental.remove([...last, "never/added"]);
       for (const id of last) latest.delete(id);

@@ -32,6 +32,9 @@ const CATALOG: ToolSearchEntry[] = [
   tool("files", "read_file", "Reads the contents of a file.", {
     path: { type: "string", description: "Path of the file" },
   }),
+  tool("files", "copy_file", "Copies a file.", {
+    path: { type: "string", description: "Path of the file" },
+  }),
   tool("files", "list_directory", "Lists the entries of a directory.", {
     path: { type: "string" },
   }),
@@ -49,8 +52,9 @@ const CATALOG: ToolSearchEntry[] = [
   tool("shop", "get_item", "Returns one record.", {
     sku: { type: "string", description: "Stock keeping unit" },
   }),
-  tool("shop", "get_order", "Returns one record.", {
-    order_number: { type: "string" },
+  // Sorts before get_item: a tie would go its way.
+  tool("shop", "get_invoice", "Returns one record.", {
+    invoice_number: { type: "string" },
   }),
 ];
 
@@ -86,7 +90,7 @@ describe("createLexicalRanker() finds", () => {
   });
 
   it("a tool by an abbreviation (PR, repo)", () => {
-    assert.deepEqual(ids("which PRs are open?", 1), [
+    assert.deepEqual(ids("which PRs does the repo have?", 1), [
       "github/list_pull_requests",
     ]);
     assert.equal(ids("make me a new repo")[0], "github/create_repository");
@@ -95,6 +99,20 @@ describe("createLexicalRanker() finds", () => {
   it("a tool whose name the request explains, before one that shares words with it", () => {
     // Both are about feature flags; only one creates.
     assert.equal(ids("create a feature flag")[0], "flags/create_feature_flag");
+    // The other's description says more about collections, not what it is.
+    const index = createLexicalRanker();
+    index.add([
+      tool("api", "create_collection", "Creates a collection."),
+      tool(
+        "api",
+        "generate_from_spec",
+        "Creates a collection from a spec: the collection's requests are created from the spec's paths, one collection per spec.",
+      ),
+    ]);
+    assert.equal(
+      index.search("create a collection", { k: 1 })[0]?.id,
+      "api/create_collection",
+    );
   });
 });
 
