@@ -4,37 +4,38 @@
  * is read whole and written atomically (a scratch file renamed over it);
  * every write holds the file's lock file, so processes writing different
  * entries keep each other's. The lock of one key is a lock file of its own
- * beside it (see `_file_lock.ts`). Values are never printed. Needs `node:`
- * file APIs, so only `cli.ts` re-exports it.
+ * beside it (see `util/file_lock.ts`). Values are never printed. The
+ * `node:` file APIs are reached when a file is touched (`util/node.ts`),
+ * so `auth.ts` re-exports it and still imports nothing from `node:`.
  *
  * @module
  */
 
-import process from "node:process";
-import { createHash } from "node:crypto";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
-import {
-  chmod,
-  mkdir,
-  readFile,
-  rename,
-  rm,
-  writeFile,
-} from "node:fs/promises";
 import { SerialQueue } from "../util/serial_queue.ts";
 import { delay } from "../util/time.ts";
 import { renameRetryDelayMs, tokenStoreLocation } from "../util/windows.ts";
 import { isRecord } from "../util/values.ts";
-import { fileLease } from "./_file_lock.ts";
+import { builtin, processOf } from "../util/node.ts";
+import { fileLease } from "../util/file_lock.ts";
 import {
-  describeKey,
   KeyedMutex,
   type LockTiming,
   lockTiming,
   withLease,
-} from "./_lease.ts";
-import type { OAuthTokenStore, StoredLogin } from "./store.ts";
+} from "../util/lease.ts";
+import {
+  atVersion,
+  describeKey,
+  type LoginVersion,
+  type OAuthTokenStore,
+  type StoredLogin,
+} from "./store.ts";
+
+type Fs = typeof import("node:fs/promises");
+type Path = typeof import("node:path");
+const fs = () => builtin<Fs>("node:fs/promises");
+const path = () => builtin<Path>("node:path");
+const homedir = () => builtin<typeof import("node:os")>("node:os").homedir();
 
 /**
  * The command line's OAuth token store file:
@@ -54,11 +55,12 @@ import type { OAuthTokenStore, StoredLogin } from "./store.ts";
  * @returns The file's path.
  */
 export function tokenStorePath(
-  env: Record<string, string | undefined> = process.env,
+  env: Record<string, string | undefined> = processOf()?.env ?? {},
 ): string {
-  if (process.platform === "win32") {
+  if (processOf()?.platform === "win32") {
     return tokenStoreLocation({ platform: "win32", env, home: homedir() }).path;
   }
+  const { join } = path();
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
   return join(base, "mcp-adapter", "oauth.json");
 }
@@ -106,10 +108,10 @@ export class FileTokenStore implements OAuthTokenStore {
    * @throws {RangeError} When a duration is not a positive number.
    */
   constructor(path?: string, options: FileTokenStoreOptions = {}) {
-    const location = process.platform === "win32"
+    const location = processOf()?.platform === "win32"
       ? tokenStoreLocation({
         platform: "win32",
-        env: process.env,
+        env: processOf()?.env ?? {},
         home: homedir(),
       })
       : undefined;
@@ -137,7 +139,7 @@ export class FileTokenStore implements OAuthTokenStore {
   ): Promise<Record<string, StoredLogin> | undefined> {
     let text: string;
     try {
-      text = await readFile(path, "utf8");
+      text = await fs().readFile(path, "utf8");
     } catch (error) {
       if ((error as { code?: string }).code === "ENOENT") return undefined;
       throw error;
@@ -206,6 +208,29 @@ export class FileTokenStore implements OAuthTokenStore {
   }
 
   /**
+   * Writes `next` only if the entry of `url` is at `expected` (see
+   * {@linkcode OAuthTokenStore.compareAndSet}), under the file's lock file.
+   *
+   * @param url The entry's key.
+   * @param expected The version the write is based on.
+   * @param next The new entry, or `undefined` to delete it.
+   * @returns Whether it was written.
+   */
+  async compareAndSet(
+    url: string,
+    expected: LoginVersion,
+    next: StoredLogin | undefined,
+  ): Promise<boolean> {
+    let written = false;
+    await this.update(url, (entry) => {
+      // update() reads a missing entry as {}: generation 0, nothing in flight.
+      written = atVersion(entry, expected);
+      return written ? next : entry;
+    });
+    return written;
+  }
+
+  /**
    * Runs `fn` holding the lock of `url` (see {@linkcode OAuthTokenStore.withLock}).
    *
    * @param url The server URL.
@@ -213,7 +238,8 @@ export class FileTokenStore implements OAuthTokenStore {
    * @returns What `fn` resolves with.
    */
   withLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
-    const hash = createHash("sha256").update(url).digest("hex").slice(0, 32);
+    const hash = builtin<typeof import("node:crypto")>("node:crypto")
+      .createHash("sha256").update(url).digest("hex").slice(0, 32);
     return this.#sections.run(
       url,
       () => this.#locked(`${this.path}.${hash}.lock`, describeKey(url), fn),
@@ -225,7 +251,10 @@ export class FileTokenStore implements OAuthTokenStore {
     what: string,
     fn: () => Promise<T>,
   ): Promise<T> {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    await fs().mkdir(path().dirname(this.path), {
+      recursive: true,
+      mode: 0o700,
+    });
     return await withLease(fileLease(lockPath, this.#timing.leaseMs), fn, {
       ...this.#timing,
       what: `the lock of ${what} (${lockPath})`,
@@ -233,7 +262,8 @@ export class FileTokenStore implements OAuthTokenStore {
   }
 
   async #write(all: Record<string, StoredLogin>): Promise<void> {
-    const scratch = `${this.path}.${process.pid}.${crypto.randomUUID()}.tmp`;
+    const { chmod, rm, writeFile } = fs();
+    const scratch = `${this.path}.${processOf()?.pid}.${crypto.randomUUID()}.tmp`;
     try {
       await writeFile(scratch, JSON.stringify(all, null, 2) + "\n", {
         mode: 0o600,
@@ -264,7 +294,8 @@ export class FileTokenStore implements OAuthTokenStore {
 export async function renameRetrying(
   from: string,
   to: string,
-  rename_: (from: string, to: string) => Promise<void> = rename,
+  rename_: (from: string, to: string) => Promise<void> = (from, to) =>
+    fs().rename(from, to),
 ): Promise<void> {
   for (let attempt = 1;; attempt++) {
     try {

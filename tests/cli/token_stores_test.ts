@@ -350,9 +350,11 @@ describe("OAuth token stores", () => {
           "access-0",
           "access-1",
         ]);
+        // Each refresh wrote the next generation.
         assert.deepEqual(await store.get(SERVER_URL), {
           client: { client_id: "c" },
           tokens: { access_token: "access-2" },
+          generation: 2,
         });
       });
 
@@ -418,6 +420,7 @@ describe("OAuth token stores", () => {
                 refresh_token: "refresh-1",
                 token_type: "Bearer",
               },
+              generation: 1,
             });
           } finally {
             answer();
