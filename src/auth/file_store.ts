@@ -263,7 +263,8 @@ export class FileTokenStore implements OAuthTokenStore {
 
   async #write(all: Record<string, StoredLogin>): Promise<void> {
     const { chmod, rm, writeFile } = fs();
-    const scratch = `${this.path}.${processOf()?.pid}.${crypto.randomUUID()}.tmp`;
+    const scratch =
+      `${this.path}.${processOf()?.pid}.${crypto.randomUUID()}.tmp`;
     try {
       await writeFile(scratch, JSON.stringify(all, null, 2) + "\n", {
         mode: 0o600,

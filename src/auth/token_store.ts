@@ -287,25 +287,30 @@ export class StoredOAuthProvider implements ExclusiveRefresh {
       ? Promise.resolve(options.stale)
       : this.tokens();
     return stale.then((seen) =>
-      refreshOnce({
-        store: this.#store,
-        key: this.storeKey,
-        timeoutMs: this.#options.refreshTimeoutMs ?? DEFAULT_REFRESH_TIMEOUT_MS,
-        tell: (kind, generation) => this.#tell(kind, generation),
-        signal: options.signal,
-      }, seen, async (claim) => {
-        this.#holding++;
-        this.#claim = claim;
-        try {
-          const current = claim?.tokens ??
-            (await this.#store.get(this.storeKey))?.tokens;
-          const fresh = await refresh(current);
-          if (fresh) await this.saveTokens(fresh);
-        } finally {
-          this.#claim = undefined;
-          this.#holding--;
-        }
-      })
+      refreshOnce(
+        {
+          store: this.#store,
+          key: this.storeKey,
+          timeoutMs: this.#options.refreshTimeoutMs ??
+            DEFAULT_REFRESH_TIMEOUT_MS,
+          tell: (kind, generation) => this.#tell(kind, generation),
+          signal: options.signal,
+        },
+        seen,
+        async (claim) => {
+          this.#holding++;
+          this.#claim = claim;
+          try {
+            const current = claim?.tokens ??
+              (await this.#store.get(this.storeKey))?.tokens;
+            const fresh = await refresh(current);
+            if (fresh) await this.saveTokens(fresh);
+          } finally {
+            this.#claim = undefined;
+            this.#holding--;
+          }
+        },
+      )
     );
   }
 
