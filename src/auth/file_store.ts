@@ -12,17 +12,15 @@
  */
 
 import { SerialQueue } from "../util/serial_queue.ts";
-import { delay } from "../util/time.ts";
-import { renameRetryDelayMs, tokenStoreLocation } from "../util/windows.ts";
+import { tokenStoreLocation } from "../util/windows.ts";
 import { isRecord } from "../util/values.ts";
 import { builtin, processOf } from "../util/node.ts";
-import { fileLease } from "../util/file_lock.ts";
+import { KeyedMutex, type LockTiming, lockTiming } from "../util/lease.ts";
 import {
-  KeyedMutex,
-  type LockTiming,
-  lockTiming,
-  withLease,
-} from "../util/lease.ts";
+  readTextOrUndefined,
+  withFileLock,
+  writeJsonFile,
+} from "../util/json_file.ts";
 import {
   atVersion,
   describeKey,
@@ -34,6 +32,8 @@ import {
 type Fs = typeof import("node:fs/promises");
 type Path = typeof import("node:path");
 const fs = () => builtin<Fs>("node:fs/promises");
+
+export { renameRetrying } from "../util/json_file.ts";
 const path = () => builtin<Path>("node:path");
 const homedir = () => builtin<typeof import("node:os")>("node:os").homedir();
 
@@ -137,13 +137,8 @@ export class FileTokenStore implements OAuthTokenStore {
   async #readFile(
     path: string,
   ): Promise<Record<string, StoredLogin> | undefined> {
-    let text: string;
-    try {
-      text = await fs().readFile(path, "utf8");
-    } catch (error) {
-      if ((error as { code?: string }).code === "ENOENT") return undefined;
-      throw error;
-    }
+    const text = await readTextOrUndefined(path);
+    if (text === undefined) return undefined;
     try {
       const value = JSON.parse(text);
       return isRecord(value) ? value as Record<string, StoredLogin> : {};
@@ -246,69 +241,21 @@ export class FileTokenStore implements OAuthTokenStore {
     );
   }
 
-  async #locked<T>(
+  #locked<T>(
     lockPath: string,
     what: string,
     fn: () => Promise<T>,
   ): Promise<T> {
-    await fs().mkdir(path().dirname(this.path), {
-      recursive: true,
-      mode: 0o700,
-    });
-    return await withLease(fileLease(lockPath, this.#timing.leaseMs), fn, {
-      ...this.#timing,
-      what: `the lock of ${what} (${lockPath})`,
-    });
+    return withFileLock(this.path, lockPath, this.#timing, what, fn);
   }
 
   async #write(all: Record<string, StoredLogin>): Promise<void> {
-    const { chmod, rm, writeFile } = fs();
-    const scratch =
-      `${this.path}.${processOf()?.pid}.${crypto.randomUUID()}.tmp`;
-    try {
-      await writeFile(scratch, JSON.stringify(all, null, 2) + "\n", {
-        mode: 0o600,
-      });
-      await chmod(scratch, 0o600); // whatever the umask
-      await renameRetrying(scratch, this.path);
-    } finally {
-      await rm(scratch, { force: true });
-    }
+    await writeJsonFile(this.path, all);
     const legacy = this.#legacy;
     if (legacy !== undefined) {
       // Moved: the older version's copy (roaming, on Windows) goes.
       this.#legacy = undefined;
-      await rm(legacy, { force: true }).catch(() => {});
-    }
-  }
-}
-
-/**
- * `rename()`, tried again for a moment when Windows reports the target
- * busy (an antivirus scanner or the indexer holds it: EPERM, EACCES,
- * EBUSY), a bounded number of times (`renameRetryDelayMs()`).
- *
- * @param from The scratch file.
- * @param to The store's file.
- * @param rename_ The rename (tests inject one).
- */
-export async function renameRetrying(
-  from: string,
-  to: string,
-  rename_: (from: string, to: string) => Promise<void> = (from, to) =>
-    fs().rename(from, to),
-): Promise<void> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      await rename_(from, to);
-      return;
-    } catch (error) {
-      const wait = renameRetryDelayMs(
-        (error as { code?: unknown } | null)?.code,
-        attempt,
-      );
-      if (wait === undefined) throw error;
-      await delay(wait);
+      await fs().rm(legacy, { force: true }).catch(() => {});
     }
   }
 }
