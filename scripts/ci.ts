@@ -48,6 +48,7 @@ const CHECKED = [
   "models.ts",
   "auth.ts",
   "drift.ts",
+  "tasks.ts",
   "bin.ts",
   "src",
   "tests",
