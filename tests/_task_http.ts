@@ -55,10 +55,12 @@ export interface TaskHttpServer extends TestHttpServer {
  * ```
  */
 export async function taskHttpServer(
-  options: { pollIntervalMs?: number } = {},
+  options: { pollIntervalMs?: number; sessionBound?: boolean } = {},
 ): Promise<TaskHttpServer> {
   const log = newTaskServerLog();
-  const store = new FixtureTaskStore(options.pollIntervalMs ?? 20);
+  const store = new FixtureTaskStore(options.pollIntervalMs ?? 20, {
+    sessionBound: options.sessionBound ?? true,
+  });
   const sessions: Sessions = new Map();
   const servers: McpServer[] = [];
   const http = await listen(async (req, res, body) => {

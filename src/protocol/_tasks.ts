@@ -74,9 +74,11 @@ export async function runToolTask(
   connection: TaskConnection,
   params: Record<string, unknown>,
   options: TaskCallOptions,
+  resumed?: Result,
 ): Promise<Result> {
   const call = new ToolTask(connection, params, options);
-  return await call.follow(await call.create());
+  // A task created earlier (by a worker that is gone) is followed as it is.
+  return await call.follow(resumed ?? await call.create());
 }
 
 /**
@@ -185,6 +187,11 @@ class ToolTask {
       ) this.#wake();
     });
     try {
+      await this.#options.onTaskCreated?.({
+        taskId: this.#watch.taskId,
+        era: "legacy",
+        report: task,
+      });
       this.#watch.observe(task, true);
       return await this.#run();
     } catch (error) {
@@ -326,7 +333,7 @@ class ToolTask {
 
   #releaseProgress(): void {
     const token = (this.#params._meta as { progressToken: RequestId })
-      .progressToken;
+      ?.progressToken;
     this.#pinned.session.releaseProgress(token);
   }
 
