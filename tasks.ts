@@ -36,7 +36,10 @@
  * @module
  */
 
-export { MemoryTaskStore } from "./src/tasks/memory_store.ts";
+export {
+  MemoryTaskStore,
+  type MemoryTaskStoreOptions,
+} from "./src/tasks/memory_store.ts";
 export { FileTaskStore } from "./src/tasks/file_store.ts";
 export {
   RedisTaskStore,

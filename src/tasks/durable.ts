@@ -13,8 +13,8 @@
 
 import {
   MCPAdapterError,
-  MCPAuthorizationRequiredError,
-  MCPNotConnectedError,
+  MCPProtocolError,
+  MCPTimeoutError,
 } from "../errors.ts";
 import { delay } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";
@@ -42,10 +42,11 @@ export interface TaskCall {
   arguments: Record<string, unknown>;
 }
 
-/** The call's deadline: its total, in ms from `startedAt` (`performance.now()`). */
+/** The call's deadline (its total, in ms from `startedAt`, a `performance.now()`) and its signal. */
 export interface TaskDeadline {
   totalTimeoutMs?: number | undefined;
   startedAt?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** What `durableOf()` reads of the adapter. */
@@ -56,8 +57,8 @@ export interface DurableOwner {
 /** A task this worker follows: `end()` once its call has settled. */
 export interface Tracked {
   /**
-   * Removes the handle, or, when the call failed with `error` because its
-   * connection or login went away, lets its lease go and keeps it.
+   * Removes the handle, or, when the call failed with `error` short of the
+   * task's end (see `cutOff`), lets its lease go and keeps it.
    */
   end(error?: unknown): Promise<void>;
 }
@@ -155,10 +156,8 @@ export function durableOf(
     return () => clearInterval(timer);
   };
 
-  /** Removes the handle, or keeps it for a resume when the call was cut off. */
-  const finish = async (id: string, holder: string, error: unknown) => {
-    const cutOff = error instanceof MCPNotConnectedError ||
-      error instanceof MCPAuthorizationRequiredError;
+  /** Removes the handle, or, when the call was `cutOff`, lets its lease go and keeps it. */
+  const finish = async (id: string, holder: string, cutOff: boolean) => {
     try {
       await (cutOff ? tasks.release(id, holder) : tasks.remove(id));
     } catch (cause) {
@@ -196,7 +195,7 @@ export function durableOf(
       return {
         end: async (error) => {
           stop();
-          await finish(id, holder, error);
+          await finish(id, holder, cutOff(error, deadline.signal));
         },
       };
     },
@@ -238,9 +237,9 @@ export function durableOf(
           : Math.max(1, handle.deadlineAt - Date.now()),
       );
       const { taskId, pollIntervalMs } = handle;
-      let outcome: unknown;
+      let kept = true;
       try {
-        return await follow(
+        const result = await follow(
           handle.tool,
           total === Infinity ? undefined : total,
           handle.era === "legacy"
@@ -249,15 +248,40 @@ export function durableOf(
             }
             : { resultType: "task", taskId, status: "working", pollIntervalMs },
         );
+        // An envelope: "connection" is every failure short of the task's end.
+        kept = !options.signal?.aborted &&
+          (result as { errorKind?: unknown }).errorKind === "connection";
+        return result;
       } catch (error) {
-        outcome = error;
+        kept = cutOff(error, options.signal);
         throw error;
       } finally {
         stop();
-        await finish(id, holder, outcome);
+        await finish(id, holder, kept);
       }
     },
   };
+}
+
+/** Task errors that end the task: it was cancelled (by a deadline, too), failed, or cannot go on. */
+const ENDING = new Set([
+  "task_cancelled",
+  "invalid_response",
+  "input_required",
+]);
+
+/**
+ * Whether a call that failed with `error` was cut off from a task that may
+ * still run (its connection closed or dropped, a response was lost, its
+ * login is needed, its session was renewed), rather than ended: a
+ * deadline or an abort (the task was sent `tasks/cancel`), a failure the
+ * server reported, a task the server cancelled or answered wrongly.
+ */
+function cutOff(error: unknown, signal: AbortSignal | undefined): boolean {
+  return error !== undefined && !signal?.aborted &&
+    !(error instanceof MCPTimeoutError) &&
+    !(error instanceof MCPProtocolError) &&
+    !(error instanceof MCPAdapterError && ENDING.has(error.code));
 }
 
 /** Takes the lease of `id`, pausing between attempts until `options.waitMs` has passed. */

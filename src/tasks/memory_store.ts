@@ -13,6 +13,15 @@ import {
   type TaskStoreOptions,
 } from "./store.ts";
 
+/** Options of {@linkcode MemoryTaskStore}. */
+export interface MemoryTaskStoreOptions extends TaskStoreOptions {
+  /**
+   * The most handles kept; past it the oldest goes (a process whose calls
+   * keep losing their connection does not grow without bound). Default 1000.
+   */
+  maxHandles?: number;
+}
+
 /**
  * A {@linkcode TaskStore} in this process's memory: what an adapter uses
  * when given none. It lets this process resume a task after a reconnect
@@ -32,21 +41,29 @@ export class MemoryTaskStore implements TaskStore {
   readonly leaseMs: number;
   readonly #handles = new Map<string, TaskHandle>();
   readonly #leases = new Map<string, { owner: string; until: number }>();
+  readonly #maxHandles: number;
 
   /**
    * An empty store.
    *
-   * @param options The lease.
+   * @param options The lease, the most handles kept.
    * @throws {RangeError} When `leaseMs` is not a positive number.
    */
-  constructor(options: TaskStoreOptions = {}) {
+  constructor(options: MemoryTaskStoreOptions = {}) {
     this.leaseMs = leaseOf(options);
+    this.#maxHandles = options.maxHandles ?? 1000;
   }
 
-  /** Keeps a copy of `handle`, leased to `owner`. */
+  /** Keeps a copy of `handle`, leased to `owner`; the oldest goes past the bound. */
   put(handle: TaskHandle, owner: string): Promise<void> {
+    this.#handles.delete(handle.id);
     this.#handles.set(handle.id, { ...handle });
     this.#lease(handle.id, owner);
+    for (const id of this.#handles.keys()) {
+      if (this.#handles.size <= this.#maxHandles) break;
+      this.#handles.delete(id);
+      this.#leases.delete(id);
+    }
     return Promise.resolve();
   }
 

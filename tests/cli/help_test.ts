@@ -23,7 +23,9 @@ const cases = JSON.parse(
 describe("mcp-adapter help and usage errors (cli)", () => {
   it("has cases for every command's help and for each usage error", () => {
     const helps = cases.filter((run) => run.code === 0).map((run) => run.args);
-    for (const command of ["tools", "call", "check", "schema", "login"]) {
+    for (
+      const command of ["tools", "call", "check", "schema", "tasks", "login"]
+    ) {
       assert.ok(helps.some((args) => args.includes(command)), command);
     }
     assert.ok(cases.filter((run) => run.code === 2).length >= 15);

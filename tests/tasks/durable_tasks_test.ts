@@ -23,6 +23,8 @@ import { type TaskHttpServer, taskHttpServer } from "../_task_http.ts";
 import { type ModernHttpServer, startModernHttp } from "../_modern.ts";
 import { buildTaskServer } from "../_modern_tasks.ts";
 import { releaseAfterEach } from "../_helpers.ts";
+import { linkedAdapter } from "../_in_memory.ts";
+import { createTaskServer } from "../_task_server.ts";
 
 const TEST_MS = 30_000;
 const cleanups = releaseAfterEach("together");
@@ -225,3 +227,46 @@ for (const { era, tool, args, failing, start } of eras) {
     });
   });
 }
+
+describe("durable tasks: what is not recorded", () => {
+  it("a store that fails is reported to onError and the call goes on", {
+    timeout: TEST_MS,
+  }, async () => {
+    const server = await startModernHttp("reject", buildTaskServer);
+    cleanups.push(() => server.close());
+    const errors: Error[] = [];
+    const broken = new MemoryTaskStore();
+    broken.put = () => Promise.reject(new Error("the store is down"));
+    const adapter = new MCPToolAdapter(
+      { name: "tasks", transport: "streamable-http", url: server.url },
+      { taskStore: broken, onError: (error) => errors.push(error) },
+    );
+    cleanups.push(() => adapter.disconnect());
+    await adapter.connect();
+    const result = await adapter.invoke("slow", { polls: 2 });
+    assert.equal(result.success, true, result.error ?? "");
+    assert.equal(errors.length, 1);
+    assert.ok(errors[0] instanceof MCPAdapterError);
+    assert.equal(errors[0].code, "task_store");
+    assert.match(errors[0].message, /failed to record a task/);
+  });
+
+  it("a task of a stdio server is not recorded: it ends with the process", {
+    timeout: TEST_MS,
+  }, async () => {
+    const store = new MemoryTaskStore();
+    const { adapter } = linkedAdapter(() => createTaskServer(), {
+      taskStore: store,
+    });
+    cleanups.push(() => adapter.disconnect());
+    await adapter.connect();
+    let running: Promise<TaskHandle[]> | undefined;
+    const result = await adapter.invoke("slow_task", { steps: 1, gapMs: 1 }, {
+      onTaskStatus: () => running ??= store.list(),
+    });
+    assert.ok(running, "it ran as a task");
+    assert.deepEqual(await running, []);
+    assert.equal(result.success, true, result.error ?? "");
+    assert.deepEqual(await store.list(), []);
+  });
+});
