@@ -2,7 +2,8 @@
  * The task fixture server (`_task_server.ts`) over streamable HTTP: one SDK
  * `StreamableHTTPServerTransport` and one `McpServer` per session, all
  * sharing one task store, so a test can check that a task id is useless
- * outside the session that created it. Runs under `deno test` and,
+ * outside the session that created it (or, with `sessionBound: false`,
+ * that a task outlives its session: durable tasks). Runs under `deno test` and,
  * transpiled, under `node --test`.
  *
  * @module

@@ -86,7 +86,7 @@ export interface FileTokenStoreOptions extends LockTiming {
  *
  * @example
  * ```ts ignore
- * import { FileTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/cli";
+ * import { FileTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/auth";
  *
  * const store = new FileTokenStore("/var/lib/agent/oauth.json");
  * const authProvider = tokenStoreAuth(store);

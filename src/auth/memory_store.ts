@@ -1,6 +1,6 @@
 /**
  * The token store of one process: logins in a `Map`, the lock a queue per
- * key. Runtime-neutral; re-exported by `auth.ts` and `cli.ts`.
+ * key. Runtime-neutral; re-exported by `auth.ts`.
  *
  * @module
  */

@@ -5,8 +5,9 @@
  * key per login holding its JSON; one lock key per login, taken with
  * `SET NX PX <lease>` and a random token, renewed and released by Lua
  * scripts that first check the token (so a holder whose lease ran out
- * never deletes its successor's lock). Runtime-neutral: re-exported by
- * `cli.ts` and `auth.ts`.
+ * never deletes its successor's lock); the compare-and-set of a login by
+ * its generation is a Lua script too, so it is atomic in Redis.
+ * Runtime-neutral: re-exported by `cli.ts` and `auth.ts`.
  *
  * @module
  */
@@ -81,9 +82,11 @@ return 0`;
 
 /**
  * An {@linkcode OAuthTokenStore} in Redis, for workers on many machines:
- * every login is one JSON value, and `withLock()` is a Redis lock with a
- * lease (`SET NX PX`, renewed while held, released by compare-and-delete),
- * so concurrent refreshes of a rotating refresh token happen once. Pass a
+ * every login is one JSON value, `withLock()` is a Redis lock with a
+ * lease (`SET NX PX`, renewed while held, released by compare-and-delete)
+ * and `compareAndSet()` a Lua script on the login's generation, so a
+ * rotating refresh token is spent once even when the worker refreshing it
+ * stalls past its lease (see {@linkcode OAuthTokenStore}). Pass a
  * connected client; the store never closes it. Values (tokens, client
  * secrets) are never logged or put in messages.
  *
@@ -92,7 +95,7 @@ return 0`;
  * import { createClient } from "redis";
  * import { MCPToolHub } from "@cleveragents/mcp-adapter";
  * import { loadConfig } from "@cleveragents/mcp-adapter/config";
- * import { RedisTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/cli";
+ * import { RedisTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/auth";
  *
  * const redis = await createClient({ url: "redis://tokens.internal:6379" }).connect();
  * const store = new RedisTokenStore(redis, { prefix: "agents:oauth:" });

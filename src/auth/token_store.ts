@@ -274,6 +274,7 @@ export class StoredOAuthProvider implements ExclusiveRefresh {
     );
   }
 
+  /** Refreshes by the store's refresh protocol (see {@linkcode ExclusiveRefresh.refreshExclusive}). */
   refreshExclusive(
     refresh: (
       current: StoredTokens | undefined,
@@ -314,6 +315,12 @@ export class StoredOAuthProvider implements ExclusiveRefresh {
     );
   }
 
+  /**
+   * Sends the user to `authorizationUrl`: `onRedirect` shows it (`login`);
+   * without it a needed login fails.
+   *
+   * @throws {MCPAuthorizationRequiredError} Without `onRedirect`, naming the `login` command.
+   */
   redirectToAuthorization(authorizationUrl: URL): void {
     const show = this.#options.onRedirect;
     if (show) return show(authorizationUrl);
@@ -324,10 +331,16 @@ export class StoredOAuthProvider implements ExclusiveRefresh {
     );
   }
 
+  /** Keeps the PKCE verifier of the login in progress (in memory only). */
   saveCodeVerifier(verifier: string): void {
     this.#verifier = verifier;
   }
 
+  /**
+   * The PKCE verifier of the login in progress.
+   *
+   * @throws {Error} When no login is in progress.
+   */
   codeVerifier(): string {
     if (this.#verifier === undefined) {
       throw new Error("no login is in progress");
