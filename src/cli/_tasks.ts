@@ -15,7 +15,6 @@ import type { MCPToolResult } from "../types.ts";
 import type { TaskHandle } from "../tasks/store.ts";
 import { FileTaskStore } from "../tasks/file_store.ts";
 import { MCPAdapterError } from "../errors.ts";
-import { errorMessage } from "../util/errors.ts";
 import { printable, printableText } from "../util/terminal.ts";
 import {
   CliError,
@@ -26,13 +25,8 @@ import {
   USAGE,
 } from "./_errors.ts";
 import { withHub } from "./_hub.ts";
-import {
-  ProgressBar,
-  writeJson,
-  writeRaw,
-  writeResult,
-  writeTable,
-} from "./_output.ts";
+import { watched } from "./_commands.ts";
+import { writeJson, writeRaw, writeResult, writeTable } from "./_output.ts";
 
 /**
  * The command line's task store: `tasks.json` beside the token store.
@@ -107,37 +101,15 @@ export function resumeCommand(resume: TaskResume): Command {
             }`,
           );
         }
-        const bar = ctx.stderr.isTTY ? new ProgressBar(ctx.stderr) : undefined;
-        let result: MCPToolResult;
-        try {
-          result = await adapter.resumeTask(task.id, {
-            ...(resume.timeoutMs === undefined
-              ? {}
-              : { timeoutMs: resume.timeoutMs }),
-            ...(ctx.signal ? { signal: ctx.signal } : {}),
-            ...(bar
-              ? {
-                onProgress: (progress) => bar.draw(progress),
-                onTaskStatus: (status) => bar.status(status),
-              }
-              : {}),
-          });
-        } catch (error) {
-          if (ctx.signal?.aborted) {
-            throw new CliError(
-              INTERRUPTED,
-              "interrupted",
-            );
-          }
-          throw new CliError(
+        const result = await watched(
+          ctx,
+          resume.timeoutMs,
+          (options) => adapter.resumeTask(task.id, options),
+          (error) =>
             error instanceof MCPAdapterError && error.code === "task_leased"
               ? TOOL_ERROR
               : CONNECTION,
-            errorMessage(error),
-          );
-        } finally {
-          bar?.clear();
-        }
+        );
         return printResult(ctx, task, result, resume.raw);
       },
     );

@@ -15,7 +15,7 @@
  * Loopback only; every wait is for an event (a line a worker prints, a
  * request the server sees), never for time.
  */
-import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -23,13 +23,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import type { ServerResponse } from "node:http";
-import { createClient } from "redis";
 import {
   FileTokenStore,
   type OAuthTokenStore,
   RedisTokenStore,
 } from "@cleveragents/mcp-adapter/auth";
-import { type RedisTestServer, startRedisServer } from "../_redis.ts";
+import { redisForTests } from "../_redis.ts";
 import {
   type HostileOAuthServer,
   loginAt,
@@ -45,11 +44,6 @@ const LEASE_MS = 1_000;
 
 const startWorker = workerPool("token_worker");
 const linux = process.platform === "linux";
-
-function connectRedis(socket: string) {
-  return createClient({ socket: { path: socket, tls: false } }).connect();
-}
-type Redis = Awaited<ReturnType<typeof connectRedis>>;
 
 /** The refresh-token grants the authorization server was asked for, in order. */
 function refreshes(server: HostileOAuthServer) {
@@ -77,21 +71,10 @@ async function round(fleet: Worker[], round: number): Promise<void> {
 describe("the rotation race: 8 worker processes, one rotating refresh token", {
   skip: !linux && "needs redis-server and a FIFO (Linux)",
 }, () => {
-  let redisServer: RedisTestServer;
-  let redis: Redis;
+  const redis = redisForTests();
   let dir: string;
   let prefix: string;
   let server: HostileOAuthServer | undefined;
-
-  before(async () => {
-    redisServer = await startRedisServer();
-    redis = await connectRedis(redisServer.socket);
-  });
-
-  after(async () => {
-    await redis?.close();
-    await redisServer?.stop();
-  });
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "mcp-adapter-race-"));
@@ -107,13 +90,13 @@ describe("the rotation race: 8 worker processes, one rotating refresh token", {
   function storeOf(kind: "file" | "redis"): OAuthTokenStore {
     return kind === "file"
       ? new FileTokenStore(join(dir, "oauth.json"))
-      : new RedisTokenStore(redis, { prefix });
+      : new RedisTokenStore(redis.client(), { prefix });
   }
 
   function where(kind: "file" | "redis"): Record<string, unknown> {
     return kind === "file"
       ? { store: "file", path: join(dir, "oauth.json") }
-      : { store: "redis", socket: redisServer.socket, prefix };
+      : { store: "redis", socket: redis.server().socket, prefix };
   }
 
   /**

@@ -9,12 +9,11 @@
  * provider's `onRefresh` steps); the race across processes is
  * refresh_race_test.ts.
  */
-import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "redis";
 import {
   FileTokenStore,
   MemoryTokenStore,
@@ -26,7 +25,7 @@ import {
   tokenKey,
   type TokenRefreshEvent,
 } from "@cleveragents/mcp-adapter/auth";
-import { type RedisTestServer, startRedisServer } from "../_redis.ts";
+import { redisForTests } from "../_redis.ts";
 
 const SERVER_URL = "https://mcp.example.com/mcp";
 const gen0 = { access_token: "access-0", refresh_token: "refresh-0" };
@@ -45,20 +44,8 @@ function providerOver(
 }
 
 describe("token stores: compare-and-set by generation", () => {
-  let redisServer: RedisTestServer;
-  let redis: Awaited<ReturnType<typeof createClient>>;
+  const redis = redisForTests();
   let dir: string;
-
-  before(async () => {
-    redisServer = await startRedisServer();
-    redis = createClient({ socket: { path: redisServer.socket, tls: false } });
-    await redis.connect();
-  });
-
-  after(async () => {
-    await redis?.close();
-    await redisServer?.stop();
-  });
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "mcp-adapter-cas-"));
@@ -74,7 +61,7 @@ describe("token stores: compare-and-set by generation", () => {
     [
       "redis",
       () =>
-        new RedisTokenStore(redis as never, {
+        new RedisTokenStore(redis.client(), {
           prefix: `cas-${crypto.randomUUID()}:`,
         }),
     ],

@@ -6,13 +6,12 @@
  * once it ran out (a store with a short lease: the holder crashed); a
  * handle past its expiry is gone; a removed handle leaves nothing behind.
  */
-import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import process from "node:process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "redis";
 import {
   FileTaskStore,
   MemoryTaskStore,
@@ -21,7 +20,7 @@ import {
   taskHandleId,
   type TaskStore,
 } from "@cleveragents/mcp-adapter/tasks";
-import { type RedisTestServer, startRedisServer } from "../_redis.ts";
+import { redisForTests } from "../_redis.ts";
 import { waitFor } from "../_helpers.ts";
 
 function handle(
@@ -43,20 +42,8 @@ function handle(
 }
 
 describe("task stores", () => {
-  let redisServer: RedisTestServer;
-  let redis: Awaited<ReturnType<typeof createClient>>;
+  const redis = redisForTests();
   let dir: string;
-
-  before(async () => {
-    redisServer = await startRedisServer();
-    redis = createClient({ socket: { path: redisServer.socket, tls: false } });
-    await redis.connect();
-  });
-
-  after(async () => {
-    await redis?.close();
-    await redisServer?.stop();
-  });
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "mcp-adapter-task-store-"));
@@ -75,7 +62,7 @@ describe("task stores", () => {
     [
       "redis",
       (leaseMs) =>
-        new RedisTaskStore(redis as never, {
+        new RedisTaskStore(redis.client(), {
           leaseMs,
           prefix: `tasks-${crypto.randomUUID()}:`,
         }),
@@ -160,16 +147,16 @@ describe("task stores", () => {
 
   it("redis: keys are namespaced, and nothing is left once a handle is removed", async () => {
     const prefix = `tasks-${crypto.randomUUID()}:`;
-    const store = new RedisTaskStore(redis as never, { prefix });
+    const store = new RedisTaskStore(redis.client(), { prefix });
     const task = handle("t1");
     await store.put(task, "w1");
-    assert.deepEqual((await redis.keys(`${prefix}*`)).sort(), [
+    assert.deepEqual((await redis.client().keys(`${prefix}*`)).sort(), [
       `${prefix}lease:${task.id}`,
       `${prefix}open`,
       `${prefix}task:${task.id}`,
     ]);
     await store.remove(task.id);
-    assert.deepEqual(await redis.keys(`${prefix}*`), []);
+    assert.deepEqual(await redis.client().keys(`${prefix}*`), []);
   });
 
   it("handle ids are 16 hex digits, the same for the same server, URL and task", async () => {

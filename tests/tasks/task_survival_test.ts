@@ -10,12 +10,11 @@
  * refused by the lease and sends no `tasks/get`; the second gets the
  * task's result, and the store is left empty. Every wait is for an event.
  */
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
-import { createClient } from "redis";
 import { RedisTaskStore } from "@cleveragents/mcp-adapter/tasks";
-import { type RedisTestServer, startRedisServer } from "../_redis.ts";
+import { redisForTests } from "../_redis.ts";
 import { taskHttpServer } from "../_task_http.ts";
 import { startModernHttp } from "../_modern.ts";
 import { buildTaskServer, taskLog } from "../_modern_tasks.ts";
@@ -68,19 +67,7 @@ const eras: Era[] = [
 describe("a task survives the worker that started it", {
   skip: process.platform === "win32" && "needs redis-server",
 }, () => {
-  let redisServer: RedisTestServer;
-  let redis: Awaited<ReturnType<typeof createClient>>;
-
-  before(async () => {
-    redisServer = await startRedisServer();
-    redis = createClient({ socket: { path: redisServer.socket, tls: false } });
-    await redis.connect();
-  });
-
-  after(async () => {
-    await redis?.close();
-    await redisServer?.stop();
-  });
+  const redis = redisForTests();
 
   for (const era of eras) {
     it(
@@ -90,13 +77,13 @@ describe("a task survives the worker that started it", {
         const server = await era.start();
         try {
           const prefix = `survive-${crypto.randomUUID()}:`;
-          const store = new RedisTaskStore(redis as never, {
+          const store = new RedisTaskStore(redis.client(), {
             prefix,
             leaseMs: LEASE_MS,
           });
           const where = {
             url: server.url,
-            socket: redisServer.socket,
+            socket: redis.server().socket,
             prefix,
             leaseMs: LEASE_MS,
           };
@@ -152,7 +139,7 @@ describe("a task survives the worker that started it", {
           assert.notEqual(await second.line("polls "), "polls 0");
           assert.equal(await second.exited, 0);
           assert.deepEqual(await store.list(), [], "the ended task is removed");
-          assert.deepEqual(await redis.keys(`${prefix}*`), []);
+          assert.deepEqual(await redis.client().keys(`${prefix}*`), []);
         } finally {
           await server.close();
         }
