@@ -115,8 +115,9 @@ for (const { era, tool, args, failing, start } of eras) {
       const made = await adapter(store);
       let running: Promise<TaskHandle[]> | undefined;
       const result = await made.invoke(tool, args, {
-        // Recorded before its first status is reported.
-        onTaskStatus: () => running ??= made.openTasks(),
+        // Recorded before its first status is reported (the memory
+        // store's list is taken when called: the task may end soon after).
+        onTaskStatus: () => running ??= store.list("tasks"),
       });
       assert.equal(result.success, true, result.error ?? "");
       assert.deepEqual((await running)?.map((task) => task.tool), [tool]);
