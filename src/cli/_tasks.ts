@@ -44,7 +44,8 @@ export async function tasksCommand(ctx: Context): Promise<number> {
     names.has(task.server)
   );
   if (ctx.json) {
-    writeJson(ctx.stdout, open);
+    // Task ids are the servers' text: escaped for the terminal, same JSON.
+    writeJson(ctx.stdout, open, { printable: true });
   } else if (open.length === 0) {
     ctx.stdout.write("No open tasks.\n");
   } else {
