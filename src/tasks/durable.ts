@@ -16,7 +16,7 @@ import {
   MCPProtocolError,
   MCPTimeoutError,
 } from "../errors.ts";
-import { delay } from "../util/time.ts";
+import { delay, race } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";
 import { MemoryTaskStore } from "./memory_store.ts";
 import {
@@ -113,6 +113,8 @@ const MAX_POLL_MS = 5000;
 const DEFAULT_POLL_MS = 1000;
 /** A TTL longer than a week is taken as a week. */
 const MAX_TTL_MS = 7 * 86_400_000;
+/** How long one store operation may take: a store that hangs must not hang the call. */
+const STORE_TIMEOUT_MS = 10_000;
 /** First and longest pause between two attempts at a held lease. */
 const FIRST_PAUSE_MS = 20;
 const LONGEST_PAUSE_MS = 250;
@@ -150,7 +152,7 @@ export function durableOf(
   /** Renews `id`'s lease every third of it until the returned stop. */
   const hold = (id: string, holder: string) => {
     const timer = setInterval(
-      () => tasks.renew(id, holder).catch(() => {}),
+      () => bounded(tasks.renew(id, holder), "renew a lease").catch(() => {}),
       Math.max(1, Math.floor(tasks.leaseMs / 3)),
     );
     return () => clearInterval(timer);
@@ -159,7 +161,9 @@ export function durableOf(
   /** Removes the handle, or, when the call was `cutOff`, lets its lease go and keeps it. */
   const finish = async (id: string, holder: string, cutOff: boolean) => {
     try {
-      await (cutOff ? tasks.release(id, holder) : tasks.remove(id));
+      await (cutOff
+        ? bounded(tasks.release(id, holder), "let a lease go")
+        : bounded(tasks.remove(id), "remove a task"));
     } catch (cause) {
       report(
         cutOff ? "let a task's lease go" : "remove a finished task",
@@ -186,7 +190,7 @@ export function durableOf(
           tool: call.name,
           argumentsHash: await digest(call.arguments),
         });
-        await tasks.put(handle, holder);
+        await bounded(tasks.put(handle, holder), "record a task");
       } catch (cause) {
         report("record a task", cause);
         return none;
@@ -202,13 +206,13 @@ export function durableOf(
 
     async list() {
       const fingerprint = await endpoint;
-      return (await tasks.list(server)).filter((handle) =>
-        handle.endpoint === fingerprint
-      );
+      return (await bounded(tasks.list(server), "list tasks")).filter((
+        handle,
+      ) => handle.endpoint === fingerprint);
     },
 
     async resume(id, options, follow) {
-      const handle = await tasks.get(id);
+      const handle = await bounded(tasks.get(id), "read a task");
       if (handle === undefined) {
         throw new MCPAdapterError(
           "task_not_found",
@@ -263,6 +267,18 @@ export function durableOf(
   };
 }
 
+/** `operation`, failing with an `MCPTimeoutError` when the store takes longer than it may. */
+function bounded<T>(operation: Promise<T>, what: string): Promise<T> {
+  return race(operation, {
+    timeoutMs: STORE_TIMEOUT_MS,
+    onTimeout: () =>
+      new MCPTimeoutError(
+        `the task store did not ${what} within ${STORE_TIMEOUT_MS} ms; check that it is reachable`,
+        STORE_TIMEOUT_MS,
+      ),
+  });
+}
+
 /** Task errors that end the task: it was cancelled (by a deadline, too), failed, or cannot go on. */
 const ENDING = new Set([
   "task_cancelled",
@@ -294,7 +310,7 @@ async function claim(
   const waitMs = options.waitMs ?? 2 * tasks.leaseMs;
   const deadline = Date.now() + waitMs;
   let pauseMs = FIRST_PAUSE_MS;
-  while (!await tasks.claim(id, holder)) {
+  while (!await bounded(tasks.claim(id, holder), "take a lease")) {
     const leftMs = deadline - Date.now();
     if (leftMs <= 0) {
       throw new MCPAdapterError(
