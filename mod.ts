@@ -104,6 +104,28 @@ export type {
   ServerAuth,
   ServerEntry,
 } from "./src/hub.ts";
+export type { HubList, MCPProvenance } from "./src/hub.ts";
+export type {
+  CompleteOptions,
+  ListOptions,
+  MCPAnnotations,
+  MCPCompletion,
+  MCPCompletionRef,
+  MCPFailure,
+  MCPListKind,
+  MCPOutcome,
+  MCPPrompt,
+  MCPPromptArgument,
+  MCPPromptMessage,
+  MCPPromptMessages,
+  MCPResource,
+  MCPResourceContents,
+  MCPResourceRead,
+  MCPResourceTemplate,
+  MCPSuccess,
+  PromptOptions,
+  ReadResourceOptions,
+} from "./src/protocol/content_types.ts";
 export type {
   EnterpriseManagedAuth,
   OAuthLoginAuth,

@@ -59,8 +59,24 @@ export type {
   ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
+  ToolHandoff,
+  ToolSearchSettings,
   ToolSource,
 } from "./src/models/options.ts";
+export type {
+  AnthropicToolReference,
+  AnthropicToolSearchTool,
+  OpenAIResponsesNamespace,
+  OpenAIResponsesToolSearch,
+  OpenAIResponsesToolSearchCall,
+  OpenAIResponsesToolSearchOutput,
+} from "./src/models/search_types.ts";
+export type {
+  CatalogHub,
+  ToolCatalog,
+  ToolSearchOptions,
+  ToolSearchResult,
+} from "./src/search/catalog.ts";
 export type {
   AiSdkInputSchema,
   AiSdkModelOutput,
@@ -74,6 +90,7 @@ export type {
   AnthropicToolResult,
   AnthropicToolResultMessage,
   AnthropicToolUse,
+  FlatDefinitionShapes,
   GeminiFunctionCall,
   GeminiFunctionDeclaration,
   GeminiFunctionResponseContent,
@@ -92,4 +109,6 @@ export type {
   OpenAIResponsesFunctionCallOutput,
   OpenAIResponsesTool,
   ProviderShapes,
+  ResultOf,
+  TurnOf,
 } from "./src/models/types.ts";

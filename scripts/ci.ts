@@ -49,6 +49,7 @@ const CHECKED = [
   "auth.ts",
   "drift.ts",
   "tasks.ts",
+  "search.ts",
   "bin.ts",
   "src",
   "tests",

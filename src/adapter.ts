@@ -66,21 +66,16 @@ import type {
   ToolCapability,
 } from "./types.ts";
 import { validatorFor } from "./protocol/validation.ts";
-import {
-  configSecrets,
-  mergeSecrets,
-  redact,
-  redactError,
-} from "./util/redact.ts";
+import { configSecrets, redact, redactError } from "./util/redact.ts";
 import type { MCPTelemetryOptions } from "./telemetry/types.ts";
 import type { TaskHandle, TaskStore } from "./tasks/store.ts";
 import type { CreatedTask, Tracked } from "./tasks/durable.ts";
-import { listAllTools } from "./protocol/tool_list.ts";
 import { checkMaxMessageBytes } from "./transports/limits.ts";
 import { asError, errorMessage } from "./util/errors.ts";
 import { race } from "./util/time.ts";
 import { VERSION } from "./version.ts";
-import { didYouMean } from "./util/closest.ts";
+import type { Content } from "./adapter/content.ts";
+import type * as shapes from "./protocol/content_types.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -213,11 +208,10 @@ let watching: typeof import("./tools/watch.ts") | undefined;
 let durable: Promise<typeof import("./tasks/durable.ts")> | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
+const noop = () => {};
 /** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
-/** The longest a modern server's `ttlMs` keeps a tool list fresh: a day, as the SDK. */
-const MAX_TTL_MS = 86_400_000;
 
 /**
  * Connects to one MCP server and exposes its tools: discovery, validated
@@ -266,7 +260,6 @@ export class MCPToolAdapter {
   readonly #taskStore: TaskStore | undefined;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #configSecrets: string[];
-  #merged: { learned: readonly string[]; all: readonly string[] } | undefined;
 
   /** The server's whole tool list, by name; `undefined` when stale. */
   #tools: Map<string, MCPToolDescriptor> | undefined;
@@ -277,10 +270,18 @@ export class MCPToolAdapter {
   #toolsFreshUntil = Infinity;
   /** The list is the user's own (`cacheScope: "private"`): not kept across logins. */
   #toolsPrivate = false;
-  #refreshing: Promise<Map<string, MCPToolDescriptor>> | undefined;
+  /** The listing in flight, and the generation it started in. */
+  #refreshing:
+    | { tools: Promise<Map<string, MCPToolDescriptor>>; generation: number }
+    | undefined;
+  /** The one listing queued behind a listing in flight that predates a change. */
+  #queued: Promise<Map<string, MCPToolDescriptor>> | undefined;
   /** Moves on every invalidation, so a fetch that started before one is not cached. */
   #toolsGeneration = 0;
   #filter: ((name: string) => boolean) | undefined;
+  /** Resources, prompts and completion (`adapter/content.ts`), loaded with the first use. */
+  #content: Promise<Content> | undefined;
+  readonly #listListeners = new Set<(list: shapes.MCPListKind) => void>();
 
   /**
    * Creates an adapter. Nothing is started until `connect()`.
@@ -335,7 +336,10 @@ export class MCPToolAdapter {
         if (reason === "renewed" || reason === "list_changed") {
           this.#notifyToolsChanged();
         }
+        void this.#content?.then((content) => content.sessionChanged(reason));
       },
+      onNotice: (notice) =>
+        void this.#content?.then((content) => content.notice(notice)),
     });
   }
 
@@ -344,17 +348,8 @@ export class MCPToolAdapter {
    * transport learned (OAuth tokens a server might echo back).
    */
   #secrets(): readonly string[] {
-    const learned = this.#connection?.learnedSecrets;
-    if (learned === undefined || learned.length === 0) {
-      return this.#configSecrets;
-    }
-    if (this.#merged?.learned !== learned) {
-      this.#merged = {
-        learned,
-        all: mergeSecrets(this.#configSecrets, learned),
-      };
-    }
-    return this.#merged.all;
+    // Asked while the constructor builds the connection: the config's own.
+    return this.#connection?.secrets ?? this.#configSecrets;
   }
 
   /** Whether a connection is established and alive. */
@@ -485,6 +480,7 @@ export class MCPToolAdapter {
     });
     // A new login is a new authorization context: a private list is not its.
     if (this.#toolsPrivate) this.#invalidateTools();
+    void this.#content?.then((content) => content.loggedIn());
   }
 
   /**
@@ -677,9 +673,8 @@ export class MCPToolAdapter {
       ? this.#invoke(name, args, options, undefined)
       : telemetry.call(
         name,
-        args,
-        () => this.#secrets(),
         (trace) => this.#invoke(name, args, options, trace),
+        { args, signal: options.signal },
       );
   }
 
@@ -785,7 +780,11 @@ export class MCPToolAdapter {
       if (!tool) {
         const held = this.#watch?.heldError(name);
         if (held) throw redactError(held, this.#secrets());
-        return this.#fail(started, "not_found", this.#notFoundMessage(name));
+        return this.#fail(
+          started,
+          "not_found",
+          await this.#notFoundMessage(name),
+        );
       }
     }
     if (typeof args !== "object" || args === null || Array.isArray(args)) {
@@ -801,14 +800,16 @@ export class MCPToolAdapter {
     let validator = validatorFor(tool.inputSchema);
     if (validator instanceof Promise) {
       waited = true;
-      // Building it (vetting the schema's patterns) is part of the call: its deadlines hold.
+      // Building it (vetting the schema's patterns) is part of the call: its
+      // deadlines hold, the idle one from now (a wait for the tool list was
+      // a wait on a response), the total one from the start.
       const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
       try {
         validator = await race(validator, {
           signal: options.signal,
           timeoutMs: Math.min(
-            deadlineMs - (performance.now() - started),
-            2 ** 31 - 1,
+            timeoutMs,
+            (totalTimeoutMs ?? Infinity) - (performance.now() - started),
           ),
           onTimeout: () =>
             new MCPTimeoutError(
@@ -1010,6 +1011,242 @@ export class MCPToolAdapter {
     });
   }
 
+  /**
+   * Lists the server's resources (`resources/list`), following pagination
+   * to the end, and caches them as the tool list is: until the server
+   * announces a change (on a modern server, over a `subscriptions/listen`
+   * opened now) or, on a modern server, its `ttlMs` runs out. Empty when
+   * the server offers no resources. Each URI is checked; an entry that
+   * fails is left out with a note to `onError`. See docs/resources.md.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * for (const resource of await adapter.listResources()) {
+   *   console.log(resource.uri, resource.mimeType ?? "", resource.name);
+   * }
+   * ```
+   *
+   * @param options `refresh: true` lists again even when the cache is fresh.
+   * @returns The resources.
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   * @throws {MCPProtocolError} When the server refuses the request.
+   * @throws {MCPAdapterError} `invalid_response` when its pagination is broken.
+   */
+  async listResources(
+    options?: shapes.ListOptions,
+  ): Promise<shapes.MCPResource[]> {
+    return await (await this.#contentOf()).resources.list.listed(options);
+  }
+
+  /**
+   * Lists the server's resource templates (`resources/templates/list`),
+   * all pages, cached as `listResources()` is. Each template is parsed
+   * (RFC 6570) and its `variables` named; one that does not parse, or
+   * names no scheme, is left out with a note. Read one with
+   * `readResource(uriTemplate, { variables })`.
+   *
+   * @param options `refresh: true` lists again even when the cache is fresh.
+   * @returns The templates.
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   * @throws {MCPProtocolError} When the server refuses the request.
+   */
+  async listResourceTemplates(
+    options?: shapes.ListOptions,
+  ): Promise<shapes.MCPResourceTemplate[]> {
+    return await (await this.#contentOf()).resources.templates.listed(options);
+  }
+
+  /**
+   * Reads a resource (`resources/read`): its text or base64 blob, the
+   * text (UTF-8) and decoded blobs together at most `maxBytes` (default
+   * 8 MiB), MIME types checked. With `options.variables`, `uri` is one of
+   * the server's templates, expanded first: every variable given, none
+   * unknown, and the expansion keeps the template's scheme and host.
+   * Failures come back as `success: false` with an `errorKind`; only a
+   * missing connection throws.
+   *
+   * @example Read a template's resource
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * const read = await adapter.readResource("demo://resource/dynamic/text/{resourceId}", {
+   *   variables: { resourceId: "3" },
+   * });
+   * if (read.success) console.log(read.data.contents[0]?.text);
+   * else console.error(read.errorKind, read.error);
+   * ```
+   *
+   * @param uri A resource's URI, or with `variables` a template's `uriTemplate`.
+   * @param options Template variables, size cap, deadline, cancellation.
+   * @returns The envelope, with the contents read.
+   * @throws {MCPNotConnectedError} Before `connect()`, or when the connection dropped.
+   * @throws {MCPConfigError} When `timeoutMs` or `maxBytes` is not a positive number.
+   */
+  async readResource(
+    uri: string,
+    options?: shapes.ReadResourceOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPResourceRead>> {
+    return await (await this.#contentOf()).resources.read(uri, options);
+  }
+
+  /**
+   * Follows a resource's changes, on either protocol era: a 2025-era
+   * server is asked with `resources/subscribe`; a modern one with
+   * `subscriptions/listen` (`resourceSubscriptions`). `listener` gets the
+   * URI each time the server says it changed, and after a reconnect (a
+   * change may have been missed): read it again then. Subscriptions last
+   * across reconnects, until the returned function is called.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * const stop = await adapter.subscribeResource("file:///notes.md", async (uri) => {
+   *   const read = await adapter.readResource(uri);
+   *   if (read.success) console.log(read.data.contents[0]?.text);
+   * });
+   * await stop();
+   * ```
+   *
+   * @param uri The resource's URI.
+   * @param listener Called with the URI; what it throws goes to `options.onError`.
+   * @param options Deadline of the server's agreement, in ms.
+   * @returns Stops following (the server is told when nothing else follows it).
+   * @throws {MCPAdapterError} `not_supported` when the server offers no
+   * resource subscriptions or will not follow this URI; `invalid_argument`
+   * for a URI that is not one.
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   */
+  async subscribeResource(
+    uri: string,
+    listener: (uri: string) => void,
+    options?: { timeoutMs?: number },
+  ): Promise<() => Promise<void>> {
+    return await (await this.#contentOf()).subscribe(uri, listener, options);
+  }
+
+  /**
+   * Calls `listener` when the server's resources (and templates) or
+   * prompts may have changed: it announced it, or it forgot our session.
+   * The cached list is already forgotten. Changes are followed for the
+   * lists listed so far (a modern server is asked to announce them when
+   * they are first listed).
+   *
+   * @param listener Called with `"resources"` or `"prompts"`; what it throws goes to `options.onError`.
+   * @returns A function that removes the listener.
+   */
+  onListChanged(listener: (list: shapes.MCPListKind) => void): () => void {
+    this.#listListeners.add(listener);
+    return () => this.#listListeners.delete(listener);
+  }
+
+  /**
+   * Lists the server's prompts (`prompts/list`), all pages, cached as
+   * `listResources()` is. Empty when the server offers no prompts.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * for (const prompt of await adapter.listPrompts()) {
+   *   console.log(prompt.name, prompt.arguments.map((a) => a.required ? a.name : `[${a.name}]`));
+   * }
+   * ```
+   *
+   * @param options `refresh: true` lists again even when the cache is fresh.
+   * @returns The prompts, each with its arguments.
+   * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
+   * @throws {MCPProtocolError} When the server refuses the request.
+   */
+  async listPrompts(options?: shapes.ListOptions): Promise<shapes.MCPPrompt[]> {
+    return await (await this.#contentOf()).prompts.list.listed(options);
+  }
+
+  /**
+   * Gets a prompt's messages (`prompts/get`). The arguments are checked
+   * against the listed prompt first, as a tool's are against its schema:
+   * strings only, none unknown, every required one given; a call that
+   * fails the check never reaches the server. Each message is typed (a
+   * role, and a text, image, audio, resource link or embedded resource).
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * const prompt = await adapter.getPrompt("args-prompt", { city: "Paris" });
+   * if (prompt.success) for (const { role, content } of prompt.data.messages) console.log(role, content.type);
+   * ```
+   *
+   * @param name The prompt's name, as `listPrompts()` gives it.
+   * @param args Its arguments, each a string.
+   * @param options Deadline and cancellation.
+   * @returns The envelope, with the messages.
+   * @throws {MCPNotConnectedError} Before `connect()`, or when the connection dropped.
+   */
+  async getPrompt(
+    name: string,
+    args?: Record<string, string>,
+    options?: shapes.PromptOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPPromptMessages>> {
+    return await (await this.#contentOf()).prompts.get(name, args, options);
+  }
+
+  /**
+   * Suggests values for a prompt's argument or a resource template's
+   * variable (`completion/complete`), checked first against the listed
+   * prompt or template. At most 100 values come back.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * const done = await adapter.complete(
+   *   { type: "ref/prompt", name: "completable-prompt" },
+   *   { name: "department", value: "En" },
+   * );
+   * if (done.success) console.log(done.data.values); // ["Engineering"]
+   * ```
+   *
+   * @param ref The prompt (`ref/prompt`) or template (`ref/resource`, its `uriTemplate`).
+   * @param argument The argument's name and the value typed so far.
+   * @param options Other arguments' values (`context`), deadline, cancellation.
+   * @returns The envelope, with the suggestions.
+   * @throws {MCPNotConnectedError} Before `connect()`, or when the connection dropped.
+   */
+  async complete(
+    ref: shapes.MCPCompletionRef,
+    argument: { name: string; value: string },
+    options?: shapes.CompleteOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPCompletion>> {
+    return await (await this.#contentOf()).prompts.complete(
+      ref,
+      argument,
+      options,
+    );
+  }
+
+  #contentOf(): Promise<Content> {
+    return this.#content ??= import("./adapter/content.ts").then(
+      ({ Content }) =>
+        new Content({
+          connection: this.#connection,
+          server: this.config.name,
+          requestTimeoutMs: this.#requestTimeoutMs,
+          secrets: () => this.#secrets(),
+          onError: this.#onError,
+          listChanged: (kind) => this.#tell(this.#listListeners, kind),
+        }),
+    );
+  }
+
   async #lookUp(name: string): Promise<MCPToolDescriptor | undefined> {
     await this.#connection.whenReady("invoke");
     return await this.#findTool(name);
@@ -1119,11 +1356,11 @@ export class MCPToolAdapter {
   /**
    * Forgets the tool list (its validators go with its schema objects). A list
    * being fetched right now may predate the change, so it is not kept either
-   * (the generation moves).
+   * (the generation moves); it is not abandoned, so a flood of changes
+   * cannot start a listing each.
    */
   #invalidateTools(): void {
     this.#tools = undefined;
-    this.#refreshing = undefined;
     this.#toolsGeneration++;
   }
 
@@ -1133,13 +1370,32 @@ export class MCPToolAdapter {
     if (
       !refresh && this.#tools && performance.now() < this.#toolsFreshUntil
     ) return this.#tools;
-    if (!this.#refreshing) {
-      const refreshing = this.#fetchTools().finally(() => {
-        if (this.#refreshing === refreshing) this.#refreshing = undefined;
+    return await this.#listing();
+  }
+
+  /**
+   * A listing newer than the last change: the one in flight, or, when that
+   * one predates a change, one more after it, shared by every caller until
+   * it starts. At most one listing is in flight and one queued, however
+   * often the server announces changes.
+   */
+  #listing(): Promise<Map<string, MCPToolDescriptor>> {
+    const running = this.#refreshing;
+    if (running?.generation === this.#toolsGeneration) return running.tools;
+    if (running !== undefined) {
+      return this.#queued ??= running.tools.then(noop, noop).then(() => {
+        this.#queued = undefined;
+        return this.#listing();
       });
-      this.#refreshing = refreshing;
     }
-    return await this.#refreshing;
+    const refreshing = {
+      tools: this.#fetchTools().finally(() => {
+        if (this.#refreshing === refreshing) this.#refreshing = undefined;
+      }),
+      generation: this.#toolsGeneration,
+    };
+    this.#refreshing = refreshing;
+    return refreshing.tools;
   }
 
   /**
@@ -1153,13 +1409,12 @@ export class MCPToolAdapter {
     const generation = this.#toolsGeneration;
     // Every page has the request deadline, and so has the whole listing: a
     // server paging slowly forever cannot keep discoverTools() waiting.
+    // The pager and the tools' reader load with the first listing.
+    const { listAllTools } = await import("./protocol/tool_list.ts");
     const startedAt = performance.now();
-    const modern = this.#connection.serverInfo?.era === "modern";
-    let ttlMs = modern ? MAX_TTL_MS : Infinity;
-    let personal = false;
-    const tools = await listAllTools(
-      async (cursor) => {
-        const page = await this.#connection.request(
+    const { tools, hints } = await listAllTools(
+      (cursor) =>
+        this.#connection.request(
           "tools/list",
           cursor === undefined ? undefined : { cursor },
           {
@@ -1167,16 +1422,9 @@ export class MCPToolAdapter {
             totalTimeoutMs: this.#requestTimeoutMs,
             startedAt,
           },
-        );
-        if (modern) {
-          // Absent or negative means 0: stale at once.
-          const ttl = page.ttlMs;
-          ttlMs = Math.min(ttlMs, typeof ttl === "number" && ttl > 0 ? ttl : 0);
-          personal ||= page.cacheScope !== "public";
-        }
-        return page;
-      },
+        ),
       this.config.name,
+      this.#connection.serverInfo?.era === "modern",
     );
     // MCP Apps metadata rides in `_meta`: its reader loads with the first tool that has one.
     for (const tool of tools.values()) {
@@ -1201,8 +1449,8 @@ export class MCPToolAdapter {
     await this.#watch.update(tools);
     if (this.#toolsGeneration === generation) {
       this.#tools = tools;
-      this.#toolsFreshUntil = startedAt + ttlMs;
-      this.#toolsPrivate = personal;
+      this.#toolsFreshUntil = startedAt + hints.ttlMs;
+      this.#toolsPrivate = hints.personal;
     }
     return tools;
   }
@@ -1246,7 +1494,9 @@ export class MCPToolAdapter {
     return tool && (!this.#filter || this.#filter(name)) ? tool : undefined;
   }
 
-  #notFoundMessage(name: string): string {
+  /** Says what the server has instead; the suggestions load on this failure path only. */
+  async #notFoundMessage(name: string): Promise<string> {
+    const { didYouMean } = await import("./util/closest.ts");
     const names = [...(this.#tools?.keys() ?? [])].filter((tool) =>
       !this.#filter || this.#filter(tool)
     );

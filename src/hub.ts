@@ -13,6 +13,7 @@ import {
 } from "./adapter.ts";
 import { configSecrets, redact } from "./util/redact.ts";
 import { SerialQueue } from "./util/serial_queue.ts";
+import { delay } from "./util/time.ts";
 import type { ServerEntry } from "./config/load.ts";
 import { type MCPServerConfig, validateServerConfig } from "./server_config.ts";
 import { isRecord } from "./util/values.ts";
@@ -29,9 +30,15 @@ import type { TaskHandle } from "./tasks/store.ts";
 import type { MCPTransportKind } from "./server_config.ts";
 import type { PinnedTools } from "./tools/fingerprint.ts";
 import type { ToolDrift } from "./tools/drift.ts";
+import type { HubList, HubMember } from "./adapter/aggregate.ts";
+import type * as shapes from "./adapter/types.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type { ServerAuth, ServerEntry } from "./config/load.ts";
+export type { HubList, MCPProvenance } from "./adapter/aggregate.ts";
+
+/** Resources and prompts across servers (`adapter/aggregate.ts`), loaded with the first use. */
+const aggregate = () => import("./adapter/aggregate.ts");
 
 /** Where one server of a {@linkcode MCPToolHub} stands. */
 export interface HubServerStatus {
@@ -143,6 +150,12 @@ interface Slot {
 }
 
 const NOT_STARTED = "Not connected yet; call start()";
+/**
+ * After a refresh during which the server announced more changes, the one
+ * queued behind it waits this long, so that a burst of announcements (or
+ * one that never ends) is relisted a few times, not once per listing.
+ */
+const RELIST_GAP_MS = 500;
 
 /**
  * Connects several MCP servers and registers all their tools into one
@@ -430,6 +443,108 @@ export class MCPToolHub {
   }
 
   /**
+   * Every connected server's resources (see `MCPToolAdapter.listResources`),
+   * listed concurrently, servers in config order; each has an `id`
+   * (`{namespace}/{uri}`) and names its `server` and `namespace`. A server
+   * whose listing fails is reported in `failed`, and the others listed.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * const { items, failed } = await hub.listResources();
+   * for (const resource of items) console.log(resource.id, resource.mimeType ?? "");
+   * for (const { server, error } of failed) console.error(server, error);
+   * ```
+   *
+   * @returns The resources, and the servers that failed.
+   */
+  async listResources(): Promise<HubList<shapes.MCPResource>> {
+    return (await aggregate()).listResources(this.#members());
+  }
+
+  /**
+   * Every connected server's resource templates, as `listResources()`;
+   * each `id` is `{namespace}/{uriTemplate}`.
+   *
+   * @returns The templates, and the servers that failed.
+   */
+  async listResourceTemplates(): Promise<HubList<shapes.MCPResourceTemplate>> {
+    return (await aggregate()).listResourceTemplates(this.#members());
+  }
+
+  /**
+   * Every connected server's prompts, as `listResources()`; each `id` is
+   * `{namespace}/{name}`.
+   *
+   * @returns The prompts, and the servers that failed.
+   */
+  async listPrompts(): Promise<HubList<shapes.MCPPrompt>> {
+    return (await aggregate()).listPrompts(this.#members());
+  }
+
+  /**
+   * Reads a resource by its `id` (`{namespace}/{uri}`), or a template's
+   * with `options.variables` (`{namespace}/{uriTemplate}`), from the server
+   * of that namespace; see `MCPToolAdapter.readResource`.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolHub } from "@cleveragents/mcp-adapter";
+   *
+   * declare const hub: MCPToolHub;
+   * const read = await hub.readResource("docs/file:///README.md");
+   * if (read.success) console.log(read.data.contents[0]?.text);
+   * ```
+   *
+   * @param id The resource's or template's `id`.
+   * @param options Template variables, size cap, deadline, cancellation.
+   * @returns The envelope; `not_found` when no connected server has the namespace.
+   * @throws {MCPNotConnectedError} When the connection dropped.
+   */
+  async readResource(
+    id: string,
+    options?: shapes.ReadResourceOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPResourceRead>> {
+    return await (await aggregate()).readResource(this.#members(), id, options);
+  }
+
+  /**
+   * Gets a prompt by its `id` (`{namespace}/{name}`) from the server of
+   * that namespace; see `MCPToolAdapter.getPrompt`.
+   *
+   * @param id The prompt's `id`.
+   * @param args Its arguments, each a string.
+   * @param options Deadline and cancellation.
+   * @returns The envelope; `not_found` when no connected server has the namespace.
+   * @throws {MCPNotConnectedError} When the connection dropped.
+   */
+  async getPrompt(
+    id: string,
+    args?: Record<string, string>,
+    options?: shapes.PromptOptions,
+  ): Promise<shapes.MCPOutcome<shapes.MCPPromptMessages>> {
+    return await (await aggregate()).getPrompt(
+      this.#members(),
+      id,
+      args,
+      options,
+    );
+  }
+
+  /** The connected servers, in config order. */
+  #members(): HubMember[] {
+    return [...this.#slots.values()].filter((slot) =>
+      slot.status.state === "connected" && slot.adapter?.connected
+    ).map((slot) => ({
+      server: slot.entry.config.name,
+      namespace: slot.entry.namespace,
+      adapter: slot.adapter!,
+    }));
+  }
+
+  /**
    * Accepts a server's held-back tools (see
    * `MCPToolAdapter.acceptToolChanges`) and resolves once the registry has
    * them.
@@ -524,7 +639,8 @@ export class MCPToolHub {
   /**
    * Re-registers a connected server's tools after it announced a change (or
    * was restarted), so the registry never serves a stale list. Bursts of
-   * announcements coalesce into one refresh.
+   * announcements coalesce: one refresh runs at a time, at most one more is
+   * queued behind it, and that one first waits `RELIST_GAP_MS`.
    */
   #refreshTools(slot: Slot): void {
     if (slot.refreshQueued) return;
@@ -558,6 +674,10 @@ export class MCPToolHub {
           ...slot.status,
           error: failedStatus(entry, error).error!,
         };
+      }
+      // Announced again meanwhile: let the burst go on before relisting.
+      if (slot.refreshQueued && slot.epoch === epoch) {
+        await delay(RELIST_GAP_MS);
       }
     });
   }

@@ -23,6 +23,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { fixturePath, runtimeCommand } from "./_helpers.ts";
+import { addContent, type ContentNotifier } from "./_modern_content.ts";
 
 /** Whether the server also serves 2025-era clients. */
 export type LegacyMode = "serve" | "reject";
@@ -49,11 +50,26 @@ function annotated(schema: Record<string, unknown>): { type: "object" } {
  *
  * @param changed Called after `add_tool` changed the list; over HTTP it
  * tells the listeners (the server instance lives for one request).
+ * @param notify How resource changes are announced (`_modern_content.ts`);
+ * default: by the server itself (stdio).
  */
-export function buildModernServer(changed: () => void = () => {}): McpServer {
+export function buildModernServer(
+  changed: () => void = () => {},
+  notify?: ContentNotifier,
+): McpServer {
   const server = new McpServer(
     { name: "modern-fixture", version: "2.0.0" },
-    { capabilities: { logging: {} }, instructions: "SDK v2 test fixture" },
+    {
+      capabilities: { logging: {}, resources: { subscribe: true } },
+      instructions: "SDK v2 test fixture",
+    },
+  );
+  addContent(
+    server,
+    notify ?? {
+      resourceUpdated: (uri) => void server.server.sendResourceUpdated({ uri }),
+      resourcesChanged: () => server.sendResourceListChanged(),
+    },
   );
   server.registerTool("get_sum", {
     description: "Adds two numbers",
@@ -235,10 +251,11 @@ export interface ModernHttpServer {
  */
 export async function startModernHttp(
   legacy: LegacyMode = "serve",
-  build: (changed: () => void) => McpServer = buildModernServer,
+  build: (changed: () => void, notify: ContentNotifier) => McpServer =
+    buildModernServer,
 ): Promise<ModernHttpServer> {
   const handler = createMcpHandler(
-    () => build(() => handler.notify.toolsChanged()),
+    () => build(() => handler.notify.toolsChanged(), handler.notify),
     legacy === "reject" ? { legacy: "reject" } : {},
   );
   const seen: ModernHttpServer["seen"] = [];

@@ -8,8 +8,9 @@
  *
  * Tools: `slow` (done after `polls` polls), `ask` (input_required: an
  * elicitation, answered through tasks/update), `fail` (failed with a
- * JSON-RPC error), `forever` (working until cancelled) and `inline` (no
- * task: the result at once).
+ * JSON-RPC error), `forever` (working until cancelled), `inline` (no
+ * task: the result at once) and `greedy` (hostile: input_required for
+ * ever, asking for a new input key on every tasks/get).
  *
  * @module
  */
@@ -71,8 +72,10 @@ function view(id: string, task: Task): Record<string, unknown> {
     base.statusMessage = "the disk is full";
     base.error = { code: -32603, message: "Disk full" };
   } else if (task.status === "input_required") {
+    // `greedy` asks for a key it never asked for before, every time.
+    const key = task.tool === "greedy" ? `key${task.polls}` : "name";
     base.inputRequests = {
-      name: {
+      [key]: {
         method: "elicitation/create",
         params: {
           mode: "form",
@@ -97,7 +100,7 @@ export function buildTaskServer(): McpServer {
     { name: "modern-tasks", version: "1.0.0" },
     { capabilities: { extensions: { [TASKS]: {} } } },
   );
-  for (const name of ["slow", "ask", "fail", "forever", "inline"]) {
+  for (const name of ["slow", "ask", "fail", "forever", "inline", "greedy"]) {
     server.registerTool(name, {
       description: `task tool ${name}`,
       inputSchema: z.object({ polls: z.number().optional() }),
@@ -143,6 +146,7 @@ export function buildTaskServer(): McpServer {
       } else if (task.tool === "ask" && task.answer === undefined) {
         task.status = "input_required";
       } else if (task.tool === "ask") task.status = "completed";
+      else if (task.tool === "greedy") task.status = "input_required";
       task.updated = Date.now() + task.polls;
     }
     return { resultType: "complete", ...view(params.taskId, task) } as never;

@@ -9,8 +9,9 @@
  * @module
  */
 
-import { MCPAdapterError, MCPConfigError } from "../errors.ts";
+import { MCPAdapterError } from "../errors.ts";
 import { isRecord } from "../util/values.ts";
+import { checkMaxBytes, utf8Within } from "../util/bytes.ts";
 import type {
   MCPAppVisibility,
   MCPToolDescriptor,
@@ -29,6 +30,11 @@ export const DEFAULT_MAX_UI_BYTES = 8 * 1024 * 1024;
 
 const MAX_URI_CHARS = 2048;
 const MAX_DOMAINS = 64;
+/**
+ * Entries of one CSP list looked at: past them the rest is counted, not
+ * read, so a list of any length costs the same bounded work.
+ */
+const MAX_EXAMINED = 4 * MAX_DOMAINS;
 const MAX_DOMAIN_CHARS = 512;
 /**
  * One CSP source a host may put in a header: a scheme, a host (optionally
@@ -66,16 +72,19 @@ function quoted(value: unknown): string {
  * Sets `ui` on every tool whose `_meta` has MCP Apps metadata: the nested
  * `_meta.ui` (its `resourceUri` wins) or the deprecated flat
  * `_meta["ui/resourceUri"]`. A resource URI that is not `ui://` is
- * dropped with a note (the tool stays, as a plain tool); a malformed
- * `visibility` counts as `[]`: the tool is not offered to a model.
+ * dropped (the tool stays, as a plain tool), all of them in one note; a
+ * malformed `visibility` counts as `[]`: the tool is not offered to a
+ * model.
  *
  * @param tools The tool list, changed in place.
- * @param note Told about each problem.
+ * @param note Told once about the problems of the list.
  */
 export function attachUi(
   tools: Iterable<MCPToolDescriptor>,
   note: (message: string) => void,
 ): void {
+  const bad: string[] = [];
+  let badCount = 0;
   for (const tool of tools) {
     const meta = tool._meta;
     if (meta === undefined) continue;
@@ -84,15 +93,19 @@ export function attachUi(
     if (nested === undefined && uri === undefined) continue;
     const ui: MCPToolUi = { visibility: visibilityOf(nested?.visibility) };
     if (isUiUri(uri)) ui.resourceUri = uri;
-    else if (uri !== undefined) {
-      note(
-        `tool ${quoted(tool.name)} names the UI resource ${
-          quoted(uri)
-        }, which is not a ui:// URI of at most ${MAX_URI_CHARS} characters; it is treated as a tool without an app`,
-      );
+    else if (uri !== undefined && ++badCount <= 8) {
+      bad.push(`tool ${quoted(tool.name)} names ${quoted(uri)}`);
     }
     tool.ui = ui;
   }
+  if (badCount === 0) return;
+  note(
+    `${bad.join("; ")}${
+      badCount > bad.length ? ` and ${badCount - bad.length} more tools` : ""
+    }: not a ui:// URI of at most ${MAX_URI_CHARS} characters, so ${
+      badCount === 1 ? "that tool is" : "those tools are"
+    } treated as tools without an app`,
+  );
 }
 
 function visibilityOf(value: unknown): MCPAppVisibility[] {
@@ -139,18 +152,11 @@ export async function readUi(
       "invalid_argument",
       `readUiResource() reads only MCP Apps resources: ${
         quoted(uri)
-      } is not a ui:// URI of at most ${MAX_URI_CHARS} characters. Pass a tool's ui.resourceUri; read other resources with your own client.`,
+      } is not a ui:// URI of at most ${MAX_URI_CHARS} characters. Pass a tool's ui.resourceUri; read other resources with readResource().`,
     );
   }
-  const { server, maxBytes } = context;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
-    throw new MCPConfigError(
-      "maxBytes",
-      `readUiResource()'s maxBytes must be a positive whole number of bytes, got ${
-        quoted(maxBytes)
-      }`,
-    );
-  }
+  const { server } = context;
+  const maxBytes = checkMaxBytes(context.maxBytes, "readUiResource()");
   const bad = (why: string) =>
     new MCPAdapterError(
       "invalid_response",
@@ -180,12 +186,7 @@ export async function readUi(
     );
   let html: string;
   if (typeof entry.text === "string") {
-    // Each character is 1 to 3 UTF-8 bytes: measure only when it matters.
-    if (entry.text.length > maxBytes) throw over();
-    if (
-      entry.text.length * 3 > maxBytes &&
-      new TextEncoder().encode(entry.text).length > maxBytes
-    ) throw over();
+    if (utf8Within(entry.text, maxBytes) === undefined) throw over();
     html = entry.text;
   } else if (typeof entry.blob === "string") {
     if (entry.blob.length / 4 * 3 > maxBytes + 2) throw over();
@@ -208,36 +209,44 @@ export async function readUi(
   return resource;
 }
 
-/** The sandbox metadata, each value checked; what fails is left out and noted. */
+/**
+ * The sandbox metadata, each value checked; what fails is left out, and
+ * said in one note for the resource.
+ */
 function addMeta(
   resource: MCPUiResource,
   meta: Record<string, unknown>,
   note: (message: string) => void,
 ): void {
-  const where = `UI resource ${quoted(resource.uri)}`;
+  const problems: string[] = [];
   if (isRecord(meta.csp)) {
     const csp: NonNullable<MCPUiResource["csp"]> = {};
     for (const key of CSP_KEYS) {
       const list = meta.csp[key];
       if (list === undefined) continue;
       if (!Array.isArray(list)) {
-        note(`${where}: csp.${key} is not a list; it is left out`);
+        problems.push(`csp.${key} is not a list; it is left out`);
         continue;
       }
       const kept: string[] = [];
-      for (const domain of list) {
+      let first: unknown;
+      const examined = Math.min(list.length, MAX_EXAMINED);
+      for (let i = 0; i < examined && kept.length < MAX_DOMAINS; i++) {
+        const domain = list[i];
         if (
-          kept.length < MAX_DOMAINS && typeof domain === "string" &&
-          domain.length <= MAX_DOMAIN_CHARS && CSP_SOURCE.test(domain)
-        ) {
-          kept.push(domain);
-        } else {
-          note(
-            `${where}: csp.${key} entry ${
-              quoted(domain)
-            } is left out (not a scheme://host source, or past ${MAX_DOMAINS} entries)`,
-          );
-        }
+          typeof domain === "string" && domain.length <= MAX_DOMAIN_CHARS &&
+          CSP_SOURCE.test(domain)
+        ) kept.push(domain);
+        else first ??= domain;
+      }
+      if (kept.length < list.length) {
+        problems.push(
+          `csp.${key}: ${
+            (list.length - kept.length).toLocaleString("en-US")
+          } of ${list.length.toLocaleString("en-US")} entries left out${
+            first === undefined ? "" : ` (the first: ${quoted(first)})`
+          }: not scheme://host sources, or past ${MAX_DOMAINS} entries`,
+        );
       }
       csp[key] = kept;
     }
@@ -253,12 +262,15 @@ function addMeta(
     if (meta.domain.length <= 253 && HOST_NAME.test(meta.domain)) {
       resource.domain = meta.domain;
     } else {
-      note(
-        `${where}: domain ${quoted(meta.domain)} is not a host name; left out`,
+      problems.push(
+        `domain ${quoted(meta.domain)} is not a host name; left out`,
       );
     }
   }
   if (typeof meta.prefersBorder === "boolean") {
     resource.prefersBorder = meta.prefersBorder;
+  }
+  if (problems.length > 0) {
+    note(`UI resource ${quoted(resource.uri)}: ${problems.join("; ")}`);
   }
 }

@@ -277,8 +277,9 @@ function decodeBase64(base64: string): Uint8Array {
   return bytes;
 }
 
-function exitCodeOf(
-  result: MCPToolResult,
+/** The exit code of a call, read or get: by its `errorKind` when it failed. */
+export function exitCodeOf(
+  result: Pick<MCPToolResult, "success" | "errorKind">,
   signal: AbortSignal | undefined,
 ): number {
   if (result.success) return OK;
@@ -294,7 +295,11 @@ function exitCodeOf(
   }
 }
 
-function reportFailures(ctx: Context, statuses: HubServerStatus[]): boolean {
+/** Says on stderr which servers failed; returns whether any did. */
+export function reportFailures(
+  ctx: Context,
+  statuses: HubServerStatus[],
+): boolean {
   const failed = statuses.filter((status) => status.state === "failed");
   for (const status of failed) {
     ctx.stderr.write(

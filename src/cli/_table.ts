@@ -15,10 +15,12 @@ import {
   toolsCommand,
 } from "./_commands.ts";
 import { UsageError } from "./_errors.ts";
+import { CONTENT_COMMANDS } from "./_content.ts";
 import { LOGIN_TIMEOUT_MS, loginCommand, logoutCommand } from "./_login.ts";
 import { expectOperands, parseMs } from "./_operands.ts";
 import { pinCheckCommand } from "./_pins.ts";
 import { resumeCommand, tasksCommand } from "./_tasks.ts";
+import { searchCommand } from "./_search.ts";
 import {
   type CommandSpec,
   defineCommand,
@@ -310,6 +312,52 @@ pins (and --update is not given).`,
     prepare(operands) {
       expectOperands("schema", operands, 1);
       return schemaCommand(operands[0]!);
+    },
+  }),
+  ...CONTENT_COMMANDS,
+  defineCommand({
+    name: "search",
+    summary: [[
+      'search "<request>"',
+      "the tools that best match a request, with scores",
+    ]],
+    usage: 'search "<request>" [--k N] [--json] [servers]',
+    about:
+      `Connects to every enabled server and ranks their tools for the request, in
+plain words, as a model's tool search would: the built-in lexical ranker over
+each tool's name, title, description, parameters and server. Tools only an
+app may call (MCP Apps) are never listed.`,
+    options: [
+      {
+        name: "k",
+        kind: "value",
+        value: "N",
+        help: "how many tools to list, 1 to 100 (default 5)",
+      },
+      {
+        name: "json",
+        kind: "flag",
+        help: `print a JSON array instead (name, alias, server, namespace,
+score, readOnly, writes, description)`,
+      },
+    ],
+    footer:
+      "Exits 3 when a server cannot be reached (the others are still searched).",
+    prepare(operands, options) {
+      if (operands.length !== 1 || operands[0]!.trim() === "") {
+        throw new UsageError(
+          `"search" takes one request, in quotes: mcp-adapter search "open a pull request"`,
+        );
+      }
+      const k = options.k === undefined ? 5 : Number(options.k);
+      if (!Number.isInteger(k) || k < 1 || k > 100) {
+        throw new UsageError(
+          `--k must be a whole number from 1 to 100, e.g. --k 10; got ${
+            JSON.stringify(options.k)
+          }`,
+        );
+      }
+      return searchCommand(operands[0]!, k);
     },
   }),
   defineCommand({

@@ -107,8 +107,10 @@ export class SpanRecorder implements MCPTracerProvider {
         : `${(span.ended - span.started).toFixed(1)} ms`;
       const id = span.attributes["jsonrpc.request.id"];
       const error = span.attributes["error.type"];
+      // A cancel the client asked for, an era probe: said, not an error.
+      const expected = span.attributes["mcp.adapter.outcome"];
       const outcome = error === undefined
-        ? ""
+        ? expected === undefined ? "" : `  ${expected}`
         : `  error.type=${error}${
           span.status.message ? ` (${span.status.message})` : ""
         }`;

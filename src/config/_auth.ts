@@ -69,6 +69,17 @@ export function readAuth(
     const before = problems.length;
     const text = interpolateValue(written, vars, [...at, field], problems);
     if (problems.length > before || typeof text !== "string") continue;
+    if (text === "") {
+      // The schema saw the text as written; `${VAR}` of an empty variable
+      // breaks the same rule as a literal "".
+      problems.push(
+        new ConfigProblem(
+          [...at, field],
+          "expected a non-empty string, got an empty string (a variable it names is set but empty)",
+        ),
+      );
+      continue;
+    }
     fields[field] = text;
     if (SECRET_FIELDS.includes(field)) secrets.push(text);
     if (FILE_FIELDS.includes(field) && !isAbsolute(text)) {

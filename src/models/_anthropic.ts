@@ -24,6 +24,7 @@ import {
 import { setOwn } from "../util/values.ts";
 import { type Codec, nameAndDescription, sameName } from "./_codec.ts";
 import type { Outcome } from "./_content.ts";
+import { anthropicSearch } from "./_anthropic_search.ts";
 import type {
   AnthropicResultBlock,
   AnthropicTool,
@@ -43,6 +44,7 @@ export const anthropic: Codec<"anthropic"> = {
   decode: (call) => ({ id: call.id, name: call.name, args: call.input }),
   encode: (id, _name, outcome) => result(id ?? "", outcome),
   turn: (results) => ({ role: "user", content: results }),
+  search: anthropicSearch,
 };
 
 /** Image types the API takes in base64 image blocks. */

@@ -17,7 +17,11 @@ import type {
   SchemaReport,
   ToolDefinitionOptions,
 } from "./options.ts";
-import type { ModelProvider, ProviderShapes } from "./types.ts";
+import type {
+  FlatDefinitionShapes,
+  ModelProvider,
+  ProviderShapes,
+} from "./types.ts";
 
 /** A tool's arguments schema in a provider's dialect, and what was changed. */
 export interface Dialect {
@@ -84,7 +88,7 @@ export interface Codec<P extends ModelProvider> {
   definitions(
     entries: readonly Entry[],
     run: Runner,
-  ): ProviderShapes[P]["definitions"];
+  ): FlatDefinitionShapes[P];
   /** Reads a tool call. */
   decode(call: ProviderShapes[P]["call"]): DecodedCall;
   /** Writes a call's outcome as this API's tool-result message(s). */
@@ -95,6 +99,51 @@ export interface Codec<P extends ModelProvider> {
   ): ProviderShapes[P]["result"];
   /** Joins one turn's results into the message that answers them all. */
   turn(results: ProviderShapes[P]["result"][]): ProviderShapes[P]["turn"];
+  /**
+   * The API's own tool search, when it has one (Anthropic, OpenAI
+   * Responses): the progressive hand-off uses it instead of the meta-tool
+   * pair. See `_handoff.ts`.
+   */
+  search?: NativeSearch<P>;
+}
+
+/** Who searches the deferred tools: this library's catalog, or the provider. */
+export type SearchBy = "catalog" | "provider";
+
+/** What a native search form writes its definitions and answers from. */
+export interface SearchDeclaration {
+  /** Who searches. */
+  by: SearchBy;
+  /** The catalog's search tool, as the model is told about it. */
+  tool: { name: string; description: string; parameters: Schema };
+  /** Every tool declared deferred, in the model's order (see `declaresAll`). */
+  deferred: readonly Entry[];
+  /** A server's namespace as the model sees it: a name and a description. */
+  namespace(namespace: string): { name: string; description: string };
+}
+
+/** An API's native deferral: definitions, its search calls and answers. */
+export interface NativeSearch<P extends ModelProvider> {
+  /** Whether this searcher needs every tool declared (deferred) up front. */
+  declaresAll(by: SearchBy): boolean;
+  /** The definitions: the search tool, then any deferred tools. */
+  definitions(
+    declaration: SearchDeclaration,
+    declare: (entries: readonly Entry[]) => FlatDefinitionShapes[P],
+  ): ProviderShapes[P]["definitions"];
+  /** A call of the catalog's search tool, read; `undefined` for any other call. */
+  searchCall(
+    call: ProviderShapes[P]["call"],
+    declaration: SearchDeclaration,
+  ): { id: string | undefined; args: unknown } | undefined;
+  /** The answer to a catalog search: the tools found (none: `note` says why). */
+  found(
+    id: string | undefined,
+    entries: readonly Entry[],
+    note: string,
+    declaration: SearchDeclaration,
+    declare: (entries: readonly Entry[]) => FlatDefinitionShapes[P],
+  ): ProviderShapes[P]["result"];
 }
 
 /** The alias as it is: the name rule of every API but Gemini. */

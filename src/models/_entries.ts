@@ -6,45 +6,99 @@
  * @module
  */
 
+import {
+  type CatalogSource,
+  ToolCatalog,
+  toolCatalog,
+} from "../search/catalog.ts";
 import { toolAlias } from "../tools/alias.ts";
-import type { RegisteredTool } from "../tools/registry.ts";
+import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
+import { forModel } from "../tools/visibility.ts";
 import type { Codec, Entry } from "./_codec.ts";
+import { modelText } from "./_model_text.ts";
 import type {
   SchemaReport,
   ToolDefinitionOptions,
   ToolSource,
 } from "./options.ts";
 import type { ModelProvider } from "./types.ts";
+import { MAX_SCHEMA_DEPTH } from "./_json_schema.ts";
+import { nestedDeeperThan } from "../util/values.ts";
+import { errorMessage } from "../util/errors.ts";
 
 const identity = (args: Record<string, unknown>) => args;
 
-/** The tools of a source, in order. */
+/** The tools of a source, in the model's order (see `ToolSource`). */
 export function toolsOf(source: ToolSource): RegisteredTool[] {
-  return Array.isArray(source)
-    ? [...source]
-    : (source as { list(): RegisteredTool[] }).list();
+  return Array.isArray(source) ? [...source] : catalogOf(source).list();
 }
+
+/** The catalog of a source: one per registry and hub; a list gets its own. */
+export function catalogOf(source: ToolSource): ToolCatalog {
+  return source instanceof ToolCatalog
+    ? source
+    : toolCatalog(source as CatalogSource);
+}
+
+/** The registry calls are resolved through; `undefined` for a list. */
+export function registryOf(source: ToolSource): ToolRegistry | undefined {
+  return Array.isArray(source) ? undefined : catalogOf(source).registry;
+}
+
+export { forModel };
 
 /**
- * Whether a tool may reach a model: MCP Apps tools whose `visibility` lacks
- * `"model"` are for the server's app only (the spec: a host MUST NOT
- * include them in the agent's tool list).
+ * Declares every tool of `source` a model may see in `codec`'s terms. A
+ * tool whose definition cannot be built (a schema nested past
+ * {@linkcode MAX_SCHEMA_DEPTH} levels, or anything else that fails) is
+ * left out, with a report that says why, in `omitted`: one bad tool never
+ * keeps the others from the model.
  */
-export function forModel(tool: RegisteredTool): boolean {
-  return tool.ui === undefined || tool.ui.visibility.includes("model");
-}
-
-/** Declares every tool of `source` a model may see in `codec`'s terms. */
 export function buildEntries(
   source: ToolSource,
   codec: Pick<Codec<ModelProvider>, "name" | "schema">,
   options: ToolDefinitionOptions,
+  omitted?: SchemaReport[],
 ): Entry[] {
-  return toolsOf(source).filter(forModel).map((tool) =>
-    buildEntry(tool, codec, options)
-  );
+  const entries: Entry[] = [];
+  for (const tool of toolsOf(source).filter(forModel)) {
+    const entry = entryOrOmission(tool, codec, options, omitted);
+    if (entry) entries.push(entry);
+  }
+  return entries;
 }
 
+/**
+ * Declares one tool, or, when its definition cannot be built (see
+ * {@linkcode buildEntries}), adds the reason to `omitted` and returns
+ * `undefined`.
+ */
+export function entryOrOmission(
+  tool: RegisteredTool,
+  codec: Pick<Codec<ModelProvider>, "name" | "schema">,
+  options: ToolDefinitionOptions,
+  omitted?: SchemaReport[],
+): Entry | undefined {
+  try {
+    // The transforms recurse on the schema: its depth is checked first.
+    if (nestedDeeperThan(tool.inputSchema, MAX_SCHEMA_DEPTH)) {
+      throw new Error(
+        `its input schema nests more than ${MAX_SCHEMA_DEPTH} levels deep`,
+      );
+    }
+    return buildEntry(tool, codec, options);
+  } catch (error) {
+    omitted?.push({
+      tool: String(tool.name),
+      name: String(tool.name),
+      notes: [],
+      omitted: `left out: ${errorMessage(error)}`,
+    });
+    return undefined;
+  }
+}
+
+/** Declares one tool in `codec`'s terms; throws when it cannot. */
 function buildEntry(
   tool: RegisteredTool,
   codec: Pick<Codec<ModelProvider>, "name" | "schema">,
@@ -65,14 +119,19 @@ function buildEntry(
   };
 }
 
-/** The description a model reads: title, description, capability, root hint. */
-function describe(
+/**
+ * The description a model reads: title, description, capability, root
+ * hint; the server's text without what a person cannot see.
+ */
+export function describe(
   tool: RegisteredTool,
   options: ToolDefinitionOptions,
   hint: string | undefined,
 ): string | undefined {
-  let text = (tool.description ?? "").trim();
-  const title = tool.title?.trim();
+  let text = modelText(tool.description ?? "").trim();
+  const title = tool.title === undefined
+    ? undefined
+    : modelText(tool.title).trim();
   if ((options.title ?? true) && title && !text.startsWith(title)) {
     text = text === "" ? title : `${title}: ${text}`;
   }

@@ -33,7 +33,7 @@ import type { GeminiFunctionResponsePart } from "./types.ts";
 /** How both Gemini dialects name tools, read calls and write results. */
 export const geminiCalls: Omit<
   Codec<"gemini" | "gemini-openapi">,
-  "schema" | "definitions"
+  "schema" | "definitions" | "search"
 > = {
   name: (alias) =>
     GEMINI_NAME_START.test(alias) ? alias : `_${alias}`.slice(0, 64),

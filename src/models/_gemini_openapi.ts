@@ -18,7 +18,7 @@ import {
   type JsonTextPlace,
   restoreJsonText,
 } from "./_json_text.ts";
-import { setOwn } from "../util/values.ts";
+import { ownValue, setOwn } from "../util/values.ts";
 import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
 import {
   geminiCalls,
@@ -181,7 +181,7 @@ function convertNode(
     } else if (INT64.has(key) && typeof value === "number") {
       out[key] = String(value);
     } else if (key === "format" && typeof value === "string") {
-      if (type !== undefined && OPENAPI_FORMATS[type]?.has(value)) {
+      if (type !== undefined && ownValue(OPENAPI_FORMATS, type)?.has(value)) {
         out.format = value;
       } else {
         described.push(`Format: ${value}.`);

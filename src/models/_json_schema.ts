@@ -127,6 +127,12 @@ export interface InlineOptions {
 
 /** Inlined nodes beyond this count are cut like cycles (exponential DAGs). */
 const NODE_BUDGET = 5_000;
+/**
+ * How deeply a schema may nest, in levels of JSON objects and lists: the
+ * transforms recurse on it, so a tool's schema is refused past it, and
+ * inlining `$ref`s never nests deeper.
+ */
+export const MAX_SCHEMA_DEPTH = 128;
 
 /**
  * Replaces every local `$ref` by a copy of its target and drops `$defs` /
@@ -140,8 +146,25 @@ export function inlineRefs(root: Schema, options: InlineOptions): Schema {
   const depth = options.recursionDepth ?? 1;
   let budget = NODE_BUDGET;
   let overBudget = false;
-  const expand = (node: unknown, stack: readonly string[]): unknown => {
+  let tooDeep = false;
+  const expand = (
+    node: unknown,
+    stack: readonly string[],
+    level = 0,
+  ): unknown => {
     if (!isSchema(node)) return node;
+    if (level > MAX_SCHEMA_DEPTH / 2) {
+      // A chain of references nests deeper than any schema may.
+      if (!tooDeep) {
+        tooDeep = true;
+        options.note(
+          `inlining $ref nested the schema past ${
+            MAX_SCHEMA_DEPTH / 2
+          } levels; the rest is cut to its types (the arguments are still validated against the whole schema)`,
+        );
+      }
+      return cut(node, "nested too deeply to spell out");
+    }
     if (--budget < 0) {
       if (!overBudget) {
         overBudget = true;
@@ -161,7 +184,7 @@ export function inlineRefs(root: Schema, options: InlineOptions): Schema {
             quoteRef(ref)
           } does not resolve locally; replaced by an unconstrained value`,
         );
-        return expand(siblings, stack);
+        return expand(siblings, stack, level);
       }
       if (stack.filter((seen) => seen === ref).length > depth) {
         options.note(
@@ -176,15 +199,15 @@ export function inlineRefs(root: Schema, options: InlineOptions): Schema {
           }, not spelled out further`,
         );
       }
-      const inner = expand(target, [...stack, ref]);
-      const own = expand(siblings, stack);
+      const inner = expand(target, [...stack, ref], level);
+      const own = expand(siblings, stack, level);
       return {
         ...(isSchema(inner) ? inner : {}),
         ...(isSchema(own) ? own : {}),
       };
     }
     const { $defs: _d, definitions: _e, ...rest } = node;
-    return mapChildren(rest, (child) => expand(child, stack));
+    return mapChildren(rest, (child) => expand(child, stack, level + 1));
   };
   const result = expand(root, []);
   return isSchema(result) ? result : {};

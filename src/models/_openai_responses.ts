@@ -9,6 +9,7 @@
 import { type Codec, nameAndDescription, sameName } from "./_codec.ts";
 import { dataUrl, type Outcome } from "./_content.ts";
 import { openaiSchema } from "./_openai_strict.ts";
+import { responsesSearch } from "./_responses_search.ts";
 import type { OpenAIResponsesFunctionCallOutput } from "./types.ts";
 
 /** The Responses codec. */
@@ -22,11 +23,16 @@ export const openaiResponses: Codec<"openai-responses"> = {
       parameters: entry.schema ?? {},
       strict: entry.strict,
     })),
-  decode: (call) => ({
-    id: call.call_id,
-    name: call.name,
-    args: call.arguments,
-  }),
+  decode: (call) =>
+    call.type === "tool_search_call"
+      ? {
+        id: call.call_id ?? undefined,
+        name: "tool_search",
+        args: call.arguments,
+        error: "No tool search is declared in these tool definitions.",
+      }
+      : { id: call.call_id, name: call.name, args: call.arguments },
+  search: responsesSearch,
   encode: (id, _name, outcome) => result(id ?? "", outcome),
   turn: (results) => results,
 };

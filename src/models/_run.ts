@@ -10,7 +10,7 @@
 import { errorMessage } from "../util/errors.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { Entry, Runner } from "./_codec.ts";
-import { forModel, toolsOf } from "./_entries.ts";
+import { forModel, registryOf, toolsOf } from "./_entries.ts";
 import {
   declined,
   failure,
@@ -29,15 +29,32 @@ import type {
 import { editDistance } from "../util/closest.ts";
 import { toolAlias } from "../tools/alias.ts";
 
+/**
+ * The tools a dispatcher may find beyond those it declared (the search
+ * hand-off declares few or none), and what it says of a name it cannot find.
+ */
+export interface MoreTools {
+  /** The entry of a tool the model may call by `name`. */
+  find(name: string): Entry | undefined;
+  /** The message for a name that is no tool. */
+  unknown(name: string): string;
+}
+
 /** The tools a dispatcher knows, by every name a model may use. */
 class ToolIndex {
   readonly #byName = new Map<string, Entry>();
   readonly #registry: ToolRegistry | undefined;
   /** A list source's tools kept from the model (MCP Apps `visibility`), by name and alias. */
   readonly #hidden = new Map<string, RegisteredTool>();
+  readonly more: MoreTools | undefined;
 
-  constructor(source: ToolSource, entries: readonly Entry[]) {
-    this.#registry = Array.isArray(source) ? undefined : source as ToolRegistry;
+  constructor(
+    source: ToolSource,
+    entries: readonly Entry[],
+    more?: MoreTools,
+  ) {
+    this.more = more;
+    this.#registry = registryOf(source);
     for (const entry of entries) {
       this.#byName.set(entry.name, entry);
       this.#byName.set(entry.tool.name, entry);
@@ -69,7 +86,7 @@ class ToolIndex {
   find(
     name: string,
   ): { entry: Entry; tool: RegisteredTool | undefined } | undefined {
-    const entry = this.#byName.get(name);
+    const entry = this.#byName.get(name) ?? this.more?.find(name);
     if (!entry) return undefined;
     const tool = this.#registry === undefined || entry.local
       ? entry.tool
@@ -90,9 +107,10 @@ export function runner(
   source: ToolSource,
   entries: readonly Entry[],
   options: RunnerOptions,
+  more?: MoreTools,
 ): Runner {
   const shapingFor = shapings(options);
-  const index = new ToolIndex(source, entries);
+  const index = new ToolIndex(source, entries, more);
   const defaults: DispatchOptions = {
     ...(options.approve ? { approve: options.approve } : {}),
     ...(options.approveAll ? { approveAll: options.approveAll } : {}),
@@ -122,7 +140,9 @@ async function runCall(
   if (!found) {
     const hidden = index.hidden(call.name);
     return failure(
-      hidden ? appOnly(call.name, hidden) : unknownTool(call.name, index.names),
+      hidden
+        ? appOnly(call.name, hidden)
+        : index.more?.unknown(call.name) ?? unknownTool(call.name, index.names),
     );
   }
   const { entry, tool } = found;

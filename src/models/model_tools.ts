@@ -7,9 +7,11 @@
  * @module
  */
 
-import type { Runner } from "./_codec.ts";
+import type { Codec, Runner } from "./_codec.ts";
 import { failure } from "./_content.ts";
-import { buildEntries } from "./_entries.ts";
+import { buildEntries, catalogOf } from "./_entries.ts";
+import { decide, searchSettings } from "./_handoff.ts";
+import { type HandedOver, searchTools } from "./_search_tools.ts";
 import { instructionsFragment } from "./_instructions.ts";
 import { ResultPages } from "./_pages.ts";
 import { codecOf } from "./_providers.ts";
@@ -21,9 +23,16 @@ import type {
   ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
+  ToolHandoff,
   ToolSource,
 } from "./options.ts";
-import type { ModelProvider, ProviderShapes } from "./types.ts";
+import type {
+  FlatDefinitionShapes,
+  ModelProvider,
+  ProviderShapes,
+  ResultOf,
+  TurnOf,
+} from "./types.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type {
@@ -33,6 +42,8 @@ export type {
   ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
+  ToolHandoff,
+  ToolSearchSettings,
   ToolSource,
 } from "./options.ts";
 
@@ -54,7 +65,13 @@ export interface DispatchResult<P extends ModelProvider> {
   /** What the result budget left out, if anything. */
   cut: ResultCut | undefined;
 }
-export type { ModelProvider, ProviderShapes } from "./types.ts";
+export type {
+  FlatDefinitionShapes,
+  ModelProvider,
+  ProviderShapes,
+  ResultOf,
+  TurnOf,
+} from "./types.ts";
 
 /** One provider's view of a set of tools: definitions, and dispatch of calls. */
 export interface ModelTools<P extends ModelProvider> {
@@ -63,16 +80,29 @@ export interface ModelTools<P extends ModelProvider> {
   /**
    * The tool definitions, exactly as the provider's request takes them:
    * `tools` for OpenAI and Anthropic, `config.tools` for Gemini, `tools` of
-   * `generateText()` for the AI SDK.
+   * `generateText()` for the AI SDK. In the search hand-off (see
+   * {@linkcode ModelTools.handoff}): the search tool (and, for Anthropic
+   * and OpenAI's own search, every tool deferred), or the meta-tool pair.
    */
   readonly definitions: ProviderShapes[P]["definitions"];
-  /** Per tool: the name the model sees, the schema form chosen and why. */
+  /**
+   * Whether the model got every tool (`"flat"`) or a search over them
+   * (`"search"`), in which form, and the token estimate that decided it.
+   */
+  readonly handoff: ToolHandoff;
+  /**
+   * Per tool: the name the model sees, the schema form chosen and why; a
+   * tool left out of the definitions (its schema nests too deeply) has
+   * `omitted` saying why.
+   */
   readonly report: readonly SchemaReport[];
   /**
    * The `instructions` option's texts of the servers whose tools are in the
    * definitions, as a system-prompt fragment (each server's text in a
    * `<mcp-server-instructions server="…">` block, capped); `""` without
-   * the option or when none applies.
+   * the option or when none applies. In the search hand-off it starts with
+   * what the model must know to search: the servers and, under a budget,
+   * their tool names.
    */
   readonly instructions: string;
   /**
@@ -82,19 +112,19 @@ export interface ModelTools<P extends ModelProvider> {
    * can read. Rejects with an `MCPConfigError` only for a `resultBudget`
    * option that is not valid.
    */
-  dispatch(
-    call: ProviderShapes[P]["call"],
+  dispatch<C extends ProviderShapes[P]["call"]>(
+    call: C,
     options?: DispatchOptions,
-  ): Promise<ProviderShapes[P]["result"]>;
+  ): Promise<ResultOf<P, C>>;
   /**
    * Runs a turn's calls one after another (approval prompts never overlap)
    * and returns the message that answers them all, ready to append to the
    * conversation.
    */
-  dispatchAll(
-    calls: readonly ProviderShapes[P]["call"][],
+  dispatchAll<C extends ProviderShapes[P]["call"]>(
+    calls: readonly C[],
     options?: DispatchOptions,
-  ): Promise<ProviderShapes[P]["turn"]>;
+  ): Promise<TurnOf<P, C>>;
   /**
    * `dispatch()`, returning beside the message the text the model reads in
    * it and the tool's whole result for the host (the model gets at most
@@ -121,15 +151,18 @@ export interface ModelTools<P extends ModelProvider> {
  * `dispatch()` that validates and runs the calls the model makes and formats
  * the results as the provider's tool-result messages.
  *
- * @param source A {@linkcode ToolRegistry}, or a list of its tools (e.g. a
- * skill's `select(registry)`).
+ * @param source A hub (its servers in config order), a
+ * {@linkcode ToolRegistry}, their catalog (`toolCatalog()` of `/search`), or
+ * a list of registered tools (e.g. a skill's `select(registry)`).
  * @param provider `"openai-chat"`, `"openai-responses"`, `"anthropic"`,
  * `"gemini"` (`parametersJsonSchema`), `"gemini-openapi"` (OpenAPI-subset
  * `parameters`, for older endpoints) or `"ai-sdk"`.
  * @param options How definitions are written (title, capability hint,
- * OpenAI strict mode), the default dispatch options (approval hook, invoke
- * options, result budget; `dispatch()` may override them), per-server result
- * budgets, and `resultPages`.
+ * OpenAI strict mode), when to hand over a search instead of every tool
+ * (`toolSearch`, default `"auto"`: past 5% of a 128,000-token context), the
+ * default dispatch options (approval hook, invoke options, result budget;
+ * `dispatch()` may override them), per-server result budgets, and
+ * `resultPages`.
  * @returns The definitions, a report per tool, `dispatch`/`dispatchAll`,
  * and `run`/`runAll` (the same, with the whole result for the host).
  * @throws {MCPConfigError} For a result budget that is not valid.
@@ -169,29 +202,14 @@ export function modelTools<P extends ModelProvider>(
   options: ModelToolsOptions = {},
 ): ModelTools<P> {
   const codec = codecOf(provider);
-  const entries = buildEntries(source, codec, options);
+  const settings = searchSettings(options.toolSearch);
+  const catalog = catalogOf(source);
+  const handoff = decide(catalog, settings);
   const pages = options.resultPages ? new ResultPages() : undefined;
-  if (pages !== undefined) {
-    for (const entry of buildEntries([pages.tool()], codec, options)) {
-      entries.push({ ...entry, local: true });
-    }
-  }
-  const run = runner(source, entries, { ...options, pages });
-  const runOne = async (
-    call: ProviderShapes[P]["call"],
-    overrides?: DispatchOptions,
-  ): Promise<DispatchResult<P>> => {
-    const { id, name, args, error } = codec.decode(call);
-    const outcome = error === undefined
-      ? await run({ name, args, raw: call }, overrides)
-      : failure(error);
-    return {
-      message: codec.encode(id, name, outcome),
-      text: outcome.text,
-      result: outcome.result,
-      cut: outcome.cut,
-    };
-  };
+  const tools: HandedOver<P> = handoff.mode === "search"
+    ? searchTools(source, codec, { catalog, settings, handoff, pages, options })
+    : flatTools(source, codec, { handoff, pages, options });
+  const runOne = tools.run;
   const runAll = async (
     calls: readonly ProviderShapes[P]["call"][],
     overrides?: DispatchOptions,
@@ -202,27 +220,71 @@ export function modelTools<P extends ModelProvider>(
   };
   return {
     provider,
+    definitions: tools.definitions,
+    handoff: tools.handoff,
+    report: tools.report,
+    instructions: tools.instructions,
+    dispatch: (async (
+      call: ProviderShapes[P]["call"],
+      overrides?: DispatchOptions,
+    ) => (await runOne(call, overrides)).message) as ModelTools<P>["dispatch"],
+    dispatchAll: (async (
+      calls: readonly ProviderShapes[P]["call"][],
+      overrides?: DispatchOptions,
+    ) => (await runAll(calls, overrides)).turn) as ModelTools<P>["dispatchAll"],
+    run: runOne,
+    runAll,
+  };
+}
+
+/** Every tool's definition, and the run of their calls. */
+function flatTools<P extends ModelProvider>(
+  source: ToolSource,
+  codec: Codec<P>,
+  { handoff, pages, options }: {
+    handoff: ToolHandoff;
+    pages: ResultPages | undefined;
+    options: ModelToolsOptions;
+  },
+): HandedOver<P> {
+  const omitted: SchemaReport[] = [];
+  const entries = buildEntries(source, codec, options, omitted);
+  if (pages !== undefined) {
+    for (const entry of buildEntries([pages.tool()], codec, options)) {
+      entries.push({ ...entry, local: true });
+    }
+  }
+  const run = runner(source, entries, { ...options, pages });
+  return {
     definitions: codec.definitions(entries, run),
-    report: entries.map((entry) => entry.report),
+    handoff,
+    report: [...entries.map((entry) => entry.report), ...omitted],
     instructions: instructionsFragment(
       options.instructions,
       entries,
       options.instructionsMaxChars,
     ),
-    dispatch: async (call, overrides) =>
-      (await runOne(call, overrides)).message,
-    dispatchAll: async (calls, overrides) =>
-      (await runAll(calls, overrides)).turn,
-    run: runOne,
-    runAll,
+    async run(call, overrides) {
+      const { id, name, args, error } = codec.decode(call);
+      const outcome = error === undefined
+        ? await run({ name, args, raw: call }, overrides)
+        : failure(error);
+      return {
+        message: codec.encode(id, name, outcome),
+        text: outcome.text,
+        result: outcome.result,
+        cut: outcome.cut,
+      };
+    },
   };
 }
 
 /**
  * A registry's tools as one model API's tool definitions: the JSON its
  * request takes, with the registry's model-safe aliases as names and each
- * schema transformed to what the provider accepts. Use
- * {@linkcode modelTools} to also run the calls the model makes.
+ * schema transformed to what the provider accepts: always every tool (the
+ * search hand-off needs `dispatch()`). Use {@linkcode modelTools} to also
+ * run the calls the model makes, and for the search hand-off.
  *
  * @param source A {@linkcode ToolRegistry}, or a list of its tools.
  * @param provider The model API.
@@ -258,7 +320,7 @@ export function toolDefinitions<P extends ModelProvider>(
   source: ToolSource,
   provider: P,
   options: ToolDefinitionOptions & DispatchOptions = {},
-): ProviderShapes[P]["definitions"] {
+): FlatDefinitionShapes[P] {
   const codec = codecOf(provider);
   const entries = buildEntries(source, codec, options);
   // Only tools that run themselves (the AI SDK's `execute`) call `run`; it

@@ -6,6 +6,7 @@
  */
 
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
+import type { CatalogHub, ToolCatalog } from "../search/catalog.ts";
 import type {
   InvokeOptions,
   ToolAnnotations,
@@ -13,11 +14,65 @@ import type {
 } from "../types.ts";
 
 /**
- * Where the tools come from: a registry (calls are resolved through it at
- * dispatch time, so a server's refreshed tools are used), or a list of
- * registered tools such as a skill's `select(registry)`.
+ * Where the tools come from: a hub (its servers in config order), a
+ * registry (namespaces by name), or their catalog (`toolCatalog()` of
+ * `/search`) — calls are resolved through the registry at dispatch time, so
+ * a server's refreshed tools are used — or a list of registered tools such
+ * as a skill's `select(registry)`, in its own order. Within a server, tools
+ * are ordered by name, so the definitions are the same bytes whatever order
+ * the server lists them in and however often it reconnects.
  */
-export type ToolSource = ToolRegistry | readonly RegisteredTool[];
+export type ToolSource =
+  | ToolRegistry
+  | readonly RegisteredTool[]
+  | ToolCatalog
+  | CatalogHub;
+
+/**
+ * When the tools are handed over for search rather than all at once (the
+ * progressive hand-off), and how. See docs/tool-search.md.
+ */
+export interface ToolSearchSettings {
+  /**
+   * `"auto"`: every tool's definition while they take less than the
+   * threshold of the context, the search hand-off from there; `"always"`;
+   * `"never"`. Default `"auto"`.
+   */
+  when?: "auto" | "always" | "never";
+  /** The model's context window, in tokens. Default 128,000. */
+  contextTokens?: number;
+  /**
+   * The share of the context the definitions may take before search is
+   * used, from 0 to 1. Default 0.05: the MCP client guidance says to switch
+   * at 1–5% of the context window.
+   */
+  threshold?: number;
+  /** The threshold in tokens instead (over `threshold`). */
+  thresholdTokens?: number;
+  /**
+   * `"native"`: the provider's own deferral where it has one (Anthropic
+   * `defer_loading` with `tool_reference` results, OpenAI Responses
+   * `tool_search` with namespaces), the meta-tool pair elsewhere; `"meta"`:
+   * the pair (`search_tools`, then `call_tool`) for every provider. Default
+   * `"native"`.
+   */
+  form?: "native" | "meta";
+  /**
+   * Who searches in the native forms: `"catalog"`, this library's ranker
+   * (the host's, if the catalog has one), through a search tool the model
+   * calls and `dispatch()` answers; or `"provider"`, Anthropic's BM25 tool
+   * search or OpenAI's hosted `tool_search`. Default `"catalog"`.
+   */
+  searchBy?: "catalog" | "provider";
+  /** How many tools one search gives the model: 1 to 20. Default 5. */
+  results?: number;
+  /**
+   * The budget, in characters, of the tool names listed in
+   * `ModelTools.instructions` (server by server, cut with `+N more`); `0`
+   * lists server names only. Default 2,000 (about 500 tokens).
+   */
+  overviewChars?: number;
+}
 
 /** How tool definitions are written. */
 export interface ToolDefinitionOptions {
@@ -155,6 +210,32 @@ export interface ModelToolsOptions
    * Default `false`.
    */
   resultPages?: boolean;
+  /**
+   * The progressive hand-off: definitions for searching the tools instead
+   * of every tool's, once they would take too much of the context. A mode
+   * name or the settings. Default `"auto"` at 5% of 128,000 tokens.
+   */
+  toolSearch?: "auto" | "always" | "never" | ToolSearchSettings;
+}
+
+/** How the tools were handed to the model, and why. */
+export interface ToolHandoff {
+  /**
+   * `"flat"`: every tool's definition; `"search"`: the model searches the
+   * catalog and gets the tools it finds.
+   */
+  mode: "flat" | "search";
+  /**
+   * The definitions' form: `"flat"`; `"native"`, the provider's own
+   * deferral; `"meta"`, the pair `search_tools` and `call_tool`.
+   */
+  form: "flat" | "native" | "meta";
+  /** In the native form: who searches, the catalog or the provider. */
+  searchBy?: "catalog" | "provider";
+  /** The estimated tokens of every tool's definition (0 with `when: "never"`). */
+  definitionTokens: number;
+  /** The threshold they were compared with. */
+  thresholdTokens: number;
 }
 
 /**
@@ -186,4 +267,10 @@ export interface SchemaReport {
    * keywords: $schema, additionalProperties"`.
    */
   notes: string[];
+  /**
+   * Set when the tool was left out of the definitions, and why (e.g. `"left
+   * out: its input schema nests more than 128 levels deep"`); the other
+   * tools are declared as usual.
+   */
+  omitted?: string;
 }

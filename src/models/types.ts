@@ -7,6 +7,14 @@
  */
 
 import type { JsonSchema, MCPToolResult } from "../types.ts";
+import type {
+  AnthropicToolReference,
+  AnthropicToolSearchTool,
+  OpenAIResponsesNamespace,
+  OpenAIResponsesToolSearch,
+  OpenAIResponsesToolSearchCall,
+  OpenAIResponsesToolSearchOutput,
+} from "./search_types.ts";
 
 /** The model APIs whose tool formats this module speaks. */
 export type ModelProvider =
@@ -96,6 +104,8 @@ export interface OpenAIResponsesTool {
   parameters: JsonSchema;
   /** Whether `parameters` is the strict form. */
   strict: boolean;
+  /** Tool search: not loaded until a search finds it. */
+  defer_loading?: boolean;
 }
 
 /** A `function_call` item of `response.output`. */
@@ -110,6 +120,8 @@ export interface OpenAIResponsesFunctionCall {
   arguments: string;
   /** The item's id. */
   id?: string;
+  /** The namespace of a function declared in one (tool search). */
+  namespace?: string;
 }
 
 /** A `function_call_output` input item answering one call. */
@@ -137,6 +149,8 @@ export interface AnthropicTool {
   description?: string;
   /** JSON Schema (draft 2020-12) of the input, an object at the root. */
   input_schema: JsonSchema & { type: "object" };
+  /** Tool search: not loaded until a search finds it. */
+  defer_loading?: boolean;
 }
 
 /** A `tool_use` content block of an assistant message. */
@@ -161,7 +175,8 @@ export type AnthropicResultBlock =
       media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
       data: string;
     };
-  };
+  }
+  | AnthropicToolReference;
 
 /** A `tool_result` content block answering one `tool_use`. */
 export interface AnthropicToolResult {
@@ -413,6 +428,40 @@ export interface AiSdkToolMessage {
 
 // --- per provider ------------------------------------------------------------
 
+/**
+ * Each provider's definitions when every tool is declared (the flat
+ * hand-off, and what `toolDefinitions()` returns).
+ */
+export interface FlatDefinitionShapes {
+  /** OpenAI Chat Completions. */
+  "openai-chat": OpenAIChatTool[];
+  /** OpenAI Responses. */
+  "openai-responses": OpenAIResponsesTool[];
+  /** Anthropic Messages. */
+  anthropic: AnthropicTool[];
+  /** Gemini, `parametersJsonSchema`. */
+  gemini: GeminiTool[];
+  /** Gemini, OpenAPI-subset `parameters`. */
+  "gemini-openapi": GeminiOpenApiTool[];
+  /** The Vercel AI SDK. */
+  "ai-sdk": Record<string, AiSdkTool>;
+}
+
+/**
+ * What `dispatch()` returns for a call of type `C`: for OpenAI Responses a
+ * `tool_search_call` is answered with a `tool_search_output`, a
+ * `function_call` with a `function_call_output`.
+ */
+export type ResultOf<P extends ModelProvider, C> = P extends "openai-responses"
+  ? C extends OpenAIResponsesToolSearchCall ? OpenAIResponsesToolSearchOutput
+  : OpenAIResponsesFunctionCallOutput
+  : ProviderShapes[P]["result"];
+
+/** What `dispatchAll()` returns for calls of type `C` (see {@linkcode ResultOf}). */
+export type TurnOf<P extends ModelProvider, C> = P extends "openai-responses"
+  ? ResultOf<P, C>[]
+  : ProviderShapes[P]["turn"];
+
 /** Each provider's definition, call, result and turn types. */
 export interface ProviderShapes {
   /** OpenAI Chat Completions. */
@@ -424,14 +473,18 @@ export interface ProviderShapes {
   };
   /** OpenAI Responses. */
   "openai-responses": {
-    definitions: OpenAIResponsesTool[];
-    call: OpenAIResponsesFunctionCall;
-    result: OpenAIResponsesFunctionCallOutput;
-    turn: OpenAIResponsesFunctionCallOutput[];
+    definitions: Array<
+      OpenAIResponsesTool | OpenAIResponsesToolSearch | OpenAIResponsesNamespace
+    >;
+    call: OpenAIResponsesFunctionCall | OpenAIResponsesToolSearchCall;
+    result: OpenAIResponsesFunctionCallOutput | OpenAIResponsesToolSearchOutput;
+    turn: Array<
+      OpenAIResponsesFunctionCallOutput | OpenAIResponsesToolSearchOutput
+    >;
   };
   /** Anthropic Messages. */
   anthropic: {
-    definitions: AnthropicTool[];
+    definitions: Array<AnthropicTool | AnthropicToolSearchTool>;
     call: AnthropicToolUse;
     result: AnthropicToolResult;
     turn: AnthropicToolResultMessage;

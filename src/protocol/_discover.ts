@@ -76,7 +76,11 @@ export async function probe(
       result = await session.request(
         "server/discover",
         { _meta: options.envelope(version) },
-        { timeoutMs: options.timeoutMs, quiet: true },
+        {
+          timeoutMs: options.timeoutMs,
+          quiet: true,
+          expectedFailure: (error) => eraAnswer(error, options.stdio),
+        },
       );
     } catch (error) {
       if (error instanceof MCPProtocolError) {
@@ -182,4 +186,20 @@ function noCommonVersion(
       ours.join(", ")
     }; upgrade this library, or set "protocol" to a revision both speak`,
   );
+}
+
+/**
+ * For telemetry: whether a failed probe is an answer that decides the era
+ * (a refusal, an HTTP status, a silent or exiting stdio server), which is
+ * recorded as `era_probe`, not as an error; a failure of the connection
+ * itself stays an error.
+ */
+function eraAnswer(error: unknown, stdio: boolean): string | undefined {
+  return error instanceof MCPProtocolError ||
+      error instanceof MCPInitializeStatusError ||
+      (stdio &&
+        (error instanceof MCPTimeoutError ||
+          error instanceof MCPNotConnectedError))
+    ? "era_probe"
+    : undefined;
 }

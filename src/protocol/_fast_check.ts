@@ -193,7 +193,8 @@ function typeCheck(value: unknown): FastCheck | undefined {
   if (!Array.isArray(types) || types.length === 0) return undefined;
   const checks: FastCheck[] = [];
   for (const type of types) {
-    const check = TYPES[type as string];
+    // Own keys only: `constructor` or `toString` is no type.
+    const check = Object.hasOwn(TYPES, type) ? TYPES[type] : undefined;
     if (check === undefined) return undefined;
     checks.push(check);
   }

@@ -166,7 +166,10 @@ export async function answerAll(
     }
     const kind = request.method;
     if (!answers(handlers, kind)) {
-      const handler = HANDLER_NAMES[kind];
+      // Own keys only: a kind named `constructor` is a kind we do not know.
+      const handler = Object.hasOwn(HANDLER_NAMES, kind)
+        ? HANDLER_NAMES[kind]
+        : undefined;
       throw new MCPAdapterError(
         "input_required",
         handler === undefined

@@ -1,15 +1,18 @@
 /**
- * Tool-list changes from a modern server (MCP 2026-07-28): there is no
- * session to push them on, so the client opens `subscriptions/listen` with
- * `{ toolsListChanged: true }` and keeps it open. On stdio its
- * notifications share the channel and are told apart by
+ * `subscriptions/listen` (MCP 2026-07-28): there is no session to push
+ * changes on, so the client opens a listen with a filter of what it wants
+ * (`toolsListChanged`, `resourcesListChanged`, `promptsListChanged`,
+ * `resourceSubscriptions`) and keeps it open. On stdio its notifications
+ * share the channel and are told apart by
  * `_meta["io.modelcontextprotocol/subscriptionId"]` (the listen request's
  * id); on HTTP they come on the listen POST's own SSE stream. A
  * subscription the server ends (its final response, or its
  * `notifications/cancelled`) or a stream that breaks is opened again, and
- * since changes may have been missed meanwhile, the tool list counts as
- * changed once the new one is acknowledged. Loaded with the first modern
- * connection to a server that announces `tools.listChanged`. Internal.
+ * since changes may have been missed meanwhile, its owner is told so once
+ * the new one is acknowledged. The connection keeps one for tool-list
+ * changes (opened with the first modern connection to a server that
+ * announces `tools.listChanged`) and opens others for resources and
+ * prompts (`Connection.listen()`). Internal.
  *
  * @module
  */
@@ -28,28 +31,94 @@ import { isRecord } from "../util/values.ts";
 import { META_SUBSCRIPTION_ID } from "./era.ts";
 import type { Session } from "./session.ts";
 
-/** What is subscribed to: tool-list changes only. */
-const FILTER = { toolsListChanged: true } as const;
 /** Listens in a row the server ends before acknowledging them, then it gives up. */
 const MAX_FAILURES = 5;
 /** The pause before the n-th attempt in a row: 0, 1, 2, 4, 8… seconds. */
 const backoffMs = (failures: number) =>
   failures === 0 ? 0 : 1000 * 2 ** (failures - 1);
 
+/** What a listen asks for (the spec's `SubscriptionFilter`). */
+export interface SubscriptionFilter {
+  /** `notifications/tools/list_changed`. */
+  toolsListChanged?: boolean;
+  /** `notifications/prompts/list_changed`. */
+  promptsListChanged?: boolean;
+  /** `notifications/resources/list_changed`. */
+  resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs. */
+  resourceSubscriptions?: string[];
+}
+
+/** What a subscription needs from its owner. */
+export interface ListenOptions {
+  /** What to ask for. */
+  filter: SubscriptionFilter;
+  /** What it follows, for messages: "tool-list changes". */
+  what: string;
+  /** What to do when it is not followed: "call discoverTools() to see its current tools". */
+  instead: string;
+  /** A notification of the subscription, other than its acknowledgement. */
+  onNotification: (notification: JSONRPCNotification) => void;
+  /**
+   * What the server agreed to, with every acknowledgement; a problem
+   * returned ends the subscription (told to `onError`).
+   */
+  onAcknowledged?: (honored: SubscriptionFilter) => string | undefined;
+  /** An acknowledged listen ended and a new one is acknowledged: changes may have been missed. */
+  onMissed: () => void;
+  /** The subscription stopped for good (refused, or never acknowledged), and why. */
+  onGaveUp?: (error: Error) => void;
+}
+
 /** What a subscription needs from its connection. */
-export interface ListenContext {
+export interface ListenContext extends ListenOptions {
   /** The modern session it lives in; it ends with it. */
   session: Session;
   /** Names the server in messages. */
   label: string;
-  /** The server's tool list may have changed. */
-  onToolsChanged: () => void;
   /** Notes that are not failures of a call: the subscription gave up, say. */
   onError: ((error: Error) => void) | undefined;
 }
 
-/** One `subscriptions/listen` for tool-list changes, kept open for its session's life. */
-export class ToolsSubscription {
+/** The tool-list subscription's options: tool-list changes only. */
+export function toolsListen(onToolsChanged: () => void): ListenOptions {
+  return {
+    filter: { toolsListChanged: true },
+    what: "tool-list changes",
+    instead: "call discoverTools() to see its current tools",
+    onNotification: (notification) => {
+      if (notification.method === "notifications/tools/list_changed") {
+        onToolsChanged();
+      }
+    },
+    // The server will not send them: stop asking.
+    onAcknowledged: (honored) =>
+      honored.toolsListChanged === true
+        ? undefined
+        : "acknowledged the subscription without tool-list changes",
+    onMissed: onToolsChanged,
+  };
+}
+
+/**
+ * Opens a subscription and keeps it in `listens` (its connection's, which
+ * routes notifications to them), forgetting those that ended; one whose
+ * session is no longer `live` is closed at once.
+ */
+export function openListen(
+  listens: Set<Subscription>,
+  context: ListenContext,
+  live: boolean,
+): Subscription {
+  for (const listen of listens) if (listen.closed) listens.delete(listen);
+  const subscription = new Subscription(context);
+  if (live) listens.add(subscription);
+  else subscription.close();
+  return subscription;
+}
+
+/** One `subscriptions/listen`, kept open for its session's life or until closed. */
+export class Subscription {
   readonly #context: ListenContext;
   /** The id of the listen request in flight: its notifications carry it. */
   #id: RequestId | undefined;
@@ -78,9 +147,9 @@ export class ToolsSubscription {
   }
 
   /**
-   * Takes a notification that belongs to a subscription; returns whether
-   * it did (the connection handles the rest). A notification of an earlier
-   * listen of ours is dropped.
+   * Takes a notification of this subscription's listen in flight; returns
+   * whether it was one (the connection drops those of listens that ended,
+   * and handles the rest).
    */
   handle(notification: JSONRPCNotification): boolean {
     const params = notification.params;
@@ -93,16 +162,19 @@ export class ToolsSubscription {
       return true;
     }
     const meta = params?._meta;
-    if (!isRecord(meta) || !(META_SUBSCRIPTION_ID in meta)) return false;
-    if (meta[META_SUBSCRIPTION_ID] !== this.#id || this.#id === undefined) {
-      return true;
-    }
+    if (
+      this.#id === undefined || !isRecord(meta) ||
+      meta[META_SUBSCRIPTION_ID] !== this.#id
+    ) return false;
     if (notification.method === "notifications/subscriptions/acknowledged") {
       this.#acknowledged(params!.notifications);
-    } else if (notification.method === "notifications/tools/list_changed") {
-      this.#context.onToolsChanged();
-    }
+    } else this.#context.onNotification(notification);
     return true;
+  }
+
+  /** Whether it was closed, or gave up. */
+  get closed(): boolean {
+    return this.#closed;
   }
 
   /** Ends the subscription; the stream is closed (stdio: the server is told). */
@@ -119,7 +191,9 @@ export class ToolsSubscription {
     const abort = new AbortController();
     this.#abort = abort;
     let id: RequestId | undefined;
-    session.request("subscriptions/listen", { notifications: FILTER }, {
+    session.request("subscriptions/listen", {
+      notifications: this.#context.filter,
+    }, {
       timeoutMs: Infinity,
       background: true,
       signal: abort.signal,
@@ -131,18 +205,17 @@ export class ToolsSubscription {
   }
 
   #acknowledged(honored: unknown): void {
-    if (!isRecord(honored) || honored.toolsListChanged !== true) {
-      // The server will not send them: stop asking.
-      this.#note(
-        "acknowledged the subscription without tool-list changes",
-      );
-      this.close();
+    const problem = this.#context.onAcknowledged?.(
+      isRecord(honored) ? honored : {},
+    );
+    if (problem !== undefined) {
+      this.#giveUp(problem);
       return;
     }
     this.#failures = 0;
     if (this.#missed) {
       this.#missed = false;
-      this.#context.onToolsChanged();
+      this.#context.onMissed();
     }
     this.#acked = true;
     this.#settleReady();
@@ -170,7 +243,7 @@ export class ToolsSubscription {
     if (this.#closed || this.#context.session.closed) return;
     if (error instanceof MCPProtocolError) {
       // Refused (unknown method, too many subscriptions): asking again will not help.
-      this.#note(`refused it: ${error.message} (code ${error.rpcCode})`);
+      this.#giveUp(`refused it: ${error.message} (code ${error.rpcCode})`);
       return;
     }
     if (acked) this.#missed = true;
@@ -179,7 +252,7 @@ export class ToolsSubscription {
       const transport = error instanceof MCPConnectionError ||
         error instanceof MCPRequestLostError;
       if (!transport && this.#failures >= MAX_FAILURES) {
-        this.#note(
+        this.#giveUp(
           `ended it ${MAX_FAILURES} times in a row before acknowledging it${
             error === undefined ? "" : ` (last: ${errorMessage(error)})`
           }`,
@@ -193,11 +266,14 @@ export class ToolsSubscription {
     this.#timer = setTimeout(() => this.#open(), pause);
   }
 
-  #note(what: string): void {
-    this.#context.onError?.(
-      new Error(
-        `MCP server "${this.#context.label}" ${what}; tool-list changes are not followed: call discoverTools() to see its current tools`,
-      ),
+  /** Stops for good, and says why. */
+  #giveUp(problem: string): void {
+    this.close();
+    const { label, what, instead } = this.#context;
+    const error = new Error(
+      `MCP server "${label}" ${problem}; ${what} are not followed: ${instead}`,
     );
+    this.#context.onGaveUp?.(error);
+    this.#context.onError?.(error);
   }
 }

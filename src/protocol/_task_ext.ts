@@ -20,7 +20,7 @@ import {
   MCPTimeoutError,
 } from "../errors.ts";
 import { isRecord } from "../util/values.ts";
-import { race } from "../util/time.ts";
+import { race, timerMs } from "../util/time.ts";
 import type { ClientHandlers } from "./handlers.ts";
 import { answerAll } from "./_input.ts";
 import type { RequestOptions, Result } from "./session.ts";
@@ -45,6 +45,8 @@ export interface ModernTaskContext {
   handlers: ClientHandlers | undefined;
   /** Names the server in messages. */
   label: string;
+  /** Rounds of input before giving up: the bound of every modern request. */
+  maxRounds: number;
 }
 
 /** `invoke()`'s options, as a modern task sees them. */
@@ -57,8 +59,11 @@ export type ModernTaskOptions = TaskCallOptions;
  *
  * Deadlines: `timeoutMs` is idle time, pushed back by every change of the
  * task's status, status message or `lastUpdatedAt`; `totalTimeoutMs`
- * bounds the whole call. When one passes, or `signal` aborts, the task is
- * sent `tasks/cancel` (bounded, not awaited).
+ * bounds the whole call. When one passes, or `signal` aborts, or the task
+ * asks for input more than `maxRounds` times (the bound of a plain
+ * request's rounds), the task is sent `tasks/cancel` (bounded, not
+ * awaited). Every poll, after an answer too, waits the poll interval
+ * (at least 10 ms).
  *
  * @throws {MCPProtocolError} The task failed (its JSON-RPC `error`), or a task request was refused.
  * @throws {MCPTimeoutError} A deadline passed.
@@ -90,6 +95,7 @@ export async function followTask(
   watch.taskId = taskId;
   /** Input request keys already answered: a key is unique for the task's life. */
   const answered = new Set<string>();
+  let rounds = 0;
   const ask = (method: string, params: Record<string, unknown>) =>
     context.request(method, { taskId, ...params }, {
       timeoutMs: watch.idleLeft(),
@@ -123,9 +129,17 @@ export async function followTask(
         throw failure(report.error, label, watch.message);
       }
       if (watch.state === "cancelled") throw watch.cancelled();
+      if (watch.passed(performance.now())) throw watch.timeout();
       if (watch.state === "input_required") {
         const fresh = newRequests(report.inputRequests, answered);
         if (fresh !== undefined) {
+          if (++rounds > context.maxRounds) {
+            cancel();
+            throw new MCPAdapterError(
+              "input_required",
+              `MCP server "${label}" still asked for input after ${context.maxRounds} rounds of its task for "${tool}"; giving up (the task was sent tasks/cancel)`,
+            );
+          }
           const inputResponses = await race(
             answerAll(context, "tools/call", fresh),
             {
@@ -136,9 +150,6 @@ export async function followTask(
           );
           for (const key of Object.keys(inputResponses)) answered.add(key);
           await ask("tasks/update", { inputResponses });
-          // Answered: the next status is worth fetching at once.
-          report = observe(await ask("tasks/get", {}));
-          continue;
         }
       }
       const now = performance.now();
@@ -215,7 +226,7 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
-    }, Math.max(0, ms));
+    }, timerMs(ms));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

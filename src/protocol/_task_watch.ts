@@ -26,8 +26,11 @@ const STATES: readonly MCPTaskState[] = [
 const MAX_TASK_ID_CHARS = 256;
 /** The poll interval when the server suggests none (the SDK's default). */
 const DEFAULT_POLL_MS = 1000;
-/** Bounds on the server's poll interval: 0 would spin, 1e9 would stall. */
-const MIN_POLL_MS = 10;
+/**
+ * Bounds on the server's poll interval: 0 would spin, 1e9 would stall.
+ * Polls are never closer than `MIN_POLL_MS`, whatever wakes them.
+ */
+export const MIN_POLL_MS = 10;
 const MAX_POLL_MS = 5000;
 /** How long a `tasks/cancel` sent on a timeout or abort may take. */
 export const CANCEL_TIMEOUT_MS = 5000;

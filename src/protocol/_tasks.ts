@@ -28,9 +28,12 @@ import {
   CANCEL_TIMEOUT_MS,
   checkTaskId,
   isTerminal,
+  malformedTask,
+  MIN_POLL_MS,
   type TaskCallOptions,
   TaskWatch,
 } from "./_task_watch.ts";
+import { delay } from "../util/time.ts";
 
 /** What a task call needs from its connection. */
 export interface TaskConnection {
@@ -164,6 +167,16 @@ class ToolTask {
     const task = created.task;
     if (!isRecord(task)) {
       this.#releaseProgress();
+      const type = created.resultType;
+      // A 2026 task or request for input is not a result: the tool did not run.
+      if (type !== undefined && type !== "complete") {
+        throw malformedTask(
+          this.#connection.label,
+          `resultType ${
+            JSON.stringify(String(type).slice(0, 40))
+          }, which is neither a 2025-11-25 task nor a tool result`,
+        );
+      }
       return created; // the server ran it inline
     }
     try {
@@ -220,7 +233,10 @@ class ToolTask {
         return await this.#result();
       }
       if (watch.state === "input_required") this.#awaitInput();
-      if (!this.#woken) await this.#pause(watch.pauseMs(now));
+      // A wake skips the poll interval, not its floor: status notifications
+      // that each say something new cannot make the client spin.
+      if (this.#woken) await delay(Math.min(MIN_POLL_MS, watch.pauseMs(now)));
+      else await this.#pause(watch.pauseMs(now));
       this.#woken = false;
       if (!this.#settled && !signal?.aborted) await this.#poll();
     }

@@ -25,7 +25,13 @@ import {
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { TaskCallOptions } from "./_task_watch.ts";
-import type { ToolsSubscription } from "./_listen.ts";
+import type { ListenOptions, Subscription } from "./_listen.ts";
+
+export type {
+  ListenOptions,
+  Subscription,
+  SubscriptionFilter,
+} from "./_listen.ts";
 import type {
   JSONRPCNotification,
   JSONRPCRequest,
@@ -36,9 +42,10 @@ import {
   createTransport,
   type TransportOptions,
 } from "../transports/create.ts";
-import { redact, redactError } from "../util/redact.ts";
+import { mergeSecrets, redact, redactError } from "../util/redact.ts";
 import { asError, errorMessage } from "../util/errors.ts";
-import { race } from "../util/time.ts";
+import { race, timerMs } from "../util/time.ts";
+import { isRecord } from "../util/values.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
 import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/hook.ts";
@@ -46,6 +53,7 @@ import type { MCPTelemetryOptions } from "../telemetry/types.ts";
 import {
   envelope,
   type MCPProtocolEra,
+  META_SUBSCRIPTION_ID,
   modernCapabilities,
   type ProtocolPlan,
   protocolPlan,
@@ -143,6 +151,8 @@ export interface ConnectionOptions {
   onLog?: MCPLogHandler | undefined;
   /** OpenTelemetry settings; `false` turns telemetry off. */
   telemetry?: MCPTelemetryOptions | false | undefined;
+  /** Notifications the connection does not handle itself (resources, prompts). */
+  onNotice?: ((notification: JSONRPCNotification) => void) | undefined;
 }
 
 /** The lifecycle of one server connection. */
@@ -172,14 +182,15 @@ export class Connection {
   readonly #plan: ProtocolPlan;
   /** A stdio server of this connection was found to speak the 2025 era. */
   #legacyProcess = false;
-  /** The modern session's `subscriptions/listen` for tool-list changes. */
-  #subscription: ToolsSubscription | undefined;
+  /** The modern session's `subscriptions/listen`s: tool-list changes, and those of `listen()`. */
+  readonly #listens = new Set<Subscription>();
   /**
    * Task calls in progress: told each `notifications/tasks/status`, and
    * `undefined` when their session ends or is renewed.
    */
   /** Spans and metrics, once loaded (`undefined` while telemetry is off). */
   #telemetry: ConnectionTelemetry | undefined;
+  #merged: { learned: readonly string[]; all: readonly string[] } | undefined;
   readonly #taskListeners = new Set<
     (status: Record<string, unknown> | undefined) => void
   >();
@@ -192,9 +203,23 @@ export class Connection {
     );
   }
 
-  /** Values the live transport learned that must stay out of messages (OAuth tokens). */
-  get learnedSecrets(): readonly string[] | undefined {
-    return this.#session?.secrets;
+  /**
+   * What no message, log or trace may contain: the config's secrets and
+   * what the live transport learned (OAuth tokens a server might echo
+   * back), longest first; merged again only when the transport learns.
+   */
+  get secrets(): readonly string[] {
+    const learned = this.#session?.secrets;
+    if (learned === undefined || learned.length === 0) {
+      return this.#options.secrets;
+    }
+    if (this.#merged?.learned !== learned) {
+      this.#merged = {
+        learned,
+        all: mergeSecrets(this.#options.secrets, learned),
+      };
+    }
+    return this.#merged.all;
   }
 
   /** The connection's telemetry, when it is on. */
@@ -445,13 +470,15 @@ export class Connection {
             `Connecting to MCP server "${name}" timed out after ${timeoutMs} ms; check that it starts and answers "initialize", or raise timeoutMs`,
           ),
         ),
-      timeoutMs,
+      timerMs(timeoutMs),
     );
     let session: Session | undefined;
     try {
       if (options.signal?.aborted) throw options.signal.reason;
       this.#telemetry ??= await loadTelemetry(this.#options.telemetry)
-        ?.then((telemetry) => telemetry.connection(this.#options.config));
+        ?.then((telemetry) =>
+          telemetry.connection(this.#options.config, () => this.secrets)
+        );
       const creating = this.#createTransport();
       const transport = await race(creating, { signal: abort.signal }).catch(
         (error) => {
@@ -741,21 +768,49 @@ export class Connection {
    * fails nothing.
    */
   async #subscribe(session: Session, signal: AbortSignal): Promise<void> {
-    const { ToolsSubscription } = await import("./_listen.ts");
-    const subscription = new ToolsSubscription({
+    const { toolsListen } = await import("./_listen.ts");
+    const subscription = await this.#listen(
       session,
-      label: this.#name,
-      onToolsChanged: () => this.#options.onToolsChanged("list_changed"),
-      onError: this.#options.onError,
-    });
-    this.#subscription = subscription;
+      toolsListen(() => this.#options.onToolsChanged("list_changed")),
+    );
     await race(subscription.ready, { signal, timeoutMs: LISTEN_ACK_MS })
       .catch(() => {});
   }
 
+  /**
+   * Opens a `subscriptions/listen` on the live modern session
+   * (`_listen.ts`); it lives until closed or the session ends. A 2025-era
+   * session pushes changes unasked: `undefined`.
+   *
+   * @throws {MCPNotConnectedError} When not connected.
+   */
+  async listen(options: ListenOptions): Promise<Subscription | undefined> {
+    await this.whenReady("subscriptions/listen");
+    const session = this.#live("subscriptions/listen");
+    if (this.#server?.era !== "modern") return undefined;
+    return await this.#listen(session, options);
+  }
+
+  async #listen(
+    session: Session,
+    options: ListenOptions,
+  ): Promise<Subscription> {
+    const { openListen } = await import("./_listen.ts");
+    return openListen(this.#listens, {
+      ...options,
+      session,
+      label: this.#name,
+      onError: this.#options.onError,
+    }, session === this.#session);
+  }
+
+  #closeListens(): void {
+    for (const listen of this.#listens) listen.close();
+    this.#listens.clear();
+  }
+
   async #close(): Promise<void> {
-    this.#subscription?.close();
-    this.#subscription = undefined;
+    this.#closeListens();
     const session = this.#session;
     this.#session = undefined;
     this.#lostError = undefined;
@@ -771,8 +826,7 @@ export class Connection {
   #onClose(session: Session, error: Error | undefined): void {
     this.#wakeTasks(undefined);
     if (this.#session !== session) return;
-    this.#subscription?.close();
-    this.#subscription = undefined;
+    this.#closeListens();
     if (!error) return;
     this.#lostError = new MCPNotConnectedError(
       redact(`${error.message}; call reconnect()`, this.#options.secrets),
@@ -781,23 +835,34 @@ export class Connection {
   }
 
   #onNotification(notification: JSONRPCNotification): void {
-    if (this.#subscription?.handle(notification)) return;
+    for (const listen of this.#listens) {
+      if (listen.handle(notification)) return;
+    }
     const method = notification.method;
+    const meta = notification.params?._meta;
+    // Of a listen that ended: what it says is followed by its successor.
+    if (isRecord(meta) && meta[META_SUBSCRIPTION_ID] !== undefined) return;
     if (method === "notifications/tools/list_changed") {
       this.#options.onToolsChanged("list_changed");
     } else if (method === "notifications/message") {
       this.#onLog(notification.params);
     } else if (method === "notifications/tasks/status") {
       this.#wakeTasks(notification.params ?? {});
-    }
+    } else this.#options.onNotice?.(notification);
   }
 
   #wakeTasks(status: Record<string, unknown> | undefined): void {
     for (const listener of this.#taskListeners) listener(status);
   }
 
-  /** Whether the server takes task-augmented `tools/call` (`tasks.requests.tools.call`). */
+  /**
+   * Whether the server takes task-augmented `tools/call` (2025-11-25's
+   * `tasks.requests.tools.call`). The era decides: a modern server's tasks
+   * are the extension's, which any request may answer with, whatever its
+   * capabilities repeat of the 2025 era.
+   */
   get acceptsToolTasks(): boolean {
+    if (this.#server?.era !== "legacy") return false;
     const tasks = this.#server?.capabilities.tasks as
       | { requests?: { tools?: { call?: unknown } } }
       | undefined;

@@ -27,9 +27,43 @@ const KEY = "x-mcp-header";
 /** RFC 9110 `token`: what a header name may hold. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PRIMITIVES = new Set(["string", "integer", "boolean"]);
-/** Schemas nest no deeper than this here; deeper annotations are not looked for. */
-const MAX_DEPTH = 32;
+/**
+ * Keywords whose value is a subschema, a list of them, or (`MAPS`) names
+ * to subschemas, that no chain of `properties` reaches through: an
+ * annotation under one of them is invalid. What is not a schema keyword
+ * (`default`, `examples`, `const`, `enum`, …) holds data, never one.
+ */
+const ELSEWHERE = [
+  "items",
+  "prefixItems",
+  "additionalItems",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "propertyNames",
+  "patternProperties",
+  "dependentSchemas",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$defs",
+  "definitions",
+] as const;
+const MAPS = new Set([
+  "patternProperties",
+  "dependentSchemas",
+  "$defs",
+  "definitions",
+]);
 const NONE: readonly ParamHeader[] = Object.freeze([]);
+
+/** Where a subschema is: the root (`null`), a property of a chain from it, or elsewhere (`undefined`). */
+type Place = { name: string; parent: Place } | null | undefined;
 
 const cache = new WeakMap<JsonSchema, ParamHeaders>();
 
@@ -43,41 +77,66 @@ export function paramHeadersOf(schema: JsonSchema): ParamHeaders {
   return found;
 }
 
+/**
+ * One walk over every subschema, without recursion (a schema of any depth
+ * costs its size): the annotations it finds are exactly the headers and
+ * exactly what is checked. Only one reached from the root through a chain
+ * of `properties` is valid.
+ */
 function collect(schema: JsonSchema): ParamHeaders {
-  // Most schemas have no annotation: one scan of the text decides.
-  if (!JSON.stringify(schema).includes(`"${KEY}"`)) return NONE;
   const headers: ParamHeader[] = [];
   const names = new Set<string>();
-  let problem: string | undefined;
-  const visit = (node: JsonSchema, path: string[]): void => {
-    const properties = node.properties;
-    if (!isRecord(properties) || path.length >= MAX_DEPTH) return;
-    for (const [name, property] of Object.entries(properties)) {
-      if (!isRecord(property)) continue;
-      const at = [...path, name];
-      if (Object.hasOwn(property, KEY)) {
-        problem ??= checkAnnotation(property, at, names);
-        if (problem === undefined) {
-          const value = property[KEY] as string;
-          names.add(value.toLowerCase());
-          headers.push({
-            path: at,
-            header: `mcp-param-${value.toLowerCase()}`,
-          });
-        }
+  const seen = new Set<object>();
+  const stack: [unknown, Place][] = [[schema, null]];
+  while (stack.length > 0) {
+    const [node, place] = stack.pop()!;
+    if (!isRecord(node) || seen.has(node)) continue;
+    seen.add(node);
+    if (Object.hasOwn(node, KEY)) {
+      if (!place) {
+        return {
+          problem: place === null
+            ? `an ${KEY} annotation sits on the root of the arguments, which is not a property`
+            : `an ${KEY} annotation sits where no argument reaches it statically (inside items, oneOf, anyOf, allOf, not, if/then/else or $defs); only a chain of "properties" from the root may lead to one`,
+        };
       }
-      visit(property, at);
+      const path = pathOf(place);
+      const problem = checkAnnotation(node, path, names);
+      if (problem !== undefined) return { problem };
+      const value = (node[KEY] as string).toLowerCase();
+      names.add(value);
+      headers.push({ path, header: `mcp-param-${value}` });
     }
-  };
-  visit(schema, []);
-  if (problem !== undefined) return { problem };
-  if (countAnnotations(schema, 0) !== headers.length) {
-    return {
-      problem:
-        `an ${KEY} annotation sits where no argument reaches it statically (inside items, oneOf, anyOf, allOf, not, if/then/else or $defs); only a chain of "properties" from the root may lead to one`,
-    };
+    // Pushed last first, so that the walk keeps the schema's order.
+    const next: [unknown, Place][] = [];
+    if (isRecord(node.properties)) {
+      for (const [name, child] of Object.entries(node.properties)) {
+        next.push([
+          child,
+          place === undefined ? undefined : { name, parent: place },
+        ]);
+      }
+    }
+    for (const key of ELSEWHERE) {
+      const sub = node[key];
+      if (sub === undefined) continue;
+      const branches = Array.isArray(sub)
+        ? sub
+        : MAPS.has(key) && isRecord(sub)
+        ? Object.values(sub)
+        : [sub];
+      for (const branch of branches) next.push([branch, undefined]);
+    }
+    for (let i = next.length - 1; i >= 0; i--) stack.push(next[i]!);
   }
-  return headers;
+  return headers.length === 0 ? NONE : headers;
+}
+
+/** The property names from the root to `place`. */
+function pathOf(place: NonNullable<Place>): string[] {
+  const path: string[] = [];
+  for (let at: Place = place; at; at = at.parent) path.push(at.name);
+  return path.reverse();
 }
 
 function checkAnnotation(
@@ -85,7 +144,7 @@ function checkAnnotation(
   path: readonly string[],
   names: ReadonlySet<string>,
 ): string | undefined {
-  const where = `property ${JSON.stringify(path.join("."))}`;
+  const where = `property ${JSON.stringify(path.join(".").slice(0, 200))}`;
   const value = property[KEY];
   if (typeof value !== "string" || value === "") {
     return `${where}: ${KEY} must be a non-empty header name`;
@@ -97,30 +156,15 @@ function checkAnnotation(
   }
   if (names.has(value.toLowerCase())) {
     return `${where}: ${KEY} ${
-      JSON.stringify(value)
+      JSON.stringify(value.slice(0, 40))
     } is used twice (names are compared ignoring case)`;
   }
   if (typeof property.type !== "string" || !PRIMITIVES.has(property.type)) {
     return `${where}: ${KEY} is only allowed on string, integer and boolean properties; got type ${
-      JSON.stringify(property.type ?? null)
+      JSON.stringify(property.type ?? null)?.slice(0, 40)
     }`;
   }
   return undefined;
-}
-
-/** How many `x-mcp-header` keys `node` holds anywhere (in objects of schemas). */
-function countAnnotations(node: unknown, depth: number): number {
-  if (depth > MAX_DEPTH || node === null || typeof node !== "object") return 0;
-  let count = 0;
-  if (Array.isArray(node)) {
-    for (const item of node) count += countAnnotations(item, depth + 1);
-    return count;
-  }
-  for (const [key, value] of Object.entries(node)) {
-    if (key === KEY && typeof value !== "object") count++;
-    else count += countAnnotations(value, depth + 1);
-  }
-  return count;
 }
 
 /** Why `schema`'s `x-mcp-header` annotations are invalid, or `undefined` when they are not. */

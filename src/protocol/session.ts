@@ -24,7 +24,8 @@ import type {
 import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/errors.ts";
 import { isRecord, kindOf } from "../util/values.ts";
-import type { SessionTelemetry } from "../telemetry/hook.ts";
+import { timerMs } from "../util/time.ts";
+import type { ExpectedFailure, SessionTelemetry } from "../telemetry/hook.ts";
 
 /** A JSON-RPC result object. */
 export type Result = Record<string, unknown>;
@@ -65,6 +66,12 @@ export interface RequestOptions {
   onId?: (id: RequestId) => void;
   /** The telemetry parent of the request (an `invoke()`'s call span). */
   trace?: unknown;
+  /**
+   * Names a failure that is an answer, not an error (a probe's refusal),
+   * for telemetry; one the client asked for (an abort, its own close) is
+   * always recorded as `cancelled`.
+   */
+  expectedFailure?: ExpectedFailure;
 }
 
 /** Callbacks from the session to its owner. */
@@ -119,6 +126,8 @@ export class Session {
   #background = 0;
   #nextId = 1;
   #closed = false;
+  /** Closed by `close()`: what it ended was the client's doing. */
+  #closedByUs = false;
   /** The one deadline timer, and when it fires (`performance.now()` clock). */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerDue = Infinity;
@@ -302,7 +311,13 @@ export class Session {
         id,
       );
     });
-    return traced === undefined ? answered : traced.watch(answered);
+    return traced === undefined ? answered : traced.watch(
+      answered,
+      (error) =>
+        signal?.aborted || this.#closedByUs
+          ? "cancelled"
+          : options.expectedFailure?.(error),
+    );
   }
 
   /**
@@ -371,9 +386,10 @@ export class Session {
     }
     clearTimeout(this.#timer);
     this.#timerDue = due;
+    // Past the timers' range it fires early, finds nothing due and waits again.
     this.#timer = setTimeout(
       () => this.#expire(),
-      Math.max(0, due - performance.now()),
+      timerMs(due - performance.now()),
     );
   }
 
@@ -608,6 +624,7 @@ export class Session {
   #end(lost: boolean, reason?: Error): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closedByUs = !lost;
     this.#kept.clear();
     this.#stopTimer();
     const why = reason === undefined ? "" : ` (${reason.message})`;

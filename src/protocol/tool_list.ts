@@ -1,57 +1,43 @@
 /**
- * `tools/list` to the end: pagination with a loop guard, and the conversion
- * of raw tool entries into descriptors. Internal.
+ * `tools/list` to the end (`pages.ts` follows the cursor), and the
+ * conversion of raw tool entries into descriptors. Internal.
  *
  * @module
  */
 
-import { MCPAdapterError } from "../errors.ts";
 import { isRecord } from "../util/values.ts";
 import type { Result } from "./session.ts";
 import type { MCPToolDescriptor, ToolAnnotations } from "../types.ts";
-
-/** More pages than any real server sends; a bound, so a broken server cannot keep us listing. */
-const MAX_PAGES = 1000;
+import { eachPage, type PageHints } from "./pages.ts";
 
 /**
- * Follows `nextCursor` until the server stops sending one. A repeated cursor
- * is an error rather than a silently truncated list.
+ * Lists every page of tools.
  *
  * @param list Sends one `tools/list` request.
  * @param server Names the server in error messages.
+ * @param modern Whether the pages carry cache hints (MCP 2026-07-28).
+ * @returns The tools by name, and the list's cache hints.
+ * @throws {MCPAdapterError} `invalid_response` when the pagination is broken.
  */
 export async function listAllTools(
   list: (cursor: string | undefined) => Promise<Result>,
   server: string,
-): Promise<Map<string, MCPToolDescriptor>> {
+  modern: boolean,
+): Promise<{ tools: Map<string, MCPToolDescriptor>; hints: PageHints }> {
   const tools = new Map<string, MCPToolDescriptor>();
-  const seen = new Set<string>();
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const result = await list(cursor);
-    for (const raw of Array.isArray(result.tools) ? result.tools : []) {
-      const tool = toDescriptor(raw);
-      if (tool) tools.set(tool.name, tool);
-    }
-    const next = result.nextCursor;
-    if (typeof next !== "string") return tools;
-    if (seen.has(next)) {
-      throw new MCPAdapterError(
-        "invalid_response",
-        `MCP server "${server}" repeated the tools/list cursor ${
-          JSON.stringify(next.slice(0, 40))
-        }; its pagination loops, so the tool list is incomplete. Report this to the server's maintainers.`,
-      );
-    }
-    seen.add(next);
-    cursor = next;
-  }
-  throw new MCPAdapterError(
-    "invalid_response",
-    `MCP server "${server}" sent more than ${MAX_PAGES} pages of tools; stopping`,
-  );
+  const hints = await eachPage(list, {
+    method: "tools/list",
+    server,
+    modern,
+    onPage: (page) => {
+      for (const raw of Array.isArray(page.tools) ? page.tools : []) {
+        const tool = toDescriptor(raw);
+        if (tool) tools.set(tool.name, tool);
+      }
+    },
+  });
+  return { tools, hints };
 }
-
 /** A descriptor from one raw `tools/list` entry; `undefined` for an entry without a name. */
 function toDescriptor(raw: unknown): MCPToolDescriptor | undefined {
   if (!isRecord(raw)) return undefined;

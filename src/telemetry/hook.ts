@@ -17,12 +17,22 @@ export const OTEL_API_KEY: unique symbol = Symbol.for(
   "opentelemetry.js.api.1",
 ) as never;
 
+/**
+ * What a failure that is not an error is recorded as (`cancelled`: the
+ * client asked for it; `era_probe`: the probe found out the era), or
+ * `undefined` for an error.
+ */
+export type ExpectedFailure = (error: unknown) => string | undefined;
+
 /** One traced request: the params to send, and a watcher of its outcome. */
 export interface TracedRequest {
   /** The params with the trace context in `_meta`. */
   params: Record<string, unknown>;
-  /** Ends the request's span and records its duration. */
-  watch<T>(sent: Promise<T>): Promise<T>;
+  /**
+   * Ends the request's span and records its duration; a failure
+   * `expected` names is recorded as that outcome, not as an error.
+   */
+  watch<T>(sent: Promise<T>, expected?: ExpectedFailure): Promise<T>;
 }
 
 /** What a session asks of telemetry. */
@@ -65,16 +75,21 @@ export interface ConnectionTelemetry {
    */
   call<T extends CallOutcome>(
     tool: string,
-    args: unknown,
-    secrets: () => readonly string[],
     run: (trace: unknown) => Promise<T>,
+    options: { args: unknown; signal: AbortSignal | undefined },
   ): Promise<T>;
 }
 
 /** The loaded module's entry. */
 export interface Telemetry {
-  /** Telemetry for one server connection. */
-  connection(config: MCPServerConfig): ConnectionTelemetry;
+  /**
+   * Telemetry for one server connection; `secrets` says what no span,
+   * event or metric may hold.
+   */
+  connection(
+    config: MCPServerConfig,
+    secrets: () => readonly string[],
+  ): ConnectionTelemetry;
 }
 
 let loading: Promise<typeof import("./otel.ts")> | undefined;

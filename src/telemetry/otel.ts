@@ -11,12 +11,13 @@
  */
 
 import type { MCPServerConfig } from "../server_config.ts";
-import { redact } from "../util/redact.ts";
 import { isRecord } from "../util/values.ts";
+import { spanJson, spanText } from "./_span_text.ts";
 import { VERSION } from "../version.ts";
 import type {
   CallOutcome,
   ConnectionTelemetry,
+  ExpectedFailure,
   SessionTelemetry,
   Telemetry,
   TracedRequest,
@@ -36,6 +37,12 @@ import type {
 const SCOPE = "@cleveragents/mcp-adapter";
 const SPAN_KIND_CLIENT = 2;
 const STATUS_ERROR = 2;
+/**
+ * What a failure that is not an error is recorded as, instead of
+ * `error.type` and status ERROR: `cancelled` (the client asked for it),
+ * `era_probe` (`server/discover` found a 2025-era server).
+ */
+export const OUTCOME_KEY = "mcp.adapter.outcome";
 /** The API's context key of the active span (`createContextKey` is `Symbol.for`). */
 export const SPAN_KEY: unique symbol = Symbol.for(
   "OpenTelemetry Context Key SPAN",
@@ -124,6 +131,9 @@ class CallTrace {
   constructor(readonly span: MCPSpan, readonly context: Context) {}
 }
 
+/** Names everything telemetry records from a server or a caller: masked, escaped, bounded. */
+type Neutral = (text: string) => string;
+
 /**
  * `error.type` for a failure: the JSON-RPC code of an error response, else
  * the adapter's error code (`timeout`, `not_connected`, …), `cancelled` for
@@ -136,13 +146,16 @@ export function errorType(error: unknown): string {
   return typeof error.code === "string" ? error.code : "_OTHER";
 }
 
-function failureOf(error: unknown): {
+/** A failure's `error.type`, code and status message, the message neutralised. */
+function failureOf(error: unknown, neutral: Neutral): {
   type: string;
   message: string;
   code?: string;
 } {
   const type = errorType(error);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = neutral(
+    error instanceof Error ? error.message : String(error),
+  );
   return isRecord(error) && typeof error.rpcCode === "number"
     ? { type, message, code: type }
     : { type, message };
@@ -169,7 +182,9 @@ export function serverAttributes(
 
 /** Creates the telemetry of the adapters that share `options`. */
 export function createTelemetry(options: MCPTelemetryOptions): Telemetry {
-  return { connection: (config) => new Connection(config, options) };
+  return {
+    connection: (config, secrets) => new Connection(config, options, secrets),
+  };
 }
 
 /** The instruments, found once a provider is there. */
@@ -219,12 +234,19 @@ class Connection implements ConnectionTelemetry {
   readonly #config: MCPServerConfig;
   readonly #instruments: Instruments;
   readonly #options: MCPTelemetryOptions;
+  readonly #secrets: () => readonly string[];
+  readonly #neutral: Neutral = (text) => spanText(text, this.#secrets());
   /** The server attributes of the live session's transport. */
   server: MCPAttributes;
 
-  constructor(config: MCPServerConfig, options: MCPTelemetryOptions) {
+  constructor(
+    config: MCPServerConfig,
+    options: MCPTelemetryOptions,
+    secrets: () => readonly string[],
+  ) {
     this.#config = config;
     this.#options = options;
+    this.#secrets = secrets;
     let instruments = shared.get(options);
     if (instruments === undefined) {
       shared.set(options, instruments = new Instruments(options));
@@ -235,17 +257,23 @@ class Connection implements ConnectionTelemetry {
 
   session(kind: string, sessionId: () => string | undefined): Session {
     this.server = serverAttributes(this.#config, kind);
-    return new Session(this.#instruments, this.server, sessionId);
+    return new Session(
+      this.#instruments,
+      this.server,
+      sessionId,
+      this.#neutral,
+    );
   }
 
   async call<T extends CallOutcome>(
-    tool: string,
-    args: unknown,
-    secrets: () => readonly string[],
+    name: string,
     run: (trace: unknown) => Promise<T>,
+    options: { args: unknown; signal: AbortSignal | undefined },
   ): Promise<T> {
     const tracer = this.#instruments.tracer;
     if (tracer === undefined) return await run(undefined);
+    const neutral = this.#neutral;
+    const tool = neutral(name);
     const context = activeContext();
     const active = context.getValue(SPAN_KEY) as
       | (MCPSpan & { attributes?: MCPAttributes })
@@ -271,16 +299,31 @@ class Connection implements ConnectionTelemetry {
         context,
       );
     }
-    if (this.#options.recordArguments === true) {
-      span.setAttribute(
-        "gen_ai.tool.call.arguments",
-        redact(JSON.stringify(args) ?? "null", secrets()),
-      );
-    }
     const trace = new CallTrace(span, context.setValue(SPAN_KEY, span));
+    // From here on the span always ends, whatever the arguments hold.
     try {
+      if (this.#options.recordArguments === true) {
+        // Arguments that are not JSON (a BigInt, a cycle) are not recorded;
+        // invoke() tells the caller about them.
+        const json = spanJson(options.args, this.#secrets());
+        if (json !== undefined) {
+          span.setAttribute("gen_ai.tool.call.arguments", json);
+        }
+      }
       const outcome = await run(trace);
-      if (!outcome.success) {
+      if (outcome.success) {
+        if (this.#options.recordResults === true) {
+          const json = spanJson(outcome.data, this.#secrets());
+          if (json !== undefined) {
+            span.setAttribute("gen_ai.tool.call.result", json);
+          }
+        }
+      } else if (
+        outcome.errorKind === "cancelled" && options.signal?.aborted
+      ) {
+        // Cancelled by the caller: not an error.
+        span.setAttribute(OUTCOME_KEY, "cancelled");
+      } else {
         // A request's failure (a JSON-RPC code, a timeout, `tool_error`)
         // names it; else it failed off the wire: validation, an unknown
         // tool, an output that breaks its schema.
@@ -290,22 +333,14 @@ class Connection implements ConnectionTelemetry {
         );
         span.setStatus({
           code: STATUS_ERROR,
-          message: outcome.error ?? undefined,
+          message: neutral(outcome.error ?? ""),
         });
-      } else if (this.#options.recordResults === true) {
-        span.setAttribute(
-          "gen_ai.tool.call.result",
-          redact(JSON.stringify(outcome.data) ?? "null", secrets()),
-        );
       }
       return outcome;
     } catch (error) {
-      const failure = failureOf(error);
+      const failure = failureOf(error, neutral);
       span.setAttribute("error.type", trace.errorType ?? failure.type);
-      span.setStatus({
-        code: STATUS_ERROR,
-        message: redact(failure.message, secrets()),
-      });
+      span.setStatus({ code: STATUS_ERROR, message: failure.message });
       throw error;
     } finally {
       if (!adopt) span.end();
@@ -327,6 +362,7 @@ class Session implements SessionTelemetry {
   readonly #instruments: Instruments;
   readonly #server: MCPAttributes;
   readonly #sessionId: () => string | undefined;
+  readonly #neutral: Neutral;
   readonly #started = performance.now();
   #version: string | undefined;
   #ended = false;
@@ -335,14 +371,16 @@ class Session implements SessionTelemetry {
     instruments: Instruments,
     server: MCPAttributes,
     sessionId: () => string | undefined,
+    neutral: Neutral,
   ) {
     this.#instruments = instruments;
     this.#server = server;
     this.#sessionId = sessionId;
+    this.#neutral = neutral;
   }
 
   setProtocolVersion(version: string): void {
-    this.#version = version;
+    this.#version = this.#neutral(version);
   }
 
   start(
@@ -355,7 +393,9 @@ class Session implements SessionTelemetry {
     const tracer = instruments.tracer;
     const histogram = instruments.operation;
     if (tracer === undefined && histogram === undefined) return undefined;
-    const tool = toolOf(method, params);
+    const neutral = this.#neutral;
+    const named = toolOf(method, params);
+    const tool = named === undefined ? undefined : neutral(named);
     const metric: MCPAttributes = {
       "mcp.method.name": method,
       ...this.#server,
@@ -372,7 +412,9 @@ class Session implements SessionTelemetry {
       "jsonrpc.request.id": String(id),
     };
     const sessionId = this.#sessionId();
-    if (sessionId !== undefined) attributes["mcp.session.id"] = sessionId;
+    if (sessionId !== undefined) {
+      attributes["mcp.session.id"] = neutral(sessionId);
+    }
     const call = parent instanceof CallTrace ? parent : undefined;
     let span: MCPSpan | undefined;
     let owned = true;
@@ -392,10 +434,20 @@ class Session implements SessionTelemetry {
     const sending = params ?? {};
     if (span !== undefined) inject(sending, span);
     const started = performance.now();
-    const finish = (result: unknown, error: unknown, failed: boolean) => {
+    const finish = (
+      result: unknown,
+      error: unknown,
+      failed: boolean,
+      expected?: ExpectedFailure,
+    ) => {
       let type: string | undefined;
-      if (failed) {
-        const failure = failureOf(error);
+      const outcome = failed ? expected?.(error) : undefined;
+      if (outcome !== undefined) {
+        // Not an error: the client cancelled it, or the probe found the era.
+        metric[OUTCOME_KEY] = outcome;
+        span?.setAttribute(OUTCOME_KEY, outcome);
+      } else if (failed) {
+        const failure = failureOf(error, neutral);
         type = failure.type;
         if (failure.code !== undefined) {
           metric["rpc.response.status_code"] = failure.code;
@@ -410,8 +462,9 @@ class Session implements SessionTelemetry {
         if (
           method === "initialize" && typeof result.protocolVersion === "string"
         ) {
-          metric["mcp.protocol.version"] = result.protocolVersion;
-          span?.setAttribute("mcp.protocol.version", result.protocolVersion);
+          const version = neutral(result.protocolVersion);
+          metric["mcp.protocol.version"] = version;
+          span?.setAttribute("mcp.protocol.version", version);
         }
       }
       if (type !== undefined) {
@@ -424,12 +477,12 @@ class Session implements SessionTelemetry {
     };
     return {
       params: sending,
-      watch: (sent) =>
+      watch: (sent, expected) =>
         sent.then((result) => {
           finish(result, undefined, false);
           return result;
         }, (error) => {
-          finish(undefined, error, true);
+          finish(undefined, error, true, expected);
           throw error;
         }),
     };

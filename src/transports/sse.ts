@@ -18,6 +18,7 @@ import type {
   MCPTransport,
 } from "./transport.ts";
 import { asError } from "../util/errors.ts";
+import { timerMs } from "../util/time.ts";
 import { messageTooLarge } from "./limits.ts";
 import { fetchFailure, HttpClient } from "./_client.ts";
 import { mediaType, serverUrl } from "./_headers.ts";
@@ -162,7 +163,7 @@ export class SSEClientTransport implements MCPTransport {
     const timer = setTimeout(() => {
       timedOut = true;
       this.#http.abort();
-    }, this.#endpointTimeoutMs);
+    }, timerMs(this.#endpointTimeoutMs));
     try {
       const response = await this.#http.request(
         "GET",

@@ -7,6 +7,18 @@
  * @module
  */
 
+/** The longest delay a timer takes (2³¹−1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `ms` as a timer's delay: a deadline already passed (negative) fires at
+ * once, one past the timers' range (or `NaN`) waits as long as a timer
+ * can, and no runtime warns about either.
+ */
+export function timerMs(ms: number): number {
+  return ms > 0 ? Math.min(ms, MAX_TIMER_MS) : 0;
+}
+
 /** What may cut a wait short. */
 export interface RaceOptions {
   /** Ends the wait with the signal's reason. */
@@ -33,14 +45,16 @@ export function race<T>(promise: Promise<T>, options: RaceOptions): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal!.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const timer = timeoutMs === undefined ? undefined : setTimeout(
-      () =>
-        reject(
-          options.onTimeout?.() ??
-            new Error(`timed out after ${timeoutMs} ms`),
-        ),
-      timeoutMs,
-    );
+    const timer = timeoutMs === undefined || timeoutMs === Infinity
+      ? undefined
+      : setTimeout(
+        () =>
+          reject(
+            options.onTimeout?.() ??
+              new Error(`timed out after ${timeoutMs} ms`),
+          ),
+        timerMs(timeoutMs),
+      );
     promise.then(resolve, reject).finally(() => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -59,7 +73,7 @@ export function settlesWithin(
 
 /** Resolves after `ms` milliseconds. */
 export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) => setTimeout(resolve, timerMs(ms)));
 }
 
 /** Pending timers, cancelled together (on close). */
@@ -71,7 +85,7 @@ export class Timers {
     const timer = setTimeout(() => {
       this.#pending.delete(timer);
       run();
-    }, ms);
+    }, timerMs(ms));
     this.#pending.add(timer);
   }
 

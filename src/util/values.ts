@@ -90,3 +90,35 @@ export function setOwn(
     configurable: true,
   });
 }
+
+/**
+ * `table[key]` when `key` is the table's own property, else `undefined`: a
+ * key from a server or a file (`constructor`, `toString`, `__proto__`)
+ * never reaches what every object inherits.
+ *
+ * @param table A lookup table written in the code.
+ * @param key The key, as received.
+ */
+export function ownValue<T>(
+  table: Readonly<Record<string, T>>,
+  key: string,
+): T | undefined {
+  return Object.hasOwn(table, key) ? table[key] : undefined;
+}
+
+/**
+ * Whether `value` nests more than `limit` levels of objects and lists (a
+ * scalar is at level 0, `{}` at 1), counted without recursion and without
+ * looking past the limit: for data whose depth a recursive walk must not
+ * trust.
+ */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return false;
+}

@@ -3,7 +3,8 @@
  * `@modelcontextprotocol/server`): tools with `_meta.ui` (model and app,
  * app only, a bad resource URI, the deprecated flat key), `ui://`
  * resources (a good one with sandbox metadata, a wrong MIME type, a large
- * one, a blob) and instructions. `client_caps` answers with the client
+ * one, a blob, a hostile one whose CSP lists 200,000 entries) and
+ * instructions. `client_caps` answers with the client
  * capabilities the server saw.
  *
  * @module
@@ -16,6 +17,10 @@ export const APP_URI = "ui://fixture/app.html";
 export const APP_HTML = "<!doctype html><html><body>app</body></html>";
 export const INSTRUCTIONS =
   "Call show_chart to draw; refresh_chart is the app's.";
+
+/** The hostile CSP of `ui://fixture/flood.html`: 200,000 entries, about 0.8 MB. */
+export const FLOOD_URI = "ui://fixture/flood.html";
+let flood: string[] | undefined;
 
 /** What the app tools did, seen from the server. */
 export const calls: string[] = [];
@@ -107,5 +112,19 @@ export function buildAppServer(
     blob: btoa(APP_HTML),
   });
   resource("note", "file:///etc/hosts", { mimeType: "text/plain", text: "no" });
+  flood ??= Array.from({ length: 200_000 }, (_, i) => `x${i}`);
+  resource("flood", FLOOD_URI, {
+    mimeType: "text/html;profile=mcp-app",
+    text: APP_HTML,
+    _meta: {
+      ui: {
+        csp: {
+          connectDomains: ["https://api.example.com", ...flood],
+          frameDomains: flood,
+        },
+        domain: "not a host",
+      },
+    },
+  });
   return server;
 }

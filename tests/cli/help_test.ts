@@ -24,7 +24,19 @@ describe("mcp-adapter help and usage errors (cli)", () => {
   it("has cases for every command's help and for each usage error", () => {
     const helps = cases.filter((run) => run.code === 0).map((run) => run.args);
     for (
-      const command of ["tools", "call", "check", "schema", "tasks", "login"]
+      const command of [
+        "tools",
+        "call",
+        "check",
+        "schema",
+        "search",
+        "resources",
+        "read",
+        "prompts",
+        "prompt",
+        "tasks",
+        "login",
+      ]
     ) {
       assert.ok(helps.some((args) => args.includes(command)), command);
     }

@@ -169,6 +169,28 @@ describe("parseConfig(): auth for machine clients", () => {
       { path: "servers[0].auth.assertion", message: /UNSET/ },
     );
   });
+
+  it('a ${VAR} that is set but empty breaks the non-empty rule as a literal "" does, at its line and column', () => {
+    const auth = (value: string) =>
+      yaml([
+        ...REMOTE,
+        "    auth:",
+        "      type: workload-identity",
+        "      clientId: agent",
+        `      assertion: ${value}`,
+      ]);
+    const literal = parseError(auth("''"), {
+      path: "servers[0].auth.assertion",
+      message: /expected a non-empty string, got an empty string/,
+    });
+    const empty = parseError(auth("${EMPTY}"), {
+      path: "servers[0].auth.assertion",
+      message: /expected a non-empty string, got an empty string/,
+    }, { env: { EMPTY: "" } });
+    assert.equal(empty.line, literal.line);
+    assert.equal(empty.column, literal.column);
+    assert.equal(empty.file, "mcp.yaml");
+  });
 });
 
 describe("configAuth()", () => {

@@ -11,6 +11,7 @@ import {
   MCPTimeoutError,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
+  MCPToolHub,
   StdioTransport,
 } from "@cleveragents/mcp-adapter";
 import {
@@ -18,6 +19,7 @@ import {
   pidAlive,
   releaseAfterEach,
   runtimeCommand,
+  text,
   waitFor,
 } from "../_helpers.ts";
 import { within } from "../_remote.ts";
@@ -296,5 +298,52 @@ describe("hostile stdio servers: secrets", () => {
       }
     }
     assert.ok(texts.some((text) => text.includes("[redacted]")));
+  });
+});
+
+describe("hostile stdio servers: notification floods", () => {
+  it("11,000 tool-list announcements: the hub relists a few times, one listing at a time, and ends on the last list", async () => {
+    const { command, args } = runtimeCommand(fixturePath("hostile.mjs"));
+    const hub = new MCPToolHub([{
+      name: "hostile",
+      transport: "stdio",
+      command,
+      args: [...args, "list-flood"],
+    }]);
+    cleanups.push(() => hub.close());
+    await hub.start();
+    const adapter = hub.adapter("hostile")!;
+
+    assert.ok(
+      await waitFor(() => hub.registry.has("hostile/after_flood"), WAIT_MS),
+      "the list after the flood is registered",
+    );
+
+    const seen = JSON.parse(text(await adapter.invoke("lists", {})));
+    assert.equal(seen.flooding, false);
+    assert.equal(seen.most, 1, "one listing in flight at a time");
+    // About two listings a second while it lasts (the hub waits 500 ms
+    // before a refresh queued during another), plus the first and the last.
+    assert.ok(
+      seen.lists <= seen.floodMs / 500 + 6,
+      `${seen.lists} listings for 11,001 announcements in ${seen.floodMs} ms`,
+    );
+  });
+
+  it("callers that need the tool list while announcements flood in share one listing in flight", async () => {
+    const adapter = hostile("list-flood");
+    await adapter.connect();
+    const calling = Array.from({ length: 5 }, async () => {
+      for (;;) {
+        const result = await adapter.invoke("lists", {});
+        if (!JSON.parse(text(result)).flooding) return JSON.parse(text(result));
+      }
+    });
+    const seen = (await within(
+      Promise.all(calling),
+      WAIT_MS,
+      "calls during the flood",
+    )).at(-1);
+    assert.equal(seen.most, 1, `${seen.most} listings in flight at once`);
   });
 });

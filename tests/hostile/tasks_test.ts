@@ -161,6 +161,20 @@ describe("tasks with a misbehaving server", () => {
     assert.equal(peer.requests("tasks/get").length, 0);
   });
 
+  it("an answer to a task call that is neither a task nor a result is not a success", async () => {
+    for (const resultType of ["task", "input_required"]) {
+      const { result } = await run({
+        call: () => ({ resultType, taskId: "t1", status: "working" }),
+      });
+      assert.equal(result.success, false, resultType);
+      assert.equal(result.errorKind, "server_error");
+      assert.match(
+        result.error!,
+        /neither a 2025-11-25 task nor a tool result/,
+      );
+    }
+  });
+
   it("a server without tasks.requests.tools.call gets a plain tools/call, whatever the tool says", async () => {
     const { peer, result } = await run({ tasks: {}, call: () => done });
     assert.equal(result.success, true);
@@ -194,6 +208,39 @@ describe("tasks with a misbehaving server", () => {
         assert.deepEqual(request.params, { taskId: url });
       }
     }
+  });
+
+  it("status notifications that each say something new wake the poll, but never make the client spin", async () => {
+    const started = performance.now();
+    const peer: TaskPeer = new TaskPeer({
+      call: () => {
+        setTimeout(() =>
+          peer.notify(
+            "notifications/tasks/status",
+            task("t1", "working", { statusMessage: "started" }),
+          ), 5);
+        return { task: task("t1", "working", { pollInterval: 1000 }) };
+      },
+      get: (n) => {
+        // Something new every time: each wakes the poll at once.
+        peer.notify(
+          "notifications/tasks/status",
+          task("t1", "working", { statusMessage: `step ${n}` }),
+        );
+        return task(
+          "t1",
+          performance.now() - started > 300 ? "completed" : "working",
+          { pollInterval: 1000, statusMessage: `step ${n}` },
+        );
+      },
+      result: () => done,
+    });
+    const { result } = await run(peer);
+    assert.equal(result.success, true, result.error ?? "");
+    // At most one poll per 10 ms (the floor of a poll interval).
+    const polls = peer.requests("tasks/get").length;
+    const elapsed = performance.now() - started;
+    assert.ok(polls <= elapsed / 10 + 2, `${polls} polls in ${elapsed} ms`);
   });
 
   it("a zero pollInterval is clamped: the client does not spin", async () => {

@@ -148,7 +148,7 @@ describe("dispatch()", () => {
     assert.deepEqual(Object.keys(part.functionResponse.response), ["error"]);
     assert.match(
       String(part.functionResponse.response.error),
-      /^Unknown tool "get_note"\. Did you mean "notes__get_note"\? Call one of the tools you were given: notes__get_note, notes__delete_note, notes__snapshot\.$/,
+      /^Unknown tool "get_note"\. Did you mean "notes__get_note"\? Call one of the tools you were given: notes__delete_note, notes__get_note, notes__snapshot\.$/,
     );
     assert.equal(part.functionResponse.id, "g1");
     assert.equal(part.functionResponse.name, "get_note");

@@ -74,7 +74,7 @@ describe("the definitions are the SDKs' request types", () => {
 
   it("Anthropic tools, tool_use blocks and the tool_result message", async () => {
     const tools = modelTools(tricky, "anthropic");
-    const sdkTools: Anthropic.Messages.Tool[] = tools.definitions;
+    const sdkTools: Anthropic.Messages.ToolUnion[] = tools.definitions;
     const block: Anthropic.Messages.ToolUseBlock = {
       type: "tool_use",
       id: "toolu_1",

@@ -168,6 +168,9 @@ describe("compileFastCheck()", () => {
         { type: "number", exclusiveMinimum: true },
         JSON.parse('{"properties": {"__proto__": {"type": "string"}}}'),
         { additionalProperties: { type: "string" } },
+        // Type names that every object inherits are not types.
+        { type: "constructor" },
+        { type: ["string", "toString"] },
       ]
     ) {
       assert.equal(compileFastCheck(schema), undefined, JSON.stringify(schema));

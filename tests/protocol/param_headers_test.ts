@@ -64,6 +64,36 @@ describe("x-mcp-header annotations", () => {
     assert.deepEqual(paramHeadersOf(object({ a: { type: "string" } })), []);
   });
 
+  it("one walk decides: an annotation 25 levels down is found and kept", () => {
+    let deep: Record<string, unknown> = {
+      type: "string",
+      "x-mcp-header": "Deep",
+    };
+    for (let i = 0; i < 25; i++) deep = object({ next: deep });
+    const schema = object({ root: deep });
+    assert.equal(headerProblem(schema), undefined);
+    let args: Record<string, unknown> = { next: "x" };
+    for (let i = 0; i < 24; i++) args = { next: args };
+    assert.deepEqual(paramHeaderValues(schema, { root: args }), {
+      "mcp-param-deep": "x",
+    });
+  });
+
+  it("one walk decides: x-mcp-header inside a default or examples value is data, not an annotation", () => {
+    const schema = object({
+      region: { type: "string", "x-mcp-header": "Region" },
+      mode: {
+        type: "object",
+        default: { "x-mcp-header": "NotAHeader" },
+        examples: [{ "x-mcp-header": "Nor" }],
+      },
+    });
+    assert.equal(headerProblem(schema), undefined);
+    assert.deepEqual(paramHeaderValues(schema, { region: "eu" }), {
+      "mcp-param-region": "eu",
+    });
+  });
+
   const invalid: [string, Record<string, unknown>, RegExp][] = [
     [
       "empty",
@@ -120,6 +150,32 @@ describe("x-mcp-header annotations", () => {
         },
       },
       /statically/,
+    ],
+    [
+      "a null annotation under items",
+      {
+        type: "object",
+        properties: {
+          list: {
+            type: "array",
+            items: { type: "string", "x-mcp-header": null },
+          },
+        },
+      },
+      /statically/,
+    ],
+    [
+      "an object annotation in $defs",
+      {
+        type: "object",
+        $defs: { d: { type: "string", "x-mcp-header": { name: "X" } } },
+      },
+      /statically/,
+    ],
+    [
+      "an annotation on the root",
+      { type: "object", "x-mcp-header": "Root" },
+      /root/,
     ],
   ];
   for (const [what, schema, problem] of invalid) {

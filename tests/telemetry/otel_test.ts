@@ -18,18 +18,8 @@ import {
   trace,
 } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
-import {
-  AggregationTemporality,
-  InMemoryMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-} from "@opentelemetry/sdk-metrics";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { McpServer as ModernServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import {
@@ -42,46 +32,10 @@ import { sdkStreamableServer } from "../_remote.ts";
 import { connectedOverHttp } from "../_task_http.ts";
 import { startModernHttp } from "../_modern.ts";
 import { everythingStdioAdapter } from "../_everything.ts";
+import { recorder } from "./_otel.ts";
 
 const SPAN_KIND_CLIENT = 2;
 const STATUS_ERROR = 2;
-
-/** A tracer and meter provider with in-memory exporters. */
-function recorder() {
-  const spans = new InMemorySpanExporter();
-  const tracerProvider = new BasicTracerProvider({
-    spanProcessors: [new SimpleSpanProcessor(spans)],
-  });
-  const metrics = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
-  const reader = new PeriodicExportingMetricReader({
-    exporter: metrics,
-    exportIntervalMillis: 2 ** 30,
-  });
-  const meterProvider = new MeterProvider({ readers: [reader] });
-  return {
-    tracerProvider,
-    /** Adapter options that send the telemetry here. */
-    options: { telemetry: { tracerProvider, meterProvider } },
-    finished: (): ReadableSpan[] => spans.getFinishedSpans(),
-    named: (name: string): ReadableSpan[] =>
-      spans.getFinishedSpans().filter((span) => span.name === name),
-    /** Histogram data points of `name`, after a collection. */
-    async points(name: string) {
-      const { resourceMetrics } = await reader.collect();
-      const metric = resourceMetrics.scopeMetrics.flatMap((scope) =>
-        scope.metrics
-      ).find((metric) => metric.descriptor.name === name);
-      return (metric?.dataPoints ?? []) as {
-        attributes: Record<string, unknown>;
-        value: { count: number; buckets: { boundaries: number[] } };
-      }[];
-    },
-    close: async () => {
-      await tracerProvider.shutdown();
-      await meterProvider.shutdown();
-    },
-  };
-}
 
 /** The active context, set for the synchronous part of `with()`: what `invoke()` reads. */
 class StackContextManager implements ContextManager {
@@ -301,6 +255,29 @@ describe("telemetry: the MCP semantic conventions", () => {
       (result.data.content as { text: string }[])[0]!.text,
     );
     assert.equal(meta.traceparent, traceparentOf(span));
+  });
+
+  it("with AsyncLocalStorageContextManager (Node and Deno), a caller's active span is the parent across awaits", async () => {
+    const otel = recorder();
+    cleanups.push(otel.close);
+    const { adapter } = await httpAdapter(otel.options);
+    // The one line the documentation asks for.
+    context.setGlobalContextManager(
+      new AsyncLocalStorageContextManager().enable(),
+    );
+    cleanups.push(() => Promise.resolve(context.disable()));
+    const tracer = otel.tracerProvider.getTracer("agent");
+    await tracer.startActiveSpan("agent turn", async (turn) => {
+      // Past an await, only a context manager that follows async work
+      // still knows the active span.
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      await adapter.invoke("meta", {});
+      turn.end();
+    });
+    const turn = only(otel.finished(), "agent turn");
+    const call = only(otel.finished(), "tools/call meta");
+    assert.equal(parentOf(call), turn.spanContext().spanId);
+    assert.equal(call.spanContext().traceId, turn.spanContext().traceId);
   });
 
   it("a task-based call: tools/call, then tasks/get and tasks/result as its children", async () => {

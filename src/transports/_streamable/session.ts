@@ -26,7 +26,7 @@ import {
 } from "../_body.ts";
 import { displayUrl, excerpt } from "../../util/redact.ts";
 import { messageTooLarge } from "../limits.ts";
-import { Timers } from "../../util/time.ts";
+import { timerMs, Timers } from "../../util/time.ts";
 import { isModernVersion } from "../../version.ts";
 
 /** The media type of an SSE stream. */
@@ -445,7 +445,7 @@ export class StreamableSession {
   async end(timeoutMs: number): Promise<void> {
     if (this.#id === undefined) return;
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const timer = setTimeout(() => controller.abort(), timerMs(timeoutMs));
     try {
       const response = await this.#http.request(
         "DELETE",

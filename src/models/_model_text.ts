@@ -1,0 +1,66 @@
+/**
+ * Text from a server made safe to put before a model: the one neutraliser
+ * every model-bound text of a server passes (tool titles and descriptions,
+ * instructions). What a person reviewing the text cannot see, a model
+ * still reads: control characters, format characters (zero-width spaces
+ * and joiners, the soft hyphen, bidirectional overrides) and Unicode tag
+ * characters, which models read as the ASCII they shadow. All of them are
+ * removed, with lone surrogates; line breaks become `\n`. Internal.
+ *
+ * @module
+ */
+
+/** Line breaks of every kind: CR LF, CR, NEL, the line and paragraph separators. */
+const BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
+/**
+ * Controls but newline and tab; format characters (`Cf`: soft hyphen,
+ * zero-width characters, bidi controls, tags); every default-ignorable
+ * code point (variation selectors, Hangul fillers, tag characters); lone
+ * surrogates.
+ */
+const UNSEEN =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}]/gu;
+
+/**
+ * `text` with what a person cannot see but a model reads taken out. With
+ * `normalize`, NFKC besides: compatibility forms (fullwidth `＜／`,
+ * ligatures, superscripts) become the characters a model reads them as,
+ * so that a pattern matched afterwards matches every spelling.
+ */
+export function modelText(text: string, normalize = false): string {
+  const seen = text.replace(BREAKS, "\n").replace(UNSEEN, "");
+  // NFKC can make nothing unseen, but what it joins is checked again.
+  return normalize ? seen.normalize("NFKC").replace(UNSEEN, "") : seen;
+}
+
+/**
+ * A boundary marker for a text block that `texts` cannot forge: 16 hex
+ * digits derived from the texts themselves (the same texts give the same
+ * marker, so the output stays byte-identical across calls, for prompt
+ * caches), and found in none of them.
+ */
+export function boundaryMarker(texts: readonly string[]): string {
+  const all = texts.join("\u0000");
+  for (let seed = 0;; seed++) {
+    const marker = hash64(all, seed);
+    if (!texts.some((text) => text.includes(marker))) return marker;
+  }
+}
+
+/** 64 bits of a non-cryptographic hash of `text` (cyrb53's mixing, both halves), as hex. */
+function hash64(text: string, seed: number): string {
+  let h1 = 0xdeadbeef ^ seed;
+  let h2 = 0x41c6ce57 ^ seed;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^
+    Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^
+    Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h2 >>> 0).toString(16).padStart(8, "0") +
+    (h1 >>> 0).toString(16).padStart(8, "0");
+}

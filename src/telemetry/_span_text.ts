@@ -1,0 +1,50 @@
+/**
+ * Text on its way into telemetry, made safe: the one neutraliser every
+ * span name, attribute and status message that may hold a server's or a
+ * caller's text passes. Secrets are masked (before anything is cut, so a
+ * secret cut in half cannot slip through), control and bidirectional
+ * characters are escaped (traces are read in terminals and log viewers),
+ * and the length is bounded. Internal.
+ *
+ * @module
+ */
+
+import { redact } from "../util/redact.ts";
+import { printableText } from "../util/terminal.ts";
+
+/** The longest name, id, version or status message recorded, in characters. */
+export const MAX_SPAN_TEXT = 1024;
+/** The longest arguments or result recorded (opt-in), in characters. */
+export const MAX_RECORDED_TEXT = 32_768;
+
+/** `text` for a span or a metric: secrets masked, escaped, at most `maxChars` long. */
+export function spanText(
+  text: string,
+  secrets: readonly string[],
+  maxChars: number = MAX_SPAN_TEXT,
+): string {
+  // Only a bounded prefix is looked at: whatever is kept, and room for a
+  // secret that starts in it to end (secrets come longest first).
+  const room = maxChars + (secrets[0]?.length ?? 0);
+  const head = text.length > room ? text.slice(0, room) : text;
+  const safe = printableText(redact(head, secrets));
+  return safe.length > maxChars ? `${safe.slice(0, maxChars - 1)}…` : safe;
+}
+
+/**
+ * `value` as JSON for a span (recorded arguments, results), neutralised
+ * like {@linkcode spanText}; `undefined` when it has no JSON form (a
+ * BigInt, a cycle): nothing is recorded then, and nothing throws.
+ */
+export function spanJson(
+  value: unknown,
+  secrets: readonly string[],
+): string | undefined {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  return spanText(text ?? "null", secrets, MAX_RECORDED_TEXT);
+}
