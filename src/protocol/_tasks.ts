@@ -181,6 +181,12 @@ class ToolTask {
     }
     try {
       this.#watch.taskId = checkTaskId(task.taskId, this.#connection.label);
+      // Recorded (durable tasks) before any status of it is reported.
+      await this.#options.onTaskCreated?.({
+        taskId: this.#watch.taskId,
+        era: "legacy",
+        report: task,
+      });
     } catch (error) {
       this.#releaseProgress();
       throw error;
@@ -200,11 +206,6 @@ class ToolTask {
       ) this.#wake();
     });
     try {
-      await this.#options.onTaskCreated?.({
-        taskId: this.#watch.taskId,
-        era: "legacy",
-        report: task,
-      });
       this.#watch.observe(task, true);
       return await this.#run();
     } catch (error) {
