@@ -6,15 +6,19 @@
  * authorization (SEP-990: an ID-JAG from the enterprise's identity
  * provider, {@linkcode EnterpriseAuthProvider}), and the provider a config
  * file's `auth:` names ({@linkcode configAuth}). Pass any of them as the
- * `authProvider` of `MCPToolAdapter`, a transport or `MCPToolHub`. Also
- * the token-store contract that logins are kept behind
- * ({@linkcode OAuthTokenStore}) and its fleet implementation
- * ({@linkcode RedisTokenStore}); the file store, which needs `node:` file
- * APIs, and `tokenStoreAuth` are in the `/cli` entry.
+ * `authProvider` of `MCPToolAdapter`, a transport or `MCPToolHub`. And
+ * stored logins ({@linkcode tokenStoreAuth}, {@linkcode StoredOAuthProvider})
+ * behind the token-store contract ({@linkcode OAuthTokenStore}: generations
+ * and a compare-and-set, so a fleet never spends a refresh token twice),
+ * keyed by server, client and end user ({@linkcode tokenKey}), with its
+ * implementations: in memory ({@linkcode MemoryTokenStore}), a file
+ * ({@linkcode FileTokenStore}, one machine) and Redis
+ * ({@linkcode RedisTokenStore}, a fleet).
  *
- * Web standards only (fetch, WebCrypto); OAuth needs the MCP SDK
- * (`@modelcontextprotocol/sdk`), loaded on the first 401. A separate entry,
- * so that the root one stays small.
+ * Web standards only at import time (fetch, WebCrypto): the file store
+ * reaches `node:` file APIs when it touches its file (Node 22+, Deno,
+ * Bun). OAuth needs the MCP SDK (`@modelcontextprotocol/sdk`), loaded on
+ * the first 401. A separate entry, so that the root one stays small.
  *
  * @example A workload's JWT, tokens bound with DPoP
  * ```ts ignore
@@ -58,11 +62,31 @@ export {
   RedisTokenStore,
   type RedisTokenStoreOptions,
 } from "./src/auth/redis_store.ts";
+export { MemoryTokenStore } from "./src/auth/memory_store.ts";
+export {
+  DEFAULT_REFRESH_TIMEOUT_MS,
+  type ExclusiveRefresh,
+  FileTokenStore,
+  type FileTokenStoreOptions,
+  StoredOAuthProvider,
+  type StoredOAuthProviderOptions,
+  tokenStoreAuth,
+  type TokenStoreAuthOptions,
+  tokenStorePath,
+} from "./src/auth/token_store.ts";
 export type {
-  LockTiming,
-  OAuthTokenStore,
-  StoredLogin,
-  StoredTokens,
+  TokenRefreshEvent,
+  TokenRefreshKind,
+} from "./src/auth/token_store.ts";
+export {
+  type LockTiming,
+  type LoginVersion,
+  type OAuthTokenStore,
+  type RefreshInFlight,
+  type StoredLogin,
+  type StoredTokens,
+  tokenKey,
+  type TokenKeyParts,
 } from "./src/auth/store.ts";
 // Types the API above refers to, listed so this entry documents on its own.
 export type {

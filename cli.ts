@@ -20,6 +20,7 @@ export {
   FileTokenStore,
   type FileTokenStoreOptions,
   tokenStoreAuth,
+  type TokenStoreAuthOptions,
   tokenStorePath,
 } from "./src/auth/token_store.ts";
 export {
@@ -29,10 +30,16 @@ export {
 } from "./src/auth/redis_store.ts";
 export type {
   LockTiming,
+  LoginVersion,
   OAuthTokenStore,
+  RefreshInFlight,
   StoredLogin,
   StoredTokens,
 } from "./src/auth/store.ts";
+export type {
+  TokenRefreshEvent,
+  TokenRefreshKind,
+} from "./src/auth/token_store.ts";
 // Types the API above refers to, listed so this entry documents on its own.
 export type {
   EnterpriseManagedAuth,

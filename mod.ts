@@ -36,8 +36,10 @@ export type {
   MCPServerInfo,
   MCPToolAdapterOptions,
   RegisterToolsOptions,
+  ResumeTaskOptions,
   TransportFactory,
 } from "./src/adapter.ts";
+export type { TaskHandle, TaskStore } from "./src/tasks/store.ts";
 export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
 export type {
   DPoPProofRequest,
@@ -97,6 +99,7 @@ export type {
 } from "./src/telemetry/types.ts";
 export type {
   HubServerStatus,
+  HubStartOptions,
   MCPToolHubOptions,
   ServerAuth,
   ServerEntry,

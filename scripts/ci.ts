@@ -48,6 +48,7 @@ const CHECKED = [
   "models.ts",
   "auth.ts",
   "drift.ts",
+  "tasks.ts",
   "search.ts",
   "bin.ts",
   "src",

@@ -68,6 +68,8 @@ import type {
 import { validatorFor } from "./protocol/validation.ts";
 import { configSecrets, redact, redactError } from "./util/redact.ts";
 import type { MCPTelemetryOptions } from "./telemetry/types.ts";
+import type { TaskHandle, TaskStore } from "./tasks/store.ts";
+import type { CreatedTask, Tracked } from "./tasks/durable.ts";
 import { checkMaxMessageBytes } from "./transports/limits.ts";
 import { asError, errorMessage } from "./util/errors.ts";
 import { race } from "./util/time.ts";
@@ -168,6 +170,25 @@ export interface MCPToolAdapterOptions {
    * `visibility` are read and honoured either way. Default `false`.
    */
   apps?: boolean;
+  /**
+   * Where the handles of calls that became tasks are kept (see
+   * docs/tasks.md): a `RedisTaskStore` lets another worker resume a task
+   * whose worker is gone (`resumeTask()`). Default: a store in this
+   * process's memory. Tasks of a stdio server are not recorded: the
+   * server is this process's child and ends with it.
+   */
+  taskStore?: TaskStore;
+}
+
+/** Options of `resumeTask()`: those of `invoke()`, and how long to wait for the task's lease. */
+export interface ResumeTaskOptions extends Omit<InvokeOptions, "task"> {
+  /**
+   * How long to wait for the task's lease while another worker holds it,
+   * in ms: a worker that crashed stops renewing it, and it runs out within
+   * the store's `leaseMs`. `0` gives up at once. Default: twice the
+   * store's `leaseMs`.
+   */
+  waitMs?: number;
 }
 
 /** Options of `registerTools()`. */
@@ -183,6 +204,8 @@ let apps: typeof import("./apps/apps.ts") | undefined;
 let paramHeaders: typeof import("./protocol/param_headers.ts") | undefined;
 /** Fingerprints, drift and pins, loaded by the first tool listing. */
 let watching: typeof import("./tools/watch.ts") | undefined;
+/** Durable tasks, loaded by the first task (or task store method). */
+let durable: Promise<typeof import("./tasks/durable.ts")> | undefined;
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 const noop = () => {};
@@ -234,6 +257,7 @@ export class MCPToolAdapter {
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
   readonly #validateOutput: boolean;
+  readonly #taskStore: TaskStore | undefined;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #configSecrets: string[];
 
@@ -272,6 +296,7 @@ export class MCPToolAdapter {
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
     this.#validateOutput = options.validateOutput !== false;
+    this.#taskStore = options.taskStore;
     this.#pinning = { pins: options.pins, holdNewTools: options.holdNewTools };
     this.#configSecrets = configSecrets(this.config);
     const onError = options.onError;
@@ -653,11 +678,76 @@ export class MCPToolAdapter {
       );
   }
 
+  /**
+   * The open tasks of this server in the task store (see
+   * `MCPToolAdapterOptions.taskStore`): calls that became tasks and have
+   * not ended, whichever worker started them.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * for (const task of await adapter.openTasks()) console.log(task.id, task.tool);
+   * ```
+   *
+   * @returns The handles, oldest first.
+   */
+  openTasks(): Promise<TaskHandle[]> {
+    return this.#durable().then((tasks) => tasks.list());
+  }
+
+  /**
+   * Resumes a task another worker (or this one, before it lost its
+   * connection) started: takes the task's lease in the store, waiting up
+   * to `waitMs` for a crashed holder's to run out, polls the task to its
+   * end and returns the envelope `invoke()` would have returned. The
+   * arguments are not checked again (only their fingerprint is kept); the
+   * call's total deadline, if it had one, still holds.
+   *
+   * @example
+   * ```ts ignore
+   * import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+   *
+   * declare const adapter: MCPToolAdapter;
+   * const [task] = await adapter.openTasks();
+   * if (task) console.log(await adapter.resumeTask(task.id));
+   * ```
+   *
+   * @param id The handle's id (`openTasks()`, `mcp-adapter tasks`).
+   * @param options Deadlines, cancellation, progress and status listeners, the lease wait.
+   * @returns The result envelope.
+   * @throws {MCPAdapterError} `task_not_found` when the store has no such
+   * open task; `task_elsewhere` when it belongs to another server;
+   * `task_leased` when another worker polls it.
+   * @throws {MCPNotConnectedError} Before `connect()`, or when the connection drops (the task is kept).
+   */
+  resumeTask(
+    id: string,
+    options: ResumeTaskOptions = {},
+  ): Promise<MCPToolResult> {
+    return this.#durable().then((tasks) =>
+      tasks.resume(
+        id,
+        options,
+        (tool, totalTimeoutMs, created) =>
+          this.#invoke(tool, {}, { ...options, totalTimeoutMs }, 0, created),
+      )
+    );
+  }
+
+  #durable() {
+    return (durable ??= import("./tasks/durable.ts")).then((module) =>
+      module.durableOf(this, this.#taskStore, this.#onError)
+    );
+  }
+
   async #invoke(
     name: string,
     args: Record<string, unknown>,
     options: InvokeOptions,
     trace: unknown,
+    resume?: Result,
   ): Promise<MCPToolResult> {
     const started = performance.now();
     const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
@@ -731,7 +821,8 @@ export class MCPToolAdapter {
         return this.#failed(name, error, options.signal, started);
       }
     }
-    const problems = validator(args);
+    // A resumed call's arguments went out with it; only their hash is kept.
+    const problems = !resume && validator(args);
     if (problems) {
       return this.#fail(
         started,
@@ -740,6 +831,7 @@ export class MCPToolAdapter {
       );
     }
     let result: Result;
+    let tracked: Promise<Tracked> | undefined;
     const params = { name, arguments: args };
     const requestOptions = {
       timeoutMs,
@@ -749,6 +841,12 @@ export class MCPToolAdapter {
       onProgress: options.onProgress,
       trackProgress: true,
       onTaskStatus: options.onTaskStatus,
+      onTaskCreated: resume
+        ? undefined
+        : (task: CreatedTask) =>
+          tracked = this.#durable().then((tasks) =>
+            tasks.track(task, params, requestOptions)
+          ),
       trace,
       // Loaded by the tool listing of a modern HTTP connection.
       headers: paramHeaders && this.#connection.mirrorsParams
@@ -757,9 +855,11 @@ export class MCPToolAdapter {
     };
     const taskSupport = tool.execution?.taskSupport;
     try {
-      result = await ((taskSupport === "required" ||
-          (taskSupport === "optional" && options.task === true)) &&
-          this.#connection.acceptsToolTasks
+      result = await (resume
+        ? this.#connection.callTask({ name }, requestOptions, resume)
+        : (taskSupport === "required" ||
+            (taskSupport === "optional" && options.task === true)) &&
+            this.#connection.acceptsToolTasks
         ? this.#connection.callTask(params, requestOptions)
         : this.#connection.request(
           "tools/call",
@@ -770,8 +870,11 @@ export class MCPToolAdapter {
           waited ? undefined : started,
         ));
     } catch (error) {
+      // A task's handle goes, or stays for a resume when the call was cut off.
+      await (await tracked)?.end(error);
       return this.#failed(name, error, options.signal, started);
     }
+    await (await tracked)?.end();
     if (result.isError === true) {
       return this.#fail(
         started,

@@ -25,7 +25,8 @@ import {
 } from "./errors.ts";
 import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
 import { errorMessage } from "./util/errors.ts";
-import type { MCPLogLevel } from "./types.ts";
+import type { MCPLogLevel, MCPToolResult } from "./types.ts";
+import type { TaskHandle } from "./tasks/store.ts";
 import type { MCPTransportKind } from "./server_config.ts";
 import type { PinnedTools } from "./tools/fingerprint.ts";
 import type { ToolDrift } from "./tools/drift.ts";
@@ -121,6 +122,18 @@ export interface MCPToolHubOptions {
    * `MCPToolAdapter.onToolDrift`), with the server's name last.
    */
   onToolDrift?: (drift: ToolDrift, server: string) => void;
+}
+
+/** Options of {@linkcode MCPToolHub.start}. */
+export interface HubStartOptions {
+  /**
+   * Resume the open tasks of the servers that connected (those in their
+   * adapters' task stores, `adapterOptions.taskStore`: a worker restarted
+   * after a crash, or a new worker of a fleet), in the background; each
+   * resumed task's envelope goes here. A task another worker polls, or one
+   * that is gone, is left alone.
+   */
+  resumeTasks?: (result: MCPToolResult, task: TaskHandle) => void;
 }
 
 /** One server of the hub and what the hub knows about it. */
@@ -292,6 +305,7 @@ export class MCPToolHub {
    * and registers them as `{namespace}/{tool}` with its `overrides`. A
    * failure is reported in the returned status, never thrown.
    *
+   * @param options `resumeTasks`: also resume the servers' open tasks.
    * @returns The status of every server, in config order.
    *
    * @example
@@ -303,10 +317,21 @@ export class MCPToolHub {
    * const failed = (await hub.start()).filter((server) => server.state === "failed");
    * ```
    */
-  async start(): Promise<HubServerStatus[]> {
-    await Promise.all(
-      [...this.#slots.values()].map((slot) => this.#schedule(slot, false)),
-    );
+  async start(options: HubStartOptions = {}): Promise<HubServerStatus[]> {
+    const slots = [...this.#slots.values()];
+    await Promise.all(slots.map((slot) => this.#schedule(slot, false)));
+    const onResult = options.resumeTasks;
+    if (onResult) {
+      // In the background: a task may take long; results go to onResult.
+      void import("./tasks/durable.ts").then((tasks) =>
+        tasks.resumeOpen(
+          slots.flatMap((slot) =>
+            slot.adapter?.connected ? [slot.adapter] : []
+          ),
+          onResult,
+        )
+      );
+    }
     return this.status();
   }
 

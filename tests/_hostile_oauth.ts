@@ -21,6 +21,15 @@ import {
   type OAuthEvent,
 } from "./_oauth_authorization.ts";
 import { listen, sdkStreamableServer } from "./_remote.ts";
+import assert from "node:assert/strict";
+import {
+  MCPAuthorizationRequiredError,
+  MCPToolAdapter,
+} from "@cleveragents/mcp-adapter";
+import {
+  approveHeadlesslyRedirect,
+  MemoryOAuthProvider,
+} from "./_oauth_client.ts";
 
 /** What the hostile authorization server rewrites; each part is optional. */
 export interface HostileOptions {
@@ -62,6 +71,10 @@ export interface HostileOAuthServer {
   issuer: string;
   /** What clients asked of the authorization server, in order. */
   events: OAuthEvent[];
+  /** Makes every access token issued so far expire now. */
+  expireAccessTokens(): void;
+  /** The token family of a live access or refresh token (see `revokeFamilyOnReuse`). */
+  familyOf(token: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -162,9 +175,44 @@ export async function startHostileOAuthServer(
     url: mcp.url,
     issuer: as.issuer(),
     events: as.events,
+    expireAccessTokens: () => {
+      for (const grant of as.accessTokens.values()) grant.expiresAt = 0;
+    },
+    familyOf: as.familyOf,
     close: async () => {
       await mcp.close();
       await authServer.close();
     },
+  };
+}
+
+/**
+ * A user's login at `server`, as `mcp-adapter login` leaves it in a token
+ * store: the registered client and the tokens of a fresh authorization.
+ * Each call is a new login (a new token family).
+ */
+export async function loginAt(server: { url: string }): Promise<{
+  client: { client_id: string; client_secret?: string };
+  tokens: { access_token: string; refresh_token?: string };
+}> {
+  const login = new MemoryOAuthProvider();
+  const adapter = new MCPToolAdapter(
+    { name: "notes", transport: "streamable-http", url: server.url },
+    { authProvider: login },
+  );
+  await adapter.connect().catch(async (error) => {
+    assert.ok(error instanceof MCPAuthorizationRequiredError);
+    await adapter.finishAuth(
+      await approveHeadlesslyRedirect(
+        error.authorizationUrl,
+        login.expectedState,
+      ),
+    );
+  });
+  await adapter.disconnect();
+  const { client_id, client_secret } = login.clientInformation()!;
+  return {
+    client: { client_id, ...(client_secret ? { client_secret } : {}) },
+    tokens: login.tokens()!,
   };
 }

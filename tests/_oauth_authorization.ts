@@ -56,6 +56,12 @@ export interface AuthorizationServerOptions {
   refreshTokens?: "always" | "offline_access" | "never";
   /** Scopes never granted, even when asked for (a grant the user cannot get). */
   withheldScopes?: string[];
+  /**
+   * Reuse detection (Auth0, Okta, Keycloak): a refresh token presented a
+   * second time revokes its whole family, every access and refresh token
+   * issued from the same login. Default false (the reuse is only refused).
+   */
+  revokeFamilyOnReuse?: boolean;
 }
 
 /** One thing a client asked of the authorization server. */
@@ -69,6 +75,10 @@ export type OAuthEvent =
     authMethod: TokenAuthMethod;
     error?: string;
     accessToken?: string;
+    /** The token family of what was issued, or of the reused token. */
+    family?: string;
+    /** A spent refresh token was presented again. */
+    reused?: boolean;
   };
 
 /** An access token the server issued. */
@@ -77,6 +87,8 @@ export interface IssuedToken {
   scopes: string[];
   resource: string | undefined;
   expiresAt: number;
+  /** Every token issued from one login (its code) and its refreshes. */
+  family?: string;
 }
 
 export interface PendingCode {
@@ -101,6 +113,8 @@ export interface AuthorizationServerPlace {
 export interface AuthorizationServer {
   /** Serves its paths; true when it answered. */
   serve(req: IncomingMessage, res: ServerResponse, body: unknown): boolean;
+  /** The token family of an access or refresh token it issued (and has not revoked). */
+  familyOf(token: string): string | undefined;
   /** The issuer URL. */
   issuer(): string;
   events: OAuthEvent[];
@@ -176,6 +190,16 @@ export function authorizationServer(
   const codes = new Map<string, PendingCode>();
   const accessTokens = new Map<string, IssuedToken>();
   const refreshTokens = new Map<string, Omit<IssuedToken, "expiresAt">>();
+  /** Refresh tokens already used, with their family. */
+  const spent = new Map<string, string | undefined>();
+  const revoke = (family: string | undefined) => {
+    if (family === undefined) return;
+    for (const tokens of [accessTokens, refreshTokens]) {
+      for (const [token, grant] of tokens) {
+        if (grant.family === family) tokens.delete(token);
+      }
+    }
+  };
   const issuer = () => `${place.origin()}${issuerPath}`;
   const resource = place.resource;
 
@@ -400,14 +424,21 @@ export function authorizationServer(
         );
         return;
       }
+      event.family = randomToken("family");
       event.accessToken = issue(res, {
         clientId,
         scopes: pending.scopes,
         resource: asked,
+        family: event.family,
       });
     } else if (grantType === "refresh_token") {
       const refresh = params.get("refresh_token") ?? "";
       const grant = refreshTokens.get(refresh);
+      if (grant === undefined && spent.has(refresh)) {
+        event.reused = true;
+        event.family = spent.get(refresh);
+        if (options.revokeFamilyOnReuse) revoke(event.family);
+      }
       if (grant === undefined || grant.clientId !== clientId) {
         event.error = oauthError(
           res,
@@ -418,6 +449,7 @@ export function authorizationServer(
         return;
       }
       refreshTokens.delete(refresh); // rotation: each refresh token works once
+      spent.set(refresh, grant.family);
       const narrowed = scopesOf(params.get("scope"));
       const scopes = narrowed.length > 0 ? narrowed : grant.scopes;
       if (!scopes.every((scope) => grant.scopes.includes(scope))) {
@@ -429,10 +461,12 @@ export function authorizationServer(
         );
         return;
       }
+      event.family = grant.family;
       event.accessToken = issue(res, {
         clientId,
         scopes,
         resource: asked ?? grant.resource,
+        ...(grant.family === undefined ? {} : { family: grant.family }),
       });
     } else if (grantType === "client_credentials") {
       event.accessToken = issue(res, {
@@ -477,5 +511,14 @@ export function authorizationServer(
     return true;
   };
 
-  return { serve: serveAuthServer, issuer, events, clients, accessTokens };
+  const familyOf = (token: string) =>
+    (accessTokens.get(token) ?? refreshTokens.get(token))?.family;
+  return {
+    serve: serveAuthServer,
+    familyOf,
+    issuer,
+    events,
+    clients,
+    accessTokens,
+  };
 }

@@ -9,6 +9,8 @@
  */
 
 import { spawn } from "node:child_process";
+import { after, before } from "node:test";
+import { createClient } from "redis";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -103,4 +105,35 @@ export async function startRedisServer(
     throw error;
   }
   return { socket, stop };
+}
+
+/** A connected node-redis client of a {@linkcode RedisTestServer}. */
+export type RedisTestClient = Awaited<ReturnType<typeof connectRedis>>;
+
+/** Connects a node-redis client to the server's unix socket. */
+export function connectRedis(socket: string) {
+  return createClient({ socket: { path: socket, tls: false } }).connect();
+}
+
+/**
+ * A redis-server and a client for the tests of one `describe`: started by
+ * a `before`, stopped by an `after` that this registers.
+ *
+ * @returns Getters of the server and the client (valid inside the tests).
+ */
+export function redisForTests(): {
+  server(): RedisTestServer;
+  client(): RedisTestClient;
+} {
+  let server: RedisTestServer | undefined;
+  let client: RedisTestClient | undefined;
+  before(async () => {
+    server = await startRedisServer();
+    client = await connectRedis(server.socket);
+  });
+  after(async () => {
+    await client?.close();
+    await server?.stop();
+  });
+  return { server: () => server!, client: () => client! };
 }

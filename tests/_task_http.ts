@@ -2,7 +2,8 @@
  * The task fixture server (`_task_server.ts`) over streamable HTTP: one SDK
  * `StreamableHTTPServerTransport` and one `McpServer` per session, all
  * sharing one task store, so a test can check that a task id is useless
- * outside the session that created it. Runs under `deno test` and,
+ * outside the session that created it (or, with `sessionBound: false`,
+ * that a task outlives its session: durable tasks). Runs under `deno test` and,
  * transpiled, under `node --test`.
  *
  * @module
@@ -55,10 +56,12 @@ export interface TaskHttpServer extends TestHttpServer {
  * ```
  */
 export async function taskHttpServer(
-  options: { pollIntervalMs?: number } = {},
+  options: { pollIntervalMs?: number; sessionBound?: boolean } = {},
 ): Promise<TaskHttpServer> {
   const log = newTaskServerLog();
-  const store = new FixtureTaskStore(options.pollIntervalMs ?? 20);
+  const store = new FixtureTaskStore(options.pollIntervalMs ?? 20, {
+    sessionBound: options.sessionBound ?? true,
+  });
   const sessions: Sessions = new Map();
   const servers: McpServer[] = [];
   const http = await listen(async (req, res, body) => {

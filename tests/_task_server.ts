@@ -153,10 +153,10 @@ export function createTaskServer(
     if (token === undefined) return Promise.resolve();
     // Not tied to the tools/call, which has been answered: over HTTP it
     // goes out on the GET stream.
-    return server.server.notification({
+    return told(server.server.notification({
       method: "notifications/progress",
       params: { progressToken: token, progress: value, total, message },
-    });
+    }));
   };
   /** Creates a task with a minute to live and logs it as created. */
   const newTask = async (extra: CreateTaskRequestHandlerExtra) => {
@@ -165,6 +165,15 @@ export function createTaskServer(
     log.created.push({ taskId: task.taskId, ...origin });
     return task;
   };
+  /**
+   * What a task tells its client (progress, a status notification after
+   * the store is updated) when the client's session may be gone: a task
+   * outlives the session that created it, so the work goes on.
+   */
+  const told = (sent: Promise<void>) =>
+    sent.catch((error) => {
+      if (!/not connected/i.test(String(error))) throw error;
+    });
   const background = (taskId: string, work: () => Promise<void>) => {
     work().catch((error) => {
       // A cancelled task refuses further changes: that ends the work.
@@ -249,16 +258,16 @@ export function createTaskServer(
             return;
           }
           await progress(token, step, steps, `step ${step}`);
-          await extra.taskStore.updateTaskStatus(
+          await told(extra.taskStore.updateTaskStatus(
             task.taskId,
             "working",
             `step ${step}/${steps}`,
-          );
+          ));
         }
-        await extra.taskStore.storeTaskResult(task.taskId, "completed", {
+        await told(extra.taskStore.storeTaskResult(task.taskId, "completed", {
           ...text(`done ${steps}`),
           structuredContent: { steps: violate ? String(steps) : steps },
-        });
+        }));
       });
       return { task };
     },
@@ -306,10 +315,10 @@ export function createTaskServer(
         if (mode === "rpcError") {
           store.setResultError(task.taskId, -32050, "disk on fire");
         }
-        await extra.taskStore.storeTaskResult(task.taskId, "failed", {
+        await told(extra.taskStore.storeTaskResult(task.taskId, "failed", {
           isError: true,
           ...text("disk on fire"),
-        });
+        }));
       });
       return { task };
     },

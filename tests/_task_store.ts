@@ -30,15 +30,20 @@ interface Entry {
 
 /**
  * A task store bound to sessions: a task created in one session is "not
- * found" from another (the spec's isolation rule). Holds no timers, so it
- * never keeps a process alive; `ttl` is reported, not enforced.
+ * found" from another (the spec's isolation rule), unless `sessionBound`
+ * is false (a server that binds tasks to the authorization context, or to
+ * nothing, so a task outlives the session and the client that made it).
+ * Holds no timers, so it never keeps a process alive; `ttl` is reported,
+ * not enforced.
  */
 export class FixtureTaskStore implements TaskStore {
   readonly #entries = new Map<string, Entry>();
   readonly #pollIntervalMs: number;
+  readonly #sessionBound: boolean;
 
-  constructor(pollIntervalMs = 20) {
+  constructor(pollIntervalMs = 20, options: { sessionBound?: boolean } = {}) {
     this.#pollIntervalMs = pollIntervalMs;
+    this.#sessionBound = options.sessionBound ?? true;
   }
 
   createTask(
@@ -155,8 +160,8 @@ export class FixtureTaskStore implements TaskStore {
   #lookup(taskId: string, sessionId: string | undefined): Entry | undefined {
     const entry = this.#entries.get(taskId);
     if (
-      entry && sessionId !== undefined && entry.sessionId !== undefined &&
-      entry.sessionId !== sessionId
+      this.#sessionBound && entry && sessionId !== undefined &&
+      entry.sessionId !== undefined && entry.sessionId !== sessionId
     ) return undefined;
     return entry;
   }

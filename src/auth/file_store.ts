@@ -4,37 +4,38 @@
  * is read whole and written atomically (a scratch file renamed over it);
  * every write holds the file's lock file, so processes writing different
  * entries keep each other's. The lock of one key is a lock file of its own
- * beside it (see `_file_lock.ts`). Values are never printed. Needs `node:`
- * file APIs, so only `cli.ts` re-exports it.
+ * beside it (see `util/file_lock.ts`). Values are never printed. The
+ * `node:` file APIs are reached when a file is touched (`util/node.ts`),
+ * so `auth.ts` re-exports it and still imports nothing from `node:`.
  *
  * @module
  */
 
-import process from "node:process";
-import { createHash } from "node:crypto";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
-import {
-  chmod,
-  mkdir,
-  readFile,
-  rename,
-  rm,
-  writeFile,
-} from "node:fs/promises";
 import { SerialQueue } from "../util/serial_queue.ts";
-import { delay } from "../util/time.ts";
-import { renameRetryDelayMs, tokenStoreLocation } from "../util/windows.ts";
+import { tokenStoreLocation } from "../util/windows.ts";
 import { isRecord } from "../util/values.ts";
-import { fileLease } from "./_file_lock.ts";
+import { builtin, processOf } from "../util/node.ts";
+import { KeyedMutex, type LockTiming, lockTiming } from "../util/lease.ts";
 import {
+  readTextOrUndefined,
+  withFileLock,
+  writeJsonFile,
+} from "../util/json_file.ts";
+import {
+  atVersion,
   describeKey,
-  KeyedMutex,
-  type LockTiming,
-  lockTiming,
-  withLease,
-} from "./_lease.ts";
-import type { OAuthTokenStore, StoredLogin } from "./store.ts";
+  type LoginVersion,
+  type OAuthTokenStore,
+  type StoredLogin,
+} from "./store.ts";
+
+type Fs = typeof import("node:fs/promises");
+type Path = typeof import("node:path");
+const fs = () => builtin<Fs>("node:fs/promises");
+
+export { renameRetrying } from "../util/json_file.ts";
+const path = () => builtin<Path>("node:path");
+const homedir = () => builtin<typeof import("node:os")>("node:os").homedir();
 
 /**
  * The command line's OAuth token store file:
@@ -54,11 +55,12 @@ import type { OAuthTokenStore, StoredLogin } from "./store.ts";
  * @returns The file's path.
  */
 export function tokenStorePath(
-  env: Record<string, string | undefined> = process.env,
+  env: Record<string, string | undefined> = processOf()?.env ?? {},
 ): string {
-  if (process.platform === "win32") {
+  if (processOf()?.platform === "win32") {
     return tokenStoreLocation({ platform: "win32", env, home: homedir() }).path;
   }
+  const { join } = path();
   const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
   return join(base, "mcp-adapter", "oauth.json");
 }
@@ -84,7 +86,7 @@ export interface FileTokenStoreOptions extends LockTiming {
  *
  * @example
  * ```ts ignore
- * import { FileTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/cli";
+ * import { FileTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/auth";
  *
  * const store = new FileTokenStore("/var/lib/agent/oauth.json");
  * const authProvider = tokenStoreAuth(store);
@@ -106,10 +108,10 @@ export class FileTokenStore implements OAuthTokenStore {
    * @throws {RangeError} When a duration is not a positive number.
    */
   constructor(path?: string, options: FileTokenStoreOptions = {}) {
-    const location = process.platform === "win32"
+    const location = processOf()?.platform === "win32"
       ? tokenStoreLocation({
         platform: "win32",
-        env: process.env,
+        env: processOf()?.env ?? {},
         home: homedir(),
       })
       : undefined;
@@ -135,13 +137,8 @@ export class FileTokenStore implements OAuthTokenStore {
   async #readFile(
     path: string,
   ): Promise<Record<string, StoredLogin> | undefined> {
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      if ((error as { code?: string }).code === "ENOENT") return undefined;
-      throw error;
-    }
+    const text = await readTextOrUndefined(path);
+    if (text === undefined) return undefined;
     try {
       const value = JSON.parse(text);
       return isRecord(value) ? value as Record<string, StoredLogin> : {};
@@ -206,6 +203,29 @@ export class FileTokenStore implements OAuthTokenStore {
   }
 
   /**
+   * Writes `next` only if the entry of `url` is at `expected` (see
+   * {@linkcode OAuthTokenStore.compareAndSet}), under the file's lock file.
+   *
+   * @param url The entry's key.
+   * @param expected The version the write is based on.
+   * @param next The new entry, or `undefined` to delete it.
+   * @returns Whether it was written.
+   */
+  async compareAndSet(
+    url: string,
+    expected: LoginVersion,
+    next: StoredLogin | undefined,
+  ): Promise<boolean> {
+    let written = false;
+    await this.update(url, (entry) => {
+      // update() reads a missing entry as {}: generation 0, nothing in flight.
+      written = atVersion(entry, expected);
+      return written ? next : entry;
+    });
+    return written;
+  }
+
+  /**
    * Runs `fn` holding the lock of `url` (see {@linkcode OAuthTokenStore.withLock}).
    *
    * @param url The server URL.
@@ -213,70 +233,29 @@ export class FileTokenStore implements OAuthTokenStore {
    * @returns What `fn` resolves with.
    */
   withLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
-    const hash = createHash("sha256").update(url).digest("hex").slice(0, 32);
+    const hash = builtin<typeof import("node:crypto")>("node:crypto")
+      .createHash("sha256").update(url).digest("hex").slice(0, 32);
     return this.#sections.run(
       url,
       () => this.#locked(`${this.path}.${hash}.lock`, describeKey(url), fn),
     );
   }
 
-  async #locked<T>(
+  #locked<T>(
     lockPath: string,
     what: string,
     fn: () => Promise<T>,
   ): Promise<T> {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    return await withLease(fileLease(lockPath, this.#timing.leaseMs), fn, {
-      ...this.#timing,
-      what: `the lock of ${what} (${lockPath})`,
-    });
+    return withFileLock(this.path, lockPath, this.#timing, what, fn);
   }
 
   async #write(all: Record<string, StoredLogin>): Promise<void> {
-    const scratch = `${this.path}.${process.pid}.${crypto.randomUUID()}.tmp`;
-    try {
-      await writeFile(scratch, JSON.stringify(all, null, 2) + "\n", {
-        mode: 0o600,
-      });
-      await chmod(scratch, 0o600); // whatever the umask
-      await renameRetrying(scratch, this.path);
-    } finally {
-      await rm(scratch, { force: true });
-    }
+    await writeJsonFile(this.path, all);
     const legacy = this.#legacy;
     if (legacy !== undefined) {
       // Moved: the older version's copy (roaming, on Windows) goes.
       this.#legacy = undefined;
-      await rm(legacy, { force: true }).catch(() => {});
-    }
-  }
-}
-
-/**
- * `rename()`, tried again for a moment when Windows reports the target
- * busy (an antivirus scanner or the indexer holds it: EPERM, EACCES,
- * EBUSY), a bounded number of times (`renameRetryDelayMs()`).
- *
- * @param from The scratch file.
- * @param to The store's file.
- * @param rename_ The rename (tests inject one).
- */
-export async function renameRetrying(
-  from: string,
-  to: string,
-  rename_: (from: string, to: string) => Promise<void> = rename,
-): Promise<void> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      await rename_(from, to);
-      return;
-    } catch (error) {
-      const wait = renameRetryDelayMs(
-        (error as { code?: unknown } | null)?.code,
-        attempt,
-      );
-      if (wait === undefined) throw error;
-      await delay(wait);
+      await fs().rm(legacy, { force: true }).catch(() => {});
     }
   }
 }

@@ -5,49 +5,30 @@
  * key per login holding its JSON; one lock key per login, taken with
  * `SET NX PX <lease>` and a random token, renewed and released by Lua
  * scripts that first check the token (so a holder whose lease ran out
- * never deletes its successor's lock). Runtime-neutral: re-exported by
- * `cli.ts` and `auth.ts`.
+ * never deletes its successor's lock); the compare-and-set of a login by
+ * its generation is a Lua script too, so it is atomic in Redis.
+ * Runtime-neutral: re-exported by `cli.ts` and `auth.ts`.
  *
  * @module
  */
 
 import {
-  describeKey,
   KeyedMutex,
   type Lease,
   type LockTiming,
   lockTiming,
   withLease,
-} from "./_lease.ts";
-import type { OAuthTokenStore, StoredLogin } from "./store.ts";
+} from "../util/lease.ts";
+import type { RedisClientLike } from "../util/redis.ts";
+import {
+  describeKey,
+  type LoginVersion,
+  type OAuthTokenStore,
+  type StoredLogin,
+} from "./store.ts";
 import { isRecord } from "../util/values.ts";
 
-/**
- * The part of a Redis client the Redis token store calls: the shape of
- * node-redis (`redis` on npm, v5 and later), whose clients (`createClient()`,
- * `createCluster()`) fit as they are. For another client, wrap its
- * commands in these four functions.
- */
-export interface RedisClientLike {
-  /** `GET key`: the value, or `null`. */
-  get(key: string): Promise<unknown>;
-  /** `SET key value [NX] [PX ms]`: `"OK"`, or `null` when `NX` found the key. */
-  set(
-    key: string,
-    value: string,
-    options?: {
-      condition?: "NX";
-      expiration?: { type: "PX"; value: number };
-    },
-  ): Promise<unknown>;
-  /** `DEL key`. */
-  del(key: string): Promise<unknown>;
-  /** `EVAL script numkeys keys… args…`. */
-  eval(
-    script: string,
-    options: { keys: string[]; arguments: string[] },
-  ): Promise<unknown>;
-}
+export type { RedisClientLike };
 
 /** Options of {@linkcode RedisTokenStore}. */
 export interface RedisTokenStoreOptions extends LockTiming {
@@ -65,6 +46,34 @@ const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then
 end
 return 0`;
 
+/**
+ * The compare-and-set of a login: writes ARGV[3] (deletes for "") only if
+ * the stored login's generation is ARGV[1] and, unless ARGV[2] is "*", the
+ * owner of its refresh in flight is ARGV[2] ("" for none). A value that is
+ * not a JSON object counts as generation 0 with nothing in flight.
+ */
+const COMPARE_AND_SET = `local value = redis.call("get", KEYS[1])
+local generation = 0
+local owner = ""
+if value then
+  local ok, login = pcall(cjson.decode, value)
+  if ok and type(login) == "table" then
+    if type(login.generation) == "number" then generation = login.generation end
+    local flight = login.refreshing
+    if type(flight) == "table" and type(flight.owner) == "string" then
+      owner = flight.owner
+    end
+  end
+end
+if generation ~= tonumber(ARGV[1]) then return 0 end
+if ARGV[2] ~= "*" and owner ~= ARGV[2] then return 0 end
+if ARGV[3] == "" then
+  redis.call("del", KEYS[1])
+else
+  redis.call("set", KEYS[1], ARGV[3])
+end
+return 1`;
+
 /** Extends the lock's lease only if it still holds our token. */
 const RENEW = `if redis.call("get", KEYS[1]) == ARGV[1] then
   return redis.call("pexpire", KEYS[1], ARGV[2])
@@ -73,9 +82,11 @@ return 0`;
 
 /**
  * An {@linkcode OAuthTokenStore} in Redis, for workers on many machines:
- * every login is one JSON value, and `withLock()` is a Redis lock with a
- * lease (`SET NX PX`, renewed while held, released by compare-and-delete),
- * so concurrent refreshes of a rotating refresh token happen once. Pass a
+ * every login is one JSON value, `withLock()` is a Redis lock with a
+ * lease (`SET NX PX`, renewed while held, released by compare-and-delete)
+ * and `compareAndSet()` a Lua script on the login's generation, so a
+ * rotating refresh token is spent once even when the worker refreshing it
+ * stalls past its lease (see {@linkcode OAuthTokenStore}). Pass a
  * connected client; the store never closes it. Values (tokens, client
  * secrets) are never logged or put in messages.
  *
@@ -84,7 +95,7 @@ return 0`;
  * import { createClient } from "redis";
  * import { MCPToolHub } from "@cleveragents/mcp-adapter";
  * import { loadConfig } from "@cleveragents/mcp-adapter/config";
- * import { RedisTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/cli";
+ * import { RedisTokenStore, tokenStoreAuth } from "@cleveragents/mcp-adapter/auth";
  *
  * const redis = await createClient({ url: "redis://tokens.internal:6379" }).connect();
  * const store = new RedisTokenStore(redis, { prefix: "agents:oauth:" });
@@ -151,6 +162,33 @@ export class RedisTokenStore implements OAuthTokenStore {
    */
   async delete(url: string): Promise<void> {
     await this.#client.del(this.#key("login", url));
+  }
+
+  /**
+   * Writes `next` only if the login of `url` is at `expected` (see
+   * {@linkcode OAuthTokenStore.compareAndSet}): one Lua script, atomic in
+   * Redis.
+   *
+   * @param url The login's key.
+   * @param expected The version the write is based on.
+   * @param next What to keep, or `undefined` to delete.
+   * @returns Whether it was written.
+   */
+  async compareAndSet(
+    url: string,
+    expected: LoginVersion,
+    next: StoredLogin | undefined,
+  ): Promise<boolean> {
+    const owner = expected.refreshing;
+    const reply = await this.#client.eval(COMPARE_AND_SET, {
+      keys: [this.#key("login", url)],
+      arguments: [
+        String(expected.generation),
+        owner === undefined ? "*" : owner ?? "",
+        next === undefined ? "" : JSON.stringify(next),
+      ],
+    });
+    return Number(reply) === 1;
   }
 
   /**

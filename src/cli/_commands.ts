@@ -9,7 +9,12 @@
 import type { Command, Context } from "./_context.ts";
 import type { HubServerStatus } from "../hub.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
-import type { MCPCallResult, MCPToolFailure, MCPToolResult } from "../types.ts";
+import type {
+  InvokeOptions,
+  MCPCallResult,
+  MCPToolFailure,
+  MCPToolResult,
+} from "../types.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter.ts";
 import { toolArguments } from "./_arguments.ts";
 import { errorMessage } from "../util/errors.ts";
@@ -142,27 +147,11 @@ export function callCommand(call: ToolCall): Command {
   return (ctx) =>
     withTool(ctx, call.name, async (tool) => {
       const args = toolArguments(call.json, call.pairs, tool.inputSchema);
-      const bar = ctx.stderr.isTTY ? new ProgressBar(ctx.stderr) : undefined;
-      let result: MCPToolResult;
-      try {
-        result = await tool.invoke(args, {
-          ...(call.timeoutMs === undefined
-            ? {}
-            : { timeoutMs: call.timeoutMs }),
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-          ...(bar
-            ? {
-              onProgress: (progress) => bar.draw(progress),
-              onTaskStatus: (status) => bar.status(status),
-            }
-            : {}),
-        });
-      } catch (error) {
-        if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
-        throw new CliError(CONNECTION, errorMessage(error));
-      } finally {
-        bar?.clear();
-      }
+      const result = await watched(
+        ctx,
+        call.timeoutMs,
+        (options) => tool.invoke(args, options),
+      );
       if (ctx.json) {
         writeJson(ctx.stdout, result);
       } else if (result.success) {
@@ -185,6 +174,37 @@ export function callCommand(call: ToolCall): Command {
       }
       return exitCodeOf(result, ctx.signal);
     });
+}
+
+/**
+ * Runs a call (or a resumed task) with the command line's deadline, its
+ * Ctrl-C and, on a terminal, a progress bar; an error it throws becomes
+ * the command's exit (`exitOf`, default 3).
+ */
+export async function watched(
+  ctx: Context,
+  timeoutMs: number | undefined,
+  run: (options: InvokeOptions) => Promise<MCPToolResult>,
+  exitOf: (error: unknown) => number = () => CONNECTION,
+): Promise<MCPToolResult> {
+  const bar = ctx.stderr.isTTY ? new ProgressBar(ctx.stderr) : undefined;
+  try {
+    return await run({
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(bar
+        ? {
+          onProgress: (progress) => bar.draw(progress),
+          onTaskStatus: (status) => bar.status(status),
+        }
+        : {}),
+    });
+  } catch (error) {
+    if (ctx.signal?.aborted) throw new CliError(INTERRUPTED, "interrupted");
+    throw new CliError(exitOf(error), errorMessage(error));
+  } finally {
+    bar?.clear();
+  }
 }
 
 /** A failed call on stderr, with the hint that fits the command line. */

@@ -25,7 +25,11 @@ import { printable } from "../util/terminal.ts";
 import { race } from "../util/time.ts";
 import type { Command, Context } from "./_context.ts";
 import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
-import { StoredOAuthProvider, TokenStore } from "../auth/token_store.ts";
+import {
+  StoredOAuthProvider,
+  storeKey,
+  TokenStore,
+} from "../auth/token_store.ts";
 import { openerPlan } from "../util/windows.ts";
 
 /** How long `login` waits for the browser by default: 5 minutes. */
@@ -40,11 +44,15 @@ export function loginCommand(
 ): Command {
   return async (ctx) => {
     const entry = remoteEntry(ctx, name);
-    const url = entry.config.url!;
+    const url = storeKey(entry);
     const store = new TokenStore(ctx.tokens);
-    // A new login: the registration is kept, the old tokens go.
+    // A new login: the registration is kept, the old tokens go (a new
+    // generation: a refresh still in flight can no longer write).
     const { client } = await store.get(url);
-    await store.update(url, ({ tokens: _, ...kept }) => kept);
+    await store.update(url, ({ tokens: _, refreshing: __, ...kept }) => ({
+      ...kept,
+      generation: (kept.generation ?? 0) + 1,
+    }));
     const registered = portOf(
       (client?.redirect_uris as string[] | undefined)?.[0],
     );
@@ -127,8 +135,9 @@ export function logoutCommand(name: string): Command {
   return async (ctx) => {
     const entry = remoteEntry(ctx, name);
     const store = new TokenStore(ctx.tokens);
-    const url = entry.config.url!;
-    const had = Object.keys(await store.get(url)).length > 0;
+    const url = storeKey(entry);
+    const login = await store.get(url);
+    const had = login.client !== undefined || login.tokens !== undefined;
     await store.update(url, () => undefined);
     ctx.stdout.write(
       had

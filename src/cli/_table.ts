@@ -19,6 +19,7 @@ import { CONTENT_COMMANDS } from "./_content.ts";
 import { LOGIN_TIMEOUT_MS, loginCommand, logoutCommand } from "./_login.ts";
 import { expectOperands, parseMs } from "./_operands.ts";
 import { pinCheckCommand } from "./_pins.ts";
+import { resumeCommand, tasksCommand } from "./_tasks.ts";
 import { searchCommand } from "./_search.ts";
 import {
   type CommandSpec,
@@ -357,6 +358,64 @@ score, readOnly, writes, description)`,
         );
       }
       return searchCommand(operands[0]!, k);
+    },
+  }),
+  defineCommand({
+    name: "tasks",
+    summary: [
+      ["tasks", "the open tasks: tool calls still running on their server"],
+      ["tasks resume <id>", "wait for an open task to end, print its result"],
+    ],
+    usage: `tasks [--json] [servers]
+       mcp-adapter tasks resume <id> [--timeout MS] [--json | --raw] [servers]`,
+    about:
+      `Lists the tool calls that became tasks on their server and have not ended:
+a "call" whose run was killed, or cut off from its server, leaves its task
+running there and its handle in the task store (tasks.json beside the token
+store). "tasks resume <id>" connects to the task's server, waits for the task
+to end and prints its result as "call" would. A task of a stdio server ends
+with the run that started it, and is not kept.`,
+    options: [
+      {
+        name: "json",
+        kind: "flag",
+        help: "print the tasks (or the result envelope) as JSON",
+      },
+      {
+        name: "raw",
+        kind: "flag",
+        help: "resume: print the text of the first text block exactly",
+      },
+      {
+        name: "timeout",
+        kind: "value",
+        value: "MS",
+        help: `resume: give up after MS milliseconds without a change of the
+task (default: the server's requestTimeoutMs, else ${DEFAULT_REQUEST_TIMEOUT_MS})`,
+      },
+    ],
+    footer:
+      `Exits 1 when the resumed task failed (or another run is waiting for it),
+2 when there is no such open task, 3 when its server cannot be reached.`,
+    prepare(operands, options) {
+      if (operands[0] !== "resume") {
+        expectOperands("tasks", operands, 0);
+        if (options.raw || options.timeout !== undefined) {
+          throw new UsageError(`--raw and --timeout go with "tasks resume"`);
+        }
+        return tasksCommand;
+      }
+      if (operands.length !== 2) {
+        throw new UsageError(`"tasks resume" takes one task id`);
+      }
+      if (options.raw && options.json) {
+        throw new UsageError(`--raw and --json exclude each other`);
+      }
+      return resumeCommand({
+        id: operands[1]!,
+        timeoutMs: parseMs("--timeout", options.timeout),
+        raw: options.raw ?? false,
+      });
     },
   }),
   defineCommand({

@@ -22,6 +22,7 @@ import { commandHelp, programHelp } from "./_help.ts";
 import { parseMs } from "./_operands.ts";
 import { COMMANDS } from "./_table.ts";
 import { tokenStorePath } from "../auth/file_store.ts";
+import { cliTaskStore } from "./_tasks.ts";
 import { printable, printableText } from "../util/terminal.ts";
 import { guardedOutput } from "./_stdio.ts";
 import { SpanRecorder } from "./_trace.ts";
@@ -145,6 +146,7 @@ export async function main(
     );
     // `--trace`: the telemetry hooks record into a tiny in-memory tracer.
     const recorder = values.trace ? new SpanRecorder() : undefined;
+    const tokens = tokenStorePath(options.env ?? process.env);
     const running = run({
       stdout,
       stderr,
@@ -163,8 +165,10 @@ export async function main(
           }
           : {}),
         ...(recorder ? { telemetry: { tracerProvider: recorder } } : {}),
+        // A task outlives a run cut off from its server: `tasks` finds it.
+        taskStore: cliTaskStore(tokens),
       },
-      tokens: tokenStorePath(options.env ?? process.env),
+      tokens,
       cwd,
     });
     try {

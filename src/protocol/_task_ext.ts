@@ -116,6 +116,7 @@ export async function followTask(
   };
 
   try {
+    await options.onTaskCreated?.({ taskId, era: "modern", report: created });
     let report = observe(created);
     for (;;) {
       if (watch.state === "completed") {

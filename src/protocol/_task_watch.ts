@@ -67,6 +67,21 @@ export function malformedTask(label: string, what: string): MCPAdapterError {
 export interface TaskCallOptions extends RequestOptions {
   /** Receives the task's status when it changes. */
   onTaskStatus?: ((status: MCPTaskStatus) => void) | undefined;
+  /**
+   * Told once the server has named a task it created for the call, before
+   * the task is polled (durable tasks record it in their store); awaited.
+   */
+  onTaskCreated?: ((task: TaskCreated) => Promise<unknown> | void) | undefined;
+}
+
+/** A task a tool call became, as {@linkcode TaskCallOptions.onTaskCreated} hears of it. */
+export interface TaskCreated {
+  /** Its id, checked. */
+  taskId: string;
+  /** `legacy`: MCP 2025-11-25 tasks; `modern`: the tasks extension. */
+  era: "legacy" | "modern";
+  /** The server's answer that created it. */
+  report: Record<string, unknown>;
 }
 
 /** How a task call is watched. */

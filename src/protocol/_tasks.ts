@@ -77,9 +77,11 @@ export async function runToolTask(
   connection: TaskConnection,
   params: Record<string, unknown>,
   options: TaskCallOptions,
+  resumed?: Result,
 ): Promise<Result> {
   const call = new ToolTask(connection, params, options);
-  return await call.follow(await call.create());
+  // A task created earlier (by a worker that is gone) is followed as it is.
+  return await call.follow(resumed ?? await call.create());
 }
 
 /**
@@ -179,6 +181,12 @@ class ToolTask {
     }
     try {
       this.#watch.taskId = checkTaskId(task.taskId, this.#connection.label);
+      // Recorded (durable tasks) before any status of it is reported.
+      await this.#options.onTaskCreated?.({
+        taskId: this.#watch.taskId,
+        era: "legacy",
+        report: task,
+      });
     } catch (error) {
       this.#releaseProgress();
       throw error;
@@ -342,7 +350,7 @@ class ToolTask {
 
   #releaseProgress(): void {
     const token = (this.#params._meta as { progressToken: RequestId })
-      .progressToken;
+      ?.progressToken;
     this.#pinned.session.releaseProgress(token);
   }
 

@@ -872,15 +872,27 @@ export class Connection {
   /**
    * Calls a tool as a task (MCP 2025-11-25): creates it, polls it to its
    * end and returns its result, as `request("tools/call", …)` would. The
-   * task machinery (`_tasks.ts`) is loaded on the first task call.
+   * task machinery (`_tasks.ts`) is loaded on the first task call. With
+   * `resumed`, the answer that created a task earlier (maybe in another
+   * process: durable tasks), follows that task instead, of either era.
    *
    * @throws {MCPNotConnectedError} When not connected, or the session ends.
    */
   async callTask(
     params: Record<string, unknown>,
     options: TaskCallOptions,
+    resumed?: Result,
   ): Promise<Result> {
     await this.whenReady("tools/call");
+    if (resumed?.resultType) {
+      return await this.#notComplete(
+        this.#live("tools/call"),
+        "tools/call",
+        params,
+        options,
+        resumed,
+      );
+    }
     const { runToolTask } = await import("./_tasks.ts");
     const tasks = this.#server?.capabilities.tasks as { cancel?: unknown };
     return await runToolTask(
@@ -900,6 +912,7 @@ export class Connection {
       },
       params,
       options,
+      resumed,
     );
   }
 

@@ -34,6 +34,7 @@ describe("mcp-adapter help and usage errors (cli)", () => {
         "read",
         "prompts",
         "prompt",
+        "tasks",
         "login",
       ]
     ) {

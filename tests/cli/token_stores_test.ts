@@ -10,18 +10,13 @@
  */
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createClient } from "redis";
-import {
-  MCPAuthorizationRequiredError,
-  MCPTimeoutError,
-  MCPToolAdapter,
-} from "@cleveragents/mcp-adapter";
+import { MCPTimeoutError } from "@cleveragents/mcp-adapter";
 import {
   FileTokenStore,
   type LockTiming,
@@ -31,21 +26,12 @@ import {
   tokenStoreAuth,
 } from "../../cli.ts";
 import type { StoredOAuthProvider } from "../../src/auth/token_store.ts";
-import { fixturePath, runtimeCommand } from "../_helpers.ts";
+import { workerPool } from "../_worker.ts";
 import { type RedisTestServer, startRedisServer } from "../_redis.ts";
-import { startHostileOAuthServer } from "../_hostile_oauth.ts";
-import {
-  approveHeadlesslyRedirect,
-  MemoryOAuthProvider,
-} from "../_oauth_client.ts";
+import { loginAt, startHostileOAuthServer } from "../_hostile_oauth.ts";
 
 const TEST_TIMEOUT_MS = 60_000;
 const SERVER_URL = "https://mcp.example.com/mcp";
-const worker = runtimeCommand(
-  fixturePath(
-    `token_worker${import.meta.url.endsWith(".ts") ? ".ts" : ".js"}`,
-  ),
-);
 
 type Kind = "file" | "redis";
 function connectRedis(socket: string) {
@@ -62,67 +48,7 @@ function providerOver(store: OAuthTokenStore): StoredOAuthProvider {
   }) as unknown as StoredOAuthProvider;
 }
 
-/** A worker process, read line by line. */
-interface Worker {
-  child: ChildProcess;
-  /** The first line (from now or before) that starts with `prefix`. */
-  line(prefix: string): Promise<string>;
-  /** Resolves with the exit code. */
-  exited: Promise<number | null>;
-}
-
-const workers = new Set<ChildProcess>();
-
-function startWorker(job: Record<string, unknown>): Worker {
-  const child = spawn(worker.command, [...worker.args, JSON.stringify(job)], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  workers.add(child);
-  const lines: string[] = [];
-  const waiting: (() => void)[] = [];
-  let stderr = "";
-  let partial = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-    const parts = (partial + chunk).split("\n");
-    partial = parts.pop()!;
-    lines.push(...parts);
-    for (const wake of waiting.splice(0)) wake();
-  });
-  child.stderr!.setEncoding("utf8").on("data", (chunk) => stderr += chunk);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code) => {
-      workers.delete(child);
-      resolve(code);
-      for (const wake of waiting.splice(0)) wake();
-    })
-  );
-  return {
-    child,
-    exited,
-    line: (prefix) =>
-      new Promise((resolve, reject) => {
-        const look = () => {
-          const found = lines.find((line) => line.startsWith(prefix));
-          if (found !== undefined) return resolve(found);
-          if (child.exitCode !== null || child.signalCode !== null) {
-            return reject(
-              new Error(`worker exited before "${prefix}":\n${stderr}`),
-            );
-          }
-          waiting.push(look);
-        };
-        look();
-      }),
-  };
-}
-
-afterEach(async () => {
-  await Promise.all([...workers].map((child) => {
-    const gone = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGKILL");
-    return gone;
-  }));
-});
+const startWorker = workerPool("token_worker");
 
 /**
  * A token endpoint whose refresh tokens work once (rotation): each use of
@@ -350,9 +276,11 @@ describe("OAuth token stores", () => {
           "access-0",
           "access-1",
         ]);
+        // Each refresh wrote the next generation.
         assert.deepEqual(await store.get(SERVER_URL), {
           client: { client_id: "c" },
           tokens: { access_token: "access-2" },
+          generation: 2,
         });
       });
 
@@ -398,7 +326,7 @@ describe("OAuth token stores", () => {
             const pair = [startWorker(job), startWorker(job)];
             // Both have read the tokens before either refreshes.
             await Promise.all(pair.map((one) => one.line("ready")));
-            for (const one of pair) one.child.stdin!.write("go\n");
+            for (const one of pair) one.send("go");
             // The first refresh is answered only once both are refreshing.
             await Promise.all(pair.map((one) => one.line("refreshing")));
             answer();
@@ -418,6 +346,7 @@ describe("OAuth token stores", () => {
                 refresh_token: "refresh-1",
                 token_type: "Bearer",
               },
+              generation: 1,
             });
           } finally {
             answer();
@@ -447,33 +376,15 @@ describe("OAuth token stores", () => {
           try {
             // A login, as `mcp-adapter login` leaves it; then the access
             // token stops working (expired, say).
-            const login = new MemoryOAuthProvider();
-            const adapter = new MCPToolAdapter(
-              { name: "notes", transport: "streamable-http", url: server.url },
-              { authProvider: login },
-            );
-            await adapter.connect().catch(async (error) => {
-              assert.ok(error instanceof MCPAuthorizationRequiredError);
-              await adapter.finishAuth(
-                await approveHeadlesslyRedirect(
-                  error.authorizationUrl,
-                  login.expectedState,
-                ),
-              );
-            });
-            await adapter.disconnect();
-            const { client_id, client_secret } = login.clientInformation()!;
+            const { client, tokens } = await loginAt(server);
             await open().set(server.url, {
-              client: { client_id, client_secret },
-              tokens: {
-                ...login.tokens()!,
-                access_token: "no-longer-valid",
-              } as never,
+              client,
+              tokens: { ...tokens, access_token: "no-longer-valid" },
             });
             const job = { ...where(), mode: "invoke", serverUrl: server.url };
             const pair = [startWorker(job), startWorker(job)];
             await Promise.all(pair.map((one) => one.line("ready")));
-            for (const one of pair) one.child.stdin!.write("go\n");
+            for (const one of pair) one.send("go");
             const done = await Promise.all(
               pair.map((one) => one.line("done ")),
             );

@@ -214,7 +214,7 @@ async function run(
       const stale = state.sent ?? await provider.tokens();
       const tokens = await provider.refreshExclusive(async () => {
         result = await attempt();
-      }, { stale });
+      }, { stale, signal });
       if (result === undefined && tokens !== undefined) result = "AUTHORIZED";
     }
     result ??= await attempt();

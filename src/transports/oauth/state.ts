@@ -21,12 +21,17 @@ export interface OAuthClientProviderLike {
    * Runs `refresh` exclusively across every process sharing the provider's
    * store, unless the stored tokens differ from `stale` (another process
    * refreshed them meanwhile): then it resolves with those and `refresh`
-   * is not called. Resolves with the stored tokens after. Optional; the
-   * token stores of `@cleveragents/mcp-adapter/cli` provide it.
+   * is not called. Resolves with the stored tokens after. `signal` aborts
+   * when every caller waiting for the refresh gave up. Optional; the
+   * providers of `tokenStoreAuth()` (`@cleveragents/mcp-adapter/auth`)
+   * have it.
    */
   refreshExclusive?(
     refresh: () => Promise<void>,
-    options: { stale?: { access_token: string } | undefined },
+    options: {
+      stale?: { access_token: string } | undefined;
+      signal?: AbortSignal | undefined;
+    },
   ): Promise<unknown>;
   /**
    * The DPoP session the provider's tokens are bound to (RFC 9449), or

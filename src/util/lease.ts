@@ -1,17 +1,17 @@
 /**
- * Exclusive sections across processes, for the token stores: a lock with a
- * lease, over a backend that can try to take it once, renew it and give it
- * up (a lock file, a Redis key). While the section runs its lease is
- * renewed; a holder that crashed stops renewing, and its lease runs out.
- * In one process, contenders for the same key queue in memory first, so
- * they do not poll each other. Runtime-neutral. Internal.
+ * Exclusive sections across processes, for the file and Redis stores (of
+ * tokens, of tasks): a lock with a lease, over a backend that can try to
+ * take it once, renew it and give it up (a lock file, a Redis key). While
+ * the section runs its lease is renewed; a holder that crashed stops
+ * renewing, and its lease runs out. In one process, contenders for the
+ * same key queue in memory first, so they do not poll each other.
+ * Runtime-neutral.
  *
  * @module
  */
 
 import { MCPTimeoutError } from "../errors.ts";
-import { delay } from "../util/time.ts";
-import { displayUrl } from "../util/redact.ts";
+import { delay } from "./time.ts";
 
 /** How long a lock is held without renewal, and how long a contender waits. */
 export interface LockTiming {
@@ -136,14 +136,5 @@ export class KeyedMutex {
       done();
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
     }
-  }
-}
-
-/** A store key in messages: the server URL without credentials or query. */
-export function describeKey(key: string): string {
-  try {
-    return displayUrl(new URL(key));
-  } catch {
-    return "a server";
   }
 }

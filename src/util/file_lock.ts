@@ -1,21 +1,23 @@
 /**
- * A lock file with a lease, for the file token store: taken by creating the
+ * A lock file with a lease, for the file stores: taken by creating the
  * file exclusively (`O_CREAT | O_EXCL`, mode 0600), renewed by touching it
  * through the handle kept open, given up by deleting it. A lock file not
  * touched for a lease is a crashed holder's: the next contender moves it
  * aside (an atomic rename), checks that what it moved is the stale file it
  * judged (same inode, still old; else it puts it back) and takes the lock.
  * Works wherever `open(…, "wx")` is atomic: local disks, not every network
- * file system. Internal.
+ * file system. The `node:` modules are reached at call time (`node.ts`),
+ * so importing this needs none.
  *
  * @module
  */
 
-import process from "node:process";
-import { hostname } from "node:os";
-import { link, open, rename, rm, stat } from "node:fs/promises";
 import type { FileHandle } from "node:fs/promises";
-import type { Lease } from "./_lease.ts";
+import type { Lease } from "./lease.ts";
+import { builtin, processOf } from "./node.ts";
+
+type Fs = typeof import("node:fs/promises");
+const fs = () => builtin<Fs>("node:fs/promises");
 
 /**
  * The lease of the lock file at `path`, whose folder exists.
@@ -29,7 +31,7 @@ export function fileLease(path: string, leaseMs: number): Lease {
   return {
     async tryAcquire(): Promise<boolean> {
       try {
-        handle = await open(path, "wx", 0o600);
+        handle = await fs().open(path, "wx", 0o600);
       } catch (error) {
         if (codeOf(error) !== "EEXIST") throw error;
         await breakIfStale(path, leaseMs);
@@ -37,15 +39,16 @@ export function fileLease(path: string, leaseMs: number): Lease {
       }
       try {
         // Who holds it, for a person looking at the folder; no secret.
+        const host = builtin<typeof import("node:os")>("node:os").hostname();
         await handle.writeFile(
-          JSON.stringify({ pid: process.pid, host: hostname() }) + "\n",
+          JSON.stringify({ pid: processOf()?.pid, host }) + "\n",
         );
         inode = (await handle.stat()).ino;
       } catch (error) {
         // Ours since open() made it: delete it, or it blocks for a lease.
         await handle.close().catch(() => {});
         handle = undefined;
-        await rm(path, { force: true });
+        await fs().rm(path, { force: true });
         throw error;
       }
       return true;
@@ -60,7 +63,9 @@ export function fileLease(path: string, leaseMs: number): Lease {
       if (held === undefined) return;
       try {
         // Delete only our own file: after a lost lease, it may be another's.
-        if ((await stat(path)).ino === inode) await rm(path, { force: true });
+        if ((await fs().stat(path)).ino === inode) {
+          await fs().rm(path, { force: true });
+        }
       } catch (error) {
         if (codeOf(error) !== "ENOENT") throw error;
       } finally {
@@ -72,6 +77,7 @@ export function fileLease(path: string, leaseMs: number): Lease {
 
 /** Clears the lock file at `path` if its holder stopped renewing it. */
 async function breakIfStale(path: string, leaseMs: number): Promise<void> {
+  const { link, rename, rm, stat } = fs();
   const seen = await statOrUndefined(path);
   if (seen === undefined || Date.now() - seen.mtimeMs <= leaseMs) return;
   const aside = `${path}.${crypto.randomUUID()}.stale`;
@@ -94,7 +100,7 @@ async function statOrUndefined(
   path: string,
 ): Promise<{ ino: number; mtimeMs: number } | undefined> {
   try {
-    return await stat(path);
+    return await fs().stat(path);
   } catch (error) {
     if (codeOf(error) === "ENOENT") return undefined;
     throw error;
