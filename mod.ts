@@ -125,6 +125,7 @@ export type {
   MCPAuthorizationCallback,
   MCPTransport,
   RequestId,
+  TransportActivity,
   TransportSendOptions,
 } from "./src/transports/transport.ts";
 export type {

@@ -112,6 +112,12 @@ export interface MCPTransport {
    */
   readonly stderrTail?: readonly string[] | undefined;
   /**
+   * What a local server did so far (a stdio server: whether its process
+   * still runs, how much it wrote to stdout); read when connecting times
+   * out, to say what was seen.
+   */
+  readonly activity?: TransportActivity | undefined;
+  /**
    * Values the transport learned that must stay out of every message
    * (OAuth tokens, codes, client secrets), longest first.
    */
@@ -125,6 +131,14 @@ export interface MCPTransport {
   finishAuth?:
     | ((callback: MCPAuthorizationCallback) => Promise<void>)
     | undefined;
+}
+
+/** What a local server did so far: see {@linkcode MCPTransport.activity}. */
+export interface TransportActivity {
+  /** Whether its process still runs. */
+  running: boolean;
+  /** How many bytes it wrote to stdout. */
+  stdoutBytes: number;
 }
 
 /**
