@@ -17,6 +17,7 @@ import {
   MCPProtocolError,
   MCPRequestLostError,
   MCPSessionExpiredError,
+  MCPTimeoutError,
 } from "../errors.ts";
 import {
   answers,
@@ -439,12 +440,8 @@ export class Connection {
     const onAbort = () => abort.abort(options.signal?.reason);
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const timer = setTimeout(
-      () =>
-        abort.abort(
-          new MCPConnectionError(
-            `Connecting to MCP server "${name}" timed out after ${timeoutMs} ms; check that it starts and answers "initialize", or raise timeoutMs`,
-          ),
-        ),
+      // Worded by _connect_error.ts, with what was seen of the server.
+      () => abort.abort(new MCPTimeoutError("connect", timeoutMs)),
       timeoutMs,
     );
     let session: Session | undefined;
@@ -519,15 +516,16 @@ export class Connection {
         (server.capabilities.tools as { listChanged?: unknown })?.listChanged
       ) await this.#subscribe(session, abort.signal);
     } catch (error) {
+      // Read before the server is stopped: was it alive, did it say anything?
+      const activity = session?.activity;
       await session?.close().catch(() => {});
       // The failure path: its wording loads now.
       const { connectionError } = await import("./_connect_error.ts");
-      throw connectionError(
-        error,
-        session?.stderrTail,
-        this.#name,
-        this.#options.secrets,
-      );
+      throw connectionError(error, {
+        stderrTail: session?.stderrTail,
+        activity,
+        config: this.#options.config,
+      }, this.#options.secrets);
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
