@@ -4,19 +4,28 @@
  * result or an `UnsupportedProtocolVersionError` naming a revision both
  * speak means modern; anything else means the 2025 era, whose `initialize`
  * handshake follows. Never keyed to one error code: legacy servers answer
- * `-32601`, `-32602`, a 400 without a JSON-RPC body, or nothing. Loaded by
- * the connection with the first connect. Internal.
+ * `-32601`, `-32602`, a 400 without a JSON-RPC body, or nothing — and some
+ * fumble an unknown first request outright (a 500 with a JSON-RPC error, a
+ * body that is not JSON, a stream that stalls or closes). The probe never
+ * costs a connection `initialize` would make: every such answer falls back
+ * to `initialize` once, and when that fails too, the error quotes both.
+ * Only a login the server asks for, a broken config, and a server that
+ * speaks modern revisions this client does not, end the connect here.
+ * Loaded by the connection with the first connect. Internal.
  *
  * @module
  */
 
 import {
+  MCPAuthorizationRequiredError,
+  MCPConfigError,
   MCPConnectionError,
   MCPInitializeStatusError,
   MCPNotConnectedError,
   MCPProtocolError,
   MCPTimeoutError,
 } from "../errors.ts";
+import { errorMessage } from "../util/errors.ts";
 import { isRecord } from "../util/values.ts";
 import { excerpt } from "../util/redact.ts";
 import { isModernVersion, LEGACY_PROTOCOL_VERSIONS } from "../version.ts";
@@ -28,8 +37,12 @@ import type { MCPServerInfo } from "./connection.ts";
 export type Verdict =
   /** The server speaks `version` of the modern era; `result` is its discover answer. */
   | { era: "modern"; version: string; result: Result }
-  /** The server speaks the 2025 era: run `initialize`. `why` says what showed it. */
-  | { era: "legacy"; why: string }
+  /**
+   * The server speaks the 2025 era, or fumbled the probe: run `initialize`.
+   * `why` says what showed it; `failed` when the probe failed rather than
+   * being refused (then a failing `initialize` quotes it too).
+   */
+  | { era: "legacy"; why: string; failed?: boolean }
   /** A stdio server exited on the probe: start it again for `initialize`. */
   | { era: "restart"; why: string };
 
@@ -40,8 +53,8 @@ export interface ProbeOptions {
   /** The request `_meta` for a revision. */
   envelope: (version: string) => Readonly<Record<string, unknown>>;
   /**
-   * How long to wait for the answer. A stdio server silent for this long
-   * is taken for a 2025-era one; an HTTP server must answer.
+   * How long to wait for the answer. A server silent for this long is
+   * taken for a 2025-era one.
    */
   timeoutMs: number;
   /** Whether the server is a local process (stdio). */
@@ -108,11 +121,12 @@ export async function probe(
       if (error instanceof MCPInitializeStatusError) {
         return { era: "legacy", why: error.message };
       }
-      if (options.stdio && error instanceof MCPTimeoutError) {
+      if (error instanceof MCPTimeoutError) {
         return {
           era: "legacy",
           why:
             `it did not answer "server/discover" within ${options.timeoutMs} ms`,
+          failed: !options.stdio,
         };
       }
       if (options.stdio && error instanceof MCPNotConnectedError) {
@@ -121,7 +135,14 @@ export async function probe(
           why: 'it exited on "server/discover" before "initialize"',
         };
       }
-      throw error;
+      // A login to run, a config to fix, a connect given up: no fallback.
+      if (
+        error instanceof MCPAuthorizationRequiredError ||
+        error instanceof MCPConfigError || session.closed
+      ) throw error;
+      // A 5xx, a body that is not JSON, a stream that closed: `initialize`
+      // may still work (a server that routes only what it knows).
+      return { era: "legacy", why: errorMessage(error), failed: true };
     }
     const supported = versionList(result, "supportedVersions");
     if (supported === undefined || !isRecord(result.capabilities)) {
@@ -138,6 +159,37 @@ export async function probe(
     }
     throw noCommonVersion(label, supported, versions);
   }
+}
+
+/**
+ * The error of an `initialize` that failed after the probe failed: both
+ * answers quoted, the class kept where a caller acts on it (a 400, 404 or
+ * 405 to `initialize` tries the legacy SSE transport; a login stays a
+ * login).
+ *
+ * @param label Names the server.
+ * @param probeWhy What the probe got.
+ * @param error What `initialize` got.
+ */
+export function bothFailed(
+  label: string,
+  probeWhy: string,
+  error: unknown,
+): unknown {
+  if (
+    error instanceof MCPAuthorizationRequiredError ||
+    error instanceof MCPConfigError || error instanceof MCPTimeoutError
+  ) return error;
+  const clip = (text: string) => text.replace(/\.\s*$/, "");
+  const message =
+    `MCP server "${label}" failed both handshakes. "server/discover" (the 2026-07-28 probe) got: ${
+      clip(probeWhy)
+    }. "initialize" (the 2025 handshake) got: ${errorMessage(error)}`;
+  return error instanceof MCPInitializeStatusError
+    ? Object.assign(new MCPInitializeStatusError(message, error.status), {
+      cause: error,
+    })
+    : new MCPConnectionError(message, { cause: error });
 }
 
 /** What a modern server said about itself in its discover result. */

@@ -61,6 +61,12 @@ import {
  */
 const STDIO_PROBE_MS = 3000;
 /**
+ * How long an HTTP server may take to answer `server/discover` before a
+ * server that fumbles the probe (a stalled stream) is tried with
+ * `initialize`: at most half the connect deadline.
+ */
+const HTTP_PROBE_MS = 10_000;
+/**
  * How long `connect()` waits for a modern server to acknowledge the
  * tool-list subscription: long enough for any server that answers, short
  * enough that a proxy buffering the listen stream costs one second, once.
@@ -612,11 +618,19 @@ export class Connection {
         ) throw error;
       }
     }
-    const { probe, discoveredInfo } = await import("./_discover.ts");
+    const { probe, discoveredInfo, bothFailed } = await import(
+      "./_discover.ts"
+    );
     const verdict = await probe(session, {
       versions: plan.modern,
       envelope: (version) => this.#envelope(version),
-      timeoutMs: stdio ? Math.min(STDIO_PROBE_MS, timeoutMs) : timeoutMs,
+      // With a fallback, a silent server is tried with `initialize`; over
+      // HTTP that gets half the deadline at least.
+      timeoutMs: plan.legacy.length === 0
+        ? timeoutMs
+        : stdio
+        ? Math.min(STDIO_PROBE_MS, timeoutMs)
+        : Math.min(HTTP_PROBE_MS, timeoutMs / 2),
       stdio,
       label: this.#name,
     });
@@ -634,7 +648,9 @@ export class Connection {
     if (stdio) this.#legacyProcess = true;
     else legacyEndpoints.add(endpoint!);
     if (verdict.era === "restart") throw new RestartForHandshake(verdict.why);
-    return await this.#initialize(session, timeoutMs);
+    return await this.#initialize(session, timeoutMs).catch((error) => {
+      throw verdict.failed ? bothFailed(this.#name, verdict.why, error) : error;
+    });
   }
 
   #forgetLegacy(endpoint: string | undefined): void {
