@@ -236,6 +236,7 @@ export class MCPToolAdapter {
   readonly #toolsListeners = new Set<() => void>();
   readonly #driftListeners = new Set<(drift: ToolDrift) => void>();
   readonly #pinning: Pick<MCPToolAdapterOptions, "pins" | "holdNewTools">;
+  /** Made by `#toolWatch()`, the one way to it; `undefined` until a listing (nothing held yet). */
   #watch: ToolWatch | undefined;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
@@ -565,7 +566,7 @@ export class MCPToolAdapter {
    */
   async compareTools(pins?: PinnedTools): Promise<ToolDrift> {
     await this.#listedTools();
-    return this.#watch!.compare(pins);
+    return (await this.#toolWatch()).compare(pins);
   }
 
   /**
@@ -599,7 +600,8 @@ export class MCPToolAdapter {
   async acceptToolChanges(
     accepted?: readonly string[] | ToolDrift,
   ): Promise<PinnedTools> {
-    const pins = this.#watch!.accept(accepted, await this.#listedTools());
+    const tools = await this.#listedTools();
+    const pins = (await this.#toolWatch()).accept(accepted, tools);
     this.#notifyToolsChanged();
     return pins;
   }
@@ -996,6 +998,19 @@ export class MCPToolAdapter {
     }
   }
 
+  /**
+   * The tool watch, made by its first reader (its module loads lazily): the
+   * one way to reach it where it must exist, so nothing reads it before.
+   */
+  async #toolWatch(): Promise<ToolWatch> {
+    watching ??= await import("./tools/watch.ts");
+    return this.#watch ??= new watching.ToolWatch(
+      this.config.name,
+      this.#pinning,
+      (drift) => this.#tell(this.#driftListeners, drift),
+    );
+  }
+
   /** The tool list (cached or fetched), its errors redacted: for the methods that throw them. */
   #listedTools(): Promise<Map<string, MCPToolDescriptor>> {
     return this.#toolMap(false).catch((error) => {
@@ -1089,13 +1104,7 @@ export class MCPToolAdapter {
       paramHeaders ??= await import("./protocol/param_headers.ts");
       this.#dropInvalidHeaders(tools, paramHeaders.headerProblem);
     }
-    watching ??= await import("./tools/watch.ts");
-    this.#watch ??= new watching.ToolWatch(
-      this.config.name,
-      this.#pinning,
-      (drift) => this.#tell(this.#driftListeners, drift),
-    );
-    await this.#watch.update(tools);
+    await (await this.#toolWatch()).update(tools);
     if (this.#toolsGeneration === generation) {
       this.#tools = tools;
       this.#toolsFreshUntil = startedAt + ttlMs;

@@ -159,6 +159,7 @@ export class SSEClientTransport implements MCPTransport {
 
   async #start(): Promise<void> {
     let timedOut = false;
+    let reader: EventReader;
     const timer = setTimeout(() => {
       timedOut = true;
       this.#http.abort();
@@ -195,7 +196,7 @@ export class SSEClientTransport implements MCPTransport {
           }`,
         );
       }
-      const reader = this.#http.events(response.body);
+      reader = this.#http.events(response.body);
       this.#reader = reader;
       for (;;) {
         const { value, done } = await reader.read();
@@ -233,7 +234,7 @@ export class SSEClientTransport implements MCPTransport {
     }
     if (this.#closed()) throw this.#closedError();
     this.#state = "open";
-    void this.#pump(this.#reader!);
+    void this.#pump(reader);
   }
 
   /** Resolves the endpoint against `url`; refuses another origin. */
