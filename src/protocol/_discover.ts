@@ -9,8 +9,9 @@
  * body that is not JSON, a stream that stalls or closes). The probe never
  * costs a connection `initialize` would make: every such answer falls back
  * to `initialize` once, and when that fails too, the error quotes both.
- * Only a login the server asks for, a broken config, and a server that
- * speaks modern revisions this client does not, end the connect here.
+ * What `initialize` would meet as well ends the connect here: a login the
+ * server asks for or that failed, a server out of reach, a server that
+ * speaks only modern revisions this client does not.
  * Loaded by the connection with the first connect. Internal.
  *
  * @module
@@ -23,7 +24,9 @@ import {
   MCPInitializeStatusError,
   MCPNotConnectedError,
   MCPProtocolError,
+  MCPRequestLostError,
   MCPTimeoutError,
+  MCPUnusableAnswerError,
 } from "../errors.ts";
 import { errorMessage } from "../util/errors.ts";
 import { isRecord } from "../util/values.ts";
@@ -135,14 +138,15 @@ export async function probe(
           why: 'it exited on "server/discover" before "initialize"',
         };
       }
-      // A login to run, a config to fix, a connect given up: no fallback.
+      // An answer, but no usable one (a 5xx, a body that is not JSON, a
+      // stream that closed before the response): `initialize` may still
+      // work, on a server that routes only what it knows. A login that
+      // failed, a server out of reach, a connect given up: it would not.
       if (
-        error instanceof MCPAuthorizationRequiredError ||
-        error instanceof MCPConfigError || session.closed
-      ) throw error;
-      // A 5xx, a body that is not JSON, a stream that closed: `initialize`
-      // may still work (a server that routes only what it knows).
-      return { era: "legacy", why: errorMessage(error), failed: true };
+        (error instanceof MCPUnusableAnswerError ||
+          error instanceof MCPRequestLostError) && !session.closed
+      ) return { era: "legacy", why: errorMessage(error), failed: true };
+      throw error;
     }
     const supported = versionList(result, "supportedVersions");
     if (supported === undefined || !isRecord(result.capabilities)) {

@@ -11,6 +11,7 @@ import {
   MCPAdapterError,
   MCPConfigError,
   MCPConnectionError,
+  MCPUnusableAnswerError,
 } from "../errors.ts";
 import type { RemoteTransportOptions } from "./remote.ts";
 import type {
@@ -431,7 +432,7 @@ export class StreamableHTTPTransport implements MCPTransport {
         this.#requests.deliverJson(stream, text);
       } else {
         const text = await readBodyStart(response);
-        throw new MCPConnectionError(
+        throw new MCPUnusableAnswerError(
           `MCP server at ${displayUrl(this.#url)} answered POST ${
             describe(method)
           } with HTTP ${response.status} and content type ${

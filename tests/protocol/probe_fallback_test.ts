@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { MCPConnectionError, MCPToolAdapter } from "@cleveragents/mcp-adapter";
-import { sdkStreamableServer } from "../_remote.ts";
+import { freePort, sdkStreamableServer } from "../_remote.ts";
 import {
   fixturePath,
   releaseAfterEach,
@@ -139,6 +139,23 @@ describe("a server that fumbles the era probe (streamable HTTP)", () => {
         error.message,
         /^MCP server "fumbler" failed both handshakes\. "server\/discover" \(the 2026-07-28 probe\) got: .*HTTP 500.*Error in httpTransport.*\. "initialize" \(the 2025 handshake\) got: .*HTTP 503.*upstream is down/,
       );
+      return true;
+    });
+  });
+});
+
+describe("what initialize would meet as well ends the connect at the probe", () => {
+  it("a server out of reach: one attempt, its error as it is", {
+    timeout: TEST_MS,
+  }, async () => {
+    const adapter = adapterFor(`http://127.0.0.1:${await freePort()}/mcp`);
+    await assert.rejects(adapter.connect(), (error: unknown) => {
+      assert.ok(error instanceof MCPConnectionError);
+      assert.match(
+        error.message,
+        /^Cannot reach MCP server at .*server\/discover/,
+      );
+      assert.doesNotMatch(error.message, /both handshakes|initialize/);
       return true;
     });
   });

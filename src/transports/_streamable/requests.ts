@@ -7,7 +7,11 @@
  * @module
  */
 
-import { MCPConnectionError, MCPRequestLostError } from "../../errors.ts";
+import {
+  MCPConnectionError,
+  MCPRequestLostError,
+  MCPUnusableAnswerError,
+} from "../../errors.ts";
 import type { JSONRPCMessage, RequestId } from "../transport.ts";
 import type { HttpClient } from "../_client.ts";
 import { mediaType } from "../_headers.ts";
@@ -199,7 +203,7 @@ export class RequestStreams {
     try {
       data = JSON.parse(text);
     } catch {
-      throw new MCPConnectionError(
+      throw new MCPUnusableAnswerError(
         `MCP server at ${displayUrl(this.#url)} answered POST ${
           JSON.stringify(stream.method)
         } with invalid JSON: ${excerpt(text, this.#http.secrets)}`,
