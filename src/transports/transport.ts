@@ -143,7 +143,10 @@ export interface TransportActivity {
 
 /**
  * What the authorization server's redirect brought: the whole redirect URL
- * or its query (`code`, and `iss` to check the issuer, RFC 9207), or the
- * bare `code` (accepted only from a server that does not send `iss`).
+ * or its query (`code`, and `iss` to check the issuer, RFC 9207) — as a
+ * `URL`, `URLSearchParams` or the string a host's HTTP handler or a user's
+ * paste gives (`http://127.0.0.1:9/callback?code=…&iss=…`, `?code=…`,
+ * `code=…&iss=…`) — or the bare `code` (accepted only from a server that
+ * does not send `iss`).
  */
 export type MCPAuthorizationCallback = string | URL | URLSearchParams;

@@ -273,14 +273,22 @@ export async function finishAuth(
 
 /**
  * The code and `iss` of what the redirect brought (`null` for a bare code:
- * no `iss` to check).
+ * no `iss` to check). A string is read as what a host's HTTP handler or a
+ * user's paste gives: a URL (`http://127.0.0.1:9/callback?code=…&iss=…`,
+ * `myapp:/callback?code=…`), a query (`?code=…&iss=…`, `code=…&iss=…`),
+ * else a bare code.
  *
  * @throws {MCPConfigError} When there is no code, or the server sent an error instead.
  */
 function callbackParams(
   callback: MCPAuthorizationCallback,
 ): { code: string; iss: string | undefined | null } {
-  if (typeof callback === "string") return { code: callback, iss: null };
+  if (typeof callback === "string") {
+    const text = callback.trim();
+    const query = redirectQuery(text);
+    if (query === undefined) return { code: callback, iss: null };
+    callback = query;
+  }
   const params = callback instanceof URL ? callback.searchParams : callback;
   const code = params.get("code");
   if (code === null || code === "") {
@@ -301,6 +309,26 @@ function callbackParams(
     );
   }
   return { code, iss: params.get("iss") ?? undefined };
+}
+
+/**
+ * The query of a redirect given as a string, or `undefined` for a bare
+ * code: a URL (a scheme, then `/` or a query), a string starting with `?`, or
+ * `name=value` pairs that name `code` or `error` (a code such as `abc==`,
+ * base64 padding and all, names neither).
+ */
+function redirectQuery(text: string): URLSearchParams | undefined {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:(?:\/|[^?\s]*\?)/.test(text)) {
+    try {
+      return new URL(text).searchParams;
+    } catch {
+      return undefined;
+    }
+  }
+  if (text.startsWith("?")) return new URLSearchParams(text);
+  if (!/^[\w.~-]+=/.test(text)) return undefined;
+  const params = new URLSearchParams(text);
+  return params.has("code") || params.has("error") ? params : undefined;
 }
 
 /**
