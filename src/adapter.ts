@@ -132,6 +132,13 @@ export interface MCPToolAdapterOptions {
    */
   validateOutput?: boolean;
   /**
+   * Check a call's arguments against the tool's `inputSchema` before it is
+   * sent. Default `true`. A last resort for a server whose schemas refuse
+   * calls the server itself accepts: with `false` only what JSON cannot
+   * carry is refused, and the server alone judges the rest.
+   */
+  validateArguments?: boolean;
+  /**
    * Receives the server's log messages (`notifications/message`): level,
    * logger name (when the server gives one) and data (any JSON). Default:
    * dropped, never printed. What it throws goes to `onError`.
@@ -181,6 +188,8 @@ export interface RegisterToolsOptions {
   overrides?: CapabilityOverrides;
 }
 
+/** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
+const ANY_ARGUMENTS = {};
 let outputCheck: typeof import("./protocol/output.ts") | undefined;
 /** MCP Apps, loaded by the first tool list with `_meta` or the first `readUiResource()`. */
 let apps: typeof import("./apps/apps.ts") | undefined;
@@ -241,6 +250,7 @@ export class MCPToolAdapter {
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
   readonly #validateOutput: boolean;
+  readonly #validateArguments: boolean;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #configSecrets: string[];
   #merged: { learned: readonly string[]; all: readonly string[] } | undefined;
@@ -272,6 +282,7 @@ export class MCPToolAdapter {
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
     this.#validateOutput = options.validateOutput !== false;
+    this.#validateArguments = options.validateArguments !== false;
     this.#pinning = { pins: options.pins, holdNewTools: options.holdNewTools };
     this.#configSecrets = configSecrets(this.config);
     const onError = options.onError;
@@ -710,7 +721,9 @@ export class MCPToolAdapter {
       );
     }
     // Compiled once per schema object; a refreshed list brings new objects.
-    let validator = validatorFor(tool.inputSchema);
+    let validator = validatorFor(
+      this.#validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
+    );
     if (validator instanceof Promise) {
       waited = true;
       // Building it (vetting the schema's patterns) is part of the call: its deadlines hold.

@@ -353,6 +353,13 @@ export const CONFIG_SCHEMA: JsonSchema = {
           default: true,
           examples: [false],
         },
+        validateArguments: {
+          type: "boolean",
+          description:
+            "false: call its tools without checking the arguments against their input schemas first; the server alone judges them. A last resort for a server whose schemas refuse calls it accepts.",
+          default: true,
+          examples: [false],
+        },
         auth: AUTH,
       },
       allOf: [

@@ -70,6 +70,13 @@ export async function buildValidator(
     const { vetPatterns } = await import("./_pattern_safety.ts");
     local = (await vetPatterns(schema, refOverrides)).schema;
   }
+  if (
+    subject === "arguments" &&
+    (text === undefined || text.includes('"default"'))
+  ) {
+    // A required property with a default: the server applies the default.
+    local = loosen(local, defaultedRequired, refOverrides);
+  }
   let full: Validator | undefined;
   let lenient: Validator | undefined;
   try {
@@ -118,6 +125,27 @@ export async function buildValidator(
       ];
     }
   };
+}
+
+/**
+ * A `required` list some of whose properties declare a `default`: those are
+ * left out of it. Servers list such a property as required and fill it in
+ * when it is absent (Playwright's `browser_take_screenshot` `scale`), so a
+ * call without it is theirs to accept.
+ */
+function defaultedRequired(
+  node: Record<string, unknown>,
+  keyword: string,
+): boolean | { keep: unknown } {
+  if (keyword !== "required" || !Array.isArray(node.required)) return false;
+  const properties = node.properties;
+  if (!isRecord(properties)) return false;
+  const keep = node.required.filter((name) =>
+    !(typeof name === "string" && Object.hasOwn(properties, name) &&
+      isRecord(properties[name]) &&
+      Object.hasOwn(properties[name] as object, "default"))
+  );
+  return keep.length === node.required.length ? false : { keep };
 }
 
 /** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */

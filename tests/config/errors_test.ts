@@ -122,7 +122,7 @@ describe("errors", () => {
       ],
       [
         [...STDIO, "    comand: x"],
-        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, envFile, inheritEnv, cwd, url, headers, fallback, protocol, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, auth',
+        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, envFile, inheritEnv, cwd, url, headers, fallback, protocol, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, validateArguments, auth',
       ],
       [
         ["servers:", "  - name: a", "    transport: http", "    command: x"],
