@@ -73,17 +73,7 @@ export class MCPConnectionError extends MCPAdapterError {
  * unreachable server are other errors). Internal: not exported by the root
  * entry; callers see an {@linkcode MCPConnectionError}.
  */
-export class MCPUnusableAnswerError extends MCPConnectionError {
-  /**
-   * Creates the error.
-   *
-   * @param message What the server answered.
-   */
-  constructor(message: string) {
-    super(message);
-    this.name = "MCPConnectionError";
-  }
-}
+export class MCPUnusableAnswerError extends MCPConnectionError {}
 
 /**
  * The server needs the user to authorize this client in a browser: an OAuth

@@ -35,6 +35,7 @@ import { isModernVersion, LEGACY_PROTOCOL_VERSIONS } from "../version.ts";
 import { META_SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION } from "./era.ts";
 import type { Result, Session } from "./session.ts";
 import type { MCPServerInfo } from "./connection.ts";
+import type { MCPServerConfig } from "../server_config.ts";
 
 /** What the probe found out. */
 export type Verdict =
@@ -194,6 +195,19 @@ export function bothFailed(
       cause: error,
     })
     : new MCPConnectionError(message, { cause: error });
+}
+
+/** The error of a server pinned to the modern era that does not speak it. */
+export function notModern(
+  config: MCPServerConfig,
+  offered: readonly string[],
+  why: string,
+): MCPConnectionError {
+  return new MCPConnectionError(
+    `MCP server "${config.name}" does not speak the modern protocol (${
+      offered.join(", ")
+    }): ${why}. Remove "protocol": "${config.protocol}" (or set "legacy") to use the 2025 era's initialize handshake.`,
+  );
 }
 
 /** What a modern server said about itself in its discover result. */

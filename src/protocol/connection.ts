@@ -618,7 +618,7 @@ export class Connection {
         ) throw error;
       }
     }
-    const { probe, discoveredInfo, bothFailed } = await import(
+    const { probe, discoveredInfo, bothFailed, notModern } = await import(
       "./_discover.ts"
     );
     const verdict = await probe(session, {
@@ -639,11 +639,7 @@ export class Connection {
       return discoveredInfo(verdict.version, verdict.result);
     }
     if (plan.legacy.length === 0) {
-      throw new MCPConnectionError(
-        `MCP server "${this.#name}" does not speak the modern protocol (${
-          plan.modern.join(", ")
-        }): ${verdict.why}. Remove "protocol": "${this.#options.config.protocol}" (or set "legacy") to use the 2025 era's initialize handshake.`,
-      );
+      throw notModern(this.#options.config, plan.modern, verdict.why);
     }
     if (stdio) this.#legacyProcess = true;
     else legacyEndpoints.add(endpoint!);
