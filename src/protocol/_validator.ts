@@ -244,9 +244,8 @@ function check(
     ) continue;
     add(() => {
       const pointer = error.instanceLocation.slice(1) || "/";
-      const message = error.error.endsWith(".")
-        ? error.error.slice(0, -1)
-        : error.error;
+      const message = boundMessage(error.keyword, error.error) ??
+        (error.error.endsWith(".") ? error.error.slice(0, -1) : error.error);
       // A schema value (a 20,000-entry enum, a long pattern) is quoted in
       // part: the message says what to write, not the whole schema.
       return `${pointer}: ${excerpt(message)}`;
@@ -254,6 +253,29 @@ function check(
   }
   if (more > 0) problems.push(`and ${more} more problems`);
   return problems;
+}
+
+/**
+ * A numeric bound said as what to write: cfworker says "0 is less than 0"
+ * for `exclusiveMinimum: 0`, and "5 is greater than or equal to 5" for
+ * `exclusiveMaximum: 5`; these become "0 must be greater than 0", "5 must
+ * be less than 5", and `minimum` / `maximum` "must be at least / at most".
+ */
+function boundMessage(keyword: string, text: string): string | undefined {
+  if (!/^(?:exclusiveM|m)(?:in|ax)imum$/.test(keyword)) return undefined;
+  const match = /^(.+?) is (?:less|greater) than (or equal to)? *(.+?)\.?$/
+    .exec(text);
+  if (match === null) return undefined;
+  const [, value, orEqual, bound] = match;
+  const minimum = /min/i.test(keyword);
+  const exclusive = keyword.startsWith("exclusive") || orEqual !== undefined;
+  return `${value} must be ${
+    exclusive
+      ? minimum ? "greater than" : "less than"
+      : minimum
+      ? "at least"
+      : "at most"
+  } ${bound}`;
 }
 
 /** The longest validation message kept whole. */
