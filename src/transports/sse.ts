@@ -111,6 +111,7 @@ export class SSEClientTransport implements MCPTransport {
     this.#url = serverUrl(options.url, name);
     this.#http = new HttpClient(options, RESERVED_HEADERS, name);
     this.#http.onBaseChange = () => this.#rebuildHeaders();
+    this.#http.onNote = (note) => this.#report(note);
     const timeout = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     if (typeof timeout !== "number" || !(timeout > 0)) {
       throw new MCPConfigError(

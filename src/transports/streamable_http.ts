@@ -181,6 +181,7 @@ export class StreamableHTTPTransport implements MCPTransport {
     );
     this.#serverStream = options.serverStream !== false;
     const report = (error: unknown) => this.#report(error);
+    http.onNote = report;
     const session = new StreamableSession({
       url,
       http,
