@@ -408,8 +408,9 @@ describe("OAuth through MCPToolAdapter: a user's grant", () => {
     assert.ok(await approveIfAsked(adapter, provider, () => adapter.connect()));
     await within(adapter.connect(), WAIT_MS, "connect()");
     const printed: unknown[][] = [];
-    const warn = console.warn;
-    console.warn = (...args: unknown[]) => void printed.push(args);
+    const host = console;
+    const warn = host.warn;
+    host.warn = (...args: unknown[]) => void printed.push(args);
     try {
       for (const message of ["a", "b"]) {
         server.expireAccessTokens();
@@ -421,7 +422,7 @@ describe("OAuth through MCPToolAdapter: a user's grant", () => {
         assert.equal(text(result), message);
       }
     } finally {
-      console.warn = warn;
+      host.warn = warn;
     }
     const refreshes = eventsOf(server, "token").filter((e) =>
       e.params.grant_type === "refresh_token"

@@ -7,11 +7,7 @@
  * @module
  */
 
-import {
-  MCPConnectionError,
-  MCPRequestLostError,
-  MCPUnusableAnswerError,
-} from "../../errors.ts";
+import { MCPRequestLostError, MCPUnusableAnswerError } from "../../errors.ts";
 import type { JSONRPCMessage, RequestId } from "../transport.ts";
 import type { HttpClient } from "../_client.ts";
 import { mediaType } from "../_headers.ts";
@@ -196,7 +192,7 @@ export class RequestStreams {
    * if the answer held no response to it.
    *
    * @param text The answer's body.
-   * @throws {MCPConnectionError} If `text` is not JSON.
+   * @throws {MCPUnusableAnswerError} If `text` is not JSON (an `MCPConnectionError`).
    */
   deliverJson(stream: RequestStream, text: string): void {
     let data: unknown;
