@@ -150,6 +150,7 @@ export type {
   MCPAuthorizationCallback,
   MCPTransport,
   RequestId,
+  TransportActivity,
   TransportSendOptions,
 } from "./src/transports/transport.ts";
 export type {

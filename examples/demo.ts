@@ -50,7 +50,13 @@ const adapter = new MCPToolAdapter({
   name: "notes",
   transport: "stdio",
   command: Deno.execPath(),
-  args: ["run", "--no-prompt", "examples/notes_server.ts"],
+  // Fetches only the packages the server imports, not all of deno.json's.
+  args: [
+    "run",
+    "--no-prompt",
+    "--unstable-npm-lazy-caching",
+    "examples/notes_server.ts",
+  ],
   cwd: root,
 });
 

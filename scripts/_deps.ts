@@ -13,6 +13,22 @@ import { fileURLToPath } from "node:url";
 export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
 
 /**
+ * How the README's first command runs the demo: `deno run` with
+ * `--unstable-npm-lazy-caching`, which fetches only the packages the demo
+ * and its server import. (`deno task demo` runs the same program, but
+ * `deno task` first fetches every package of `deno.json`, as Deno does for
+ * any task: denoland/deno#28999.) CI's demo step runs exactly this.
+ */
+export const DEMO_ARGS: readonly string[] = [
+  "run",
+  "--unstable-npm-lazy-caching",
+  "--allow-run",
+  "--allow-read",
+  "--allow-env",
+  "examples/demo.ts",
+];
+
+/**
  * Packages that only the tests import. The Node run installs them beside the
  * tarball; the published package must never depend on them.
  */

@@ -25,6 +25,7 @@ import {
   TEST_PACKAGES,
 } from "./_deps.ts";
 import { log, logError, mustRun, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
+import { MIN_NODE } from "../src/cli/program.ts";
 
 /** Where the unpacked npm package is written. */
 export const NPM_DIR: string = join(ROOT, "dist", "npm");
@@ -46,8 +47,9 @@ const NPM_METADATA = {
     url: "git+https://github.com/cleveragents/mcp-adapter.git",
   },
   // The maintained Node lines, which CI tests (NODE_LINES in _deps.ts);
-  // 22.12 is the oldest that eventsource-parser 4 supports.
-  engines: { node: ">=22.12" },
+  // 22.12 is the oldest that eventsource-parser 4 supports. The command
+  // line warns on an older one (MIN_NODE).
+  engines: { node: `>=${MIN_NODE.join(".")}` },
 };
 
 /**

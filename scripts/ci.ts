@@ -17,7 +17,7 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { NODE_LINES, readDenoConfig, ROOT } from "./_deps.ts";
+import { DEMO_ARGS, NODE_LINES, readDenoConfig, ROOT } from "./_deps.ts";
 import { log, logError, run, TIMEOUT_EXIT_CODE } from "./_run.ts";
 import {
   closingSummary,
@@ -102,7 +102,7 @@ export function ciSteps(entries: readonly string[]): Step[] {
     denoStep("doc-lint", ["doc", "--lint", ...entries], 5),
     denoStep("test-deno", ["test", "-A", "--parallel", "tests/"], 15),
     // The README's two runnable programs: the demo and its first example.
-    denoStep("demo", ["task", "demo"], 3),
+    denoStep("demo", [...DEMO_ARGS], 3),
     denoStep("quickstart", ["task", "quickstart"], 5),
     denoStep("publish-dry-run", ["publish", "--dry-run", "--allow-dirty"], 5),
     // What a Deno program of the root entry downloads, on a fresh DENO_DIR.

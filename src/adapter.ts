@@ -129,6 +129,13 @@ export interface MCPToolAdapterOptions {
    */
   validateOutput?: boolean;
   /**
+   * Check a call's arguments against the tool's `inputSchema` before it is
+   * sent. Default `true`. A last resort for a server whose schemas refuse
+   * calls the server itself accepts: with `false` only what JSON cannot
+   * carry is refused, and the server alone judges the rest.
+   */
+  validateArguments?: boolean;
+  /**
    * Receives the server's log messages (`notifications/message`): level,
    * logger name (when the server gives one) and data (any JSON). Default:
    * dropped, never printed. What it throws goes to `onError`.
@@ -197,6 +204,8 @@ export interface RegisterToolsOptions {
   overrides?: CapabilityOverrides;
 }
 
+/** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
+const ANY_ARGUMENTS = {};
 let outputCheck: typeof import("./protocol/output.ts") | undefined;
 /** MCP Apps, loaded by the first tool list with `_meta` or the first `readUiResource()`. */
 let apps: typeof import("./apps/apps.ts") | undefined;
@@ -253,11 +262,13 @@ export class MCPToolAdapter {
   readonly #toolsListeners = new Set<() => void>();
   readonly #driftListeners = new Set<(drift: ToolDrift) => void>();
   readonly #pinning: Pick<MCPToolAdapterOptions, "pins" | "holdNewTools">;
+  /** Made by `#toolWatch()`, the one way to it; `undefined` until a listing (nothing held yet). */
   #watch: ToolWatch | undefined;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
   readonly #validateOutput: boolean;
   readonly #taskStore: TaskStore | undefined;
+  readonly #validateArguments: boolean;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #configSecrets: string[];
 
@@ -297,6 +308,7 @@ export class MCPToolAdapter {
         DEFAULT_REQUEST_TIMEOUT_MS;
     this.#validateOutput = options.validateOutput !== false;
     this.#taskStore = options.taskStore;
+    this.#validateArguments = options.validateArguments !== false;
     this.#pinning = { pins: options.pins, holdNewTools: options.holdNewTools };
     this.#configSecrets = configSecrets(this.config);
     const onError = options.onError;
@@ -586,7 +598,7 @@ export class MCPToolAdapter {
    */
   async compareTools(pins?: PinnedTools): Promise<ToolDrift> {
     await this.#listedTools();
-    return this.#watch!.compare(pins);
+    return (await this.#toolWatch()).compare(pins);
   }
 
   /**
@@ -620,7 +632,8 @@ export class MCPToolAdapter {
   async acceptToolChanges(
     accepted?: readonly string[] | ToolDrift,
   ): Promise<PinnedTools> {
-    const pins = this.#watch!.accept(accepted, await this.#listedTools());
+    const tools = await this.#listedTools();
+    const pins = (await this.#toolWatch()).accept(accepted, tools);
     this.#notifyToolsChanged();
     return pins;
   }
@@ -797,7 +810,9 @@ export class MCPToolAdapter {
       );
     }
     // Compiled once per schema object; a refreshed list brings new objects.
-    let validator = validatorFor(tool.inputSchema);
+    let validator = validatorFor(
+      this.#validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
+    );
     if (validator instanceof Promise) {
       waited = true;
       // Building it (vetting the schema's patterns) is part of the call: its
@@ -1336,6 +1351,19 @@ export class MCPToolAdapter {
     }
   }
 
+  /**
+   * The tool watch, made by its first reader (its module loads lazily): the
+   * one way to reach it where it must exist, so nothing reads it before.
+   */
+  async #toolWatch(): Promise<ToolWatch> {
+    watching ??= await import("./tools/watch.ts");
+    return this.#watch ??= new watching.ToolWatch(
+      this.config.name,
+      this.#pinning,
+      (drift) => this.#tell(this.#driftListeners, drift),
+    );
+  }
+
   /** The tool list (cached or fetched), its errors redacted: for the methods that throw them. */
   #listedTools(): Promise<Map<string, MCPToolDescriptor>> {
     return this.#toolMap(false).catch((error) => {
@@ -1440,13 +1468,7 @@ export class MCPToolAdapter {
       paramHeaders ??= await import("./protocol/param_headers.ts");
       this.#dropInvalidHeaders(tools, paramHeaders.headerProblem);
     }
-    watching ??= await import("./tools/watch.ts");
-    this.#watch ??= new watching.ToolWatch(
-      this.config.name,
-      this.#pinning,
-      (drift) => this.#tell(this.#driftListeners, drift),
-    );
-    await this.#watch.update(tools);
+    await (await this.#toolWatch()).update(tools);
     if (this.#toolsGeneration === generation) {
       this.#tools = tools;
       this.#toolsFreshUntil = startedAt + hints.ttlMs;

@@ -66,6 +66,16 @@ export class MCPConnectionError extends MCPAdapterError {
 }
 
 /**
+ * A server's HTTP answer that carries no usable JSON-RPC response: a status
+ * the transport has no rule for (a 5xx, a 403), a body that is neither JSON
+ * nor an event stream, JSON that does not parse. The request reached the
+ * server, so the era probe tries `initialize` after it (a failed login or an
+ * unreachable server are other errors). Internal: not exported by the root
+ * entry; callers see an {@linkcode MCPConnectionError}.
+ */
+export class MCPUnusableAnswerError extends MCPConnectionError {}
+
+/**
  * The server needs the user to authorize this client in a browser: an OAuth
  * authorization-code login, or a wider scope for what was asked (step-up).
  * Show the user {@linkcode MCPAuthorizationRequiredError.authorizationUrl};

@@ -79,7 +79,7 @@ export interface MCPToolHubOptions {
   registry?: ToolRegistry;
   /**
    * Builds the adapter of a server (custom transports, tests). Default:
-   * `new MCPToolAdapter(entry.config, { ...adapterOptions, clientInfo, onLog, connectTimeoutMs, requestTimeoutMs })`.
+   * `new MCPToolAdapter(entry.config, { ...adapterOptions, clientInfo, onLog, connectTimeoutMs, requestTimeoutMs, validateArguments })`.
    */
   createAdapter?: (entry: ServerEntry) => MCPToolAdapter;
   /** Sent in `initialize` by the default adapters. */
@@ -254,6 +254,9 @@ export class MCPToolHub {
           ...(entry.requestTimeoutMs === undefined
             ? {}
             : { requestTimeoutMs: entry.requestTimeoutMs }),
+          ...(entry.validateArguments === false
+            ? { validateArguments: false }
+            : {}),
         }));
     const namespaces = new Map<string, string>();
     for (const server of servers) {

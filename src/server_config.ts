@@ -55,8 +55,18 @@ export interface StdioServerConfig {
   command: string;
   /** Its arguments. */
   args?: string[];
-  /** Environment variables for the server, on top of a minimal base (PATH, HOME, …). */
+  /**
+   * Environment variables for the server, on top of what it inherits: what
+   * every program needs (PATH, HOME, locale), the CA and proxy variables
+   * and where caches live (docs/runtimes.md).
+   */
   env?: Record<string, string>;
+  /**
+   * More variables of this process the server inherits: exact names
+   * (`"DATABASE_URL"`) or prefixes (`"AWS_*"`). Their values are masked in
+   * messages, like `env`'s.
+   */
+  inheritEnv?: string[];
   /** The working directory of the server process. */
   cwd?: string;
   /** The protocol revision to speak; default `"auto"`. */
@@ -94,6 +104,8 @@ export interface RemoteServerConfig {
   /** Not used by remote servers. */
   env?: never;
   /** Not used by remote servers. */
+  inheritEnv?: never;
+  /** Not used by remote servers. */
   cwd?: never;
 }
 
@@ -110,7 +122,13 @@ const TRANSPORTS: readonly MCPTransportKind[] = [
   "streamable-http",
 ];
 /** The fields only a stdio server takes. */
-export const STDIO_FIELDS = ["command", "args", "env", "cwd"] as const;
+export const STDIO_FIELDS = [
+  "command",
+  "args",
+  "env",
+  "inheritEnv",
+  "cwd",
+] as const;
 /** The fields only a remote server takes. */
 export const REMOTE_FIELDS = ["url", "headers", "fallback"] as const;
 /** The fields every server takes besides its name and transport. */
@@ -122,6 +140,8 @@ const FIELDS: ReadonlySet<string> = new Set([
   ...STDIO_FIELDS,
   ...REMOTE_FIELDS,
 ]);
+/** An `inheritEnv` entry: a variable name, or a prefix and `*`. */
+export const INHERITED_NAME = /^[A-Za-z_][A-Za-z0-9_()]*\*?$/;
 // deno-lint-ignore no-control-regex
 const CONTROL = /[\x00-\x1f\x7f]/;
 const CONTROL_NAMES: Record<string, string> = {
@@ -252,6 +272,28 @@ export function serverConfigProblems(
       });
     }
     checkStringMap(config.env, ["env"], report);
+    checkStrings(
+      config.inheritEnv,
+      ["inheritEnv"],
+      report,
+      '["DATABASE_URL", "AWS_*"]',
+    );
+    if (Array.isArray(config.inheritEnv)) {
+      config.inheritEnv.forEach((name, index) => {
+        if (typeof name === "string" && !INHERITED_NAME.test(name)) {
+          report(
+            ["inheritEnv", index],
+            `expected a variable name ("DATABASE_URL") or a prefix and * ("AWS_*"), got ${
+              describe(name)
+            }${
+              name === "*"
+                ? "; the server never inherits everything: name what it needs"
+                : ""
+            }`,
+          );
+        }
+      });
+    }
     if (config.cwd !== undefined && typeof config.cwd !== "string") {
       report(
         ["cwd"],
@@ -328,14 +370,13 @@ function checkStrings(
   value: unknown,
   path: Path,
   report: (path: Path, detail: string) => void,
+  example = '["-y", "@modelcontextprotocol/server-filesystem", "."]',
 ): void {
   if (value === undefined) return;
   if (!Array.isArray(value)) {
     report(
       path,
-      `expected a list of strings, got ${
-        kindOf(value)
-      }; write e.g. ["-y", "@modelcontextprotocol/server-filesystem", "."]`,
+      `expected a list of strings, got ${kindOf(value)}; write e.g. ${example}`,
     );
     return;
   }

@@ -5,7 +5,8 @@
  * Its version is written once, in `deno.json` `imports`. Under Deno the
  * server runs from that pinned `npm:` specifier, read from `deno.json` (not
  * through `import.meta.resolve`, which returns a cache path once the package
- * is cached); under Node, `scripts/test_node.ts` installs the same version
+ * is cached), with `--config deno.json`, so `deno.lock` resolves it in any
+ * working directory and nothing is fetched again; under Node, `scripts/test_node.ts` installs the same version
  * beside the tests.
  *
  * @module
@@ -72,9 +73,14 @@ export function npmServerCommand(
   args: readonly string[],
 ): EverythingCommand {
   if ("Deno" in globalThis) {
+    // The project's config, so its lockfile resolves the package wherever
+    // the server runs (a test may start it in a scratch folder): the tests'
+    // first `deno` command cached it, and without the lockfile Deno would
+    // fetch the registry's metadata again.
+    const config = fileURLToPath(new URL("../deno.json", import.meta.url));
     return {
       command: Deno.execPath(),
-      args: ["run", "-A", pinnedSpecifier(name), ...args],
+      args: ["run", "-A", `--config=${config}`, pinnedSpecifier(name), ...args],
     };
   }
   return { command: process.execPath, args: [nodeEntry(name), ...args] };

@@ -67,7 +67,7 @@ const BROWSER_OPTIONS = {
  * What the root entry may load eagerly, minified and gzipped: what an edge
  * function pays at cold start. Raise it only with a reason in the commit.
  */
-const BUDGET_GZIP_BYTES = 29.25 * 1024;
+const BUDGET_GZIP_BYTES = 29.5 * 1024;
 /** The lazily loaded stdio backends, as source (Deno) or packed (Node). */
 const BACKEND = /(?:^|\/)_process\/(?:deno|node)\.[jt]s$/;
 
@@ -406,7 +406,9 @@ describe("the root entry of the npm package bundled for platform browser", () =>
       const inputs = Object.keys(result.metafile.inputs);
       const backends = inputs.filter((input) => input.includes("_process/"))
         .map((input) => input.replace(/^.*_process\//, "")).sort();
-      assert.deepEqual(backends, ["backend.js", "unavailable.js"]);
+      // The backend that only rejects, and the wording of a failed start;
+      // never deno.js or node.js.
+      assert.deepEqual(backends, ["start_error.js", "unavailable.js"]);
       const imports = Object.values(result.metafile.outputs).flatMap((output) =>
         output.imports.map((edge) => edge.path)
       );

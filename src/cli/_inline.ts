@@ -11,7 +11,9 @@ import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import type { ServerEntry } from "../config/load.ts";
 import {
+  type MCPProtocolChoice,
   type MCPServerConfig,
+  PROTOCOL_CHOICES,
   validateServerConfig,
 } from "../server_config.ts";
 import { MCPConfigError } from "../errors.ts";
@@ -31,7 +33,14 @@ export function inlineServer(
   const remote = options.url !== undefined;
   if (!remote && command.length === 0) {
     for (
-      const option of ["header", "transport", "env", "cwd", "name"] as const
+      const option of [
+        "header",
+        "transport",
+        "env",
+        "cwd",
+        "name",
+        "protocol",
+      ] as const
     ) {
       if (options[option] !== undefined) {
         throw new UsageError(
@@ -90,6 +99,16 @@ export function inlineServer(
       ...(options.env ? { env: pairs(options.env, "=", "--env") } : {}),
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     };
+  }
+  if (options.protocol !== undefined) {
+    if (!PROTOCOL_CHOICES.includes(options.protocol)) {
+      throw new UsageError(
+        `--protocol must be one of ${PROTOCOL_CHOICES.join(", ")}; got ${
+          JSON.stringify(options.protocol)
+        }`,
+      );
+    }
+    config.protocol = options.protocol as MCPProtocolChoice;
   }
   try {
     validateServerConfig(config);

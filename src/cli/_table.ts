@@ -97,12 +97,21 @@ export const GLOBAL_OPTIONS = [
     nested: true,
     help: "streamable-http (default) or sse",
   },
+
   {
     name: "name",
     kind: "value",
     value: "NS",
     section: "Servers",
     help: "the namespace of the inline server (default: its package or host)",
+  },
+  {
+    name: "protocol",
+    kind: "value",
+    value: "REV",
+    section: "Servers",
+    help: `its protocol: auto (default), modern, legacy (no probe), or a
+revision such as 2025-06-18`,
   },
   {
     name: "connect-timeout",

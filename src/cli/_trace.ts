@@ -86,7 +86,11 @@ export class SpanRecorder implements MCPTracerProvider {
     };
   }
 
-  /** The recorded spans as lines: offset, duration, name, outcome. */
+  /**
+   * The recorded spans as lines: offset, duration, name, outcome. The two
+   * time columns are as wide as their widest value, and the nesting indents
+   * the name, so the columns line up whatever the timings.
+   */
   lines(): string[] {
     const first = this.#spans[0]?.started ?? 0;
     const depth = (span: RecordedSpan): number =>
@@ -101,10 +105,18 @@ export class SpanRecorder implements MCPTracerProvider {
       }
     };
     visit(undefined);
-    return ordered.map((span) => {
-      const took = span.ended === undefined
+    const offsets = ordered.map((span) =>
+      `+${(span.started - first).toFixed(1)} ms`
+    );
+    const tooks = ordered.map((span) =>
+      span.ended === undefined
         ? "unfinished"
-        : `${(span.ended - span.started).toFixed(1)} ms`;
+        : `${(span.ended - span.started).toFixed(1)} ms`
+    );
+    const widest = (texts: string[]) =>
+      Math.max(0, ...texts.map((text) => text.length));
+    const [offsetWidth, tookWidth] = [widest(offsets), widest(tooks)];
+    return ordered.map((span, index) => {
       const id = span.attributes["jsonrpc.request.id"];
       const error = span.attributes["error.type"];
       // A cancel the client asked for, an era probe: said, not an error.
@@ -114,9 +126,9 @@ export class SpanRecorder implements MCPTracerProvider {
         : `  error.type=${error}${
           span.status.message ? ` (${span.status.message})` : ""
         }`;
-      return `${"  ".repeat(depth(span) + 1)}+${
-        (span.started - first).toFixed(1)
-      } ms  ${took.padStart(9)}  ${span.name}${
+      return `  ${offsets[index]!.padStart(offsetWidth)}  ${
+        tooks[index]!.padStart(tookWidth)
+      }  ${"  ".repeat(depth(span))}${span.name}${
         id === undefined ? "" : ` [id ${id}]`
       }${outcome}`;
     });

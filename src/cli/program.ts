@@ -35,6 +35,10 @@ export async function runAsProgram(
   const interrupts = interruptOnSignals();
   const stdout = guardedOutput(process.stdout);
   const stderr = guardedOutput(process.stderr);
+  const old = nodeVersionWarning(
+    "Deno" in globalThis ? undefined : process.versions.node,
+  );
+  if (old !== undefined) stderr.write(`mcp-adapter: ${old}\n`);
   // INIT_CWD is where the user was, and what config paths are relative to.
   const from = process.env.INIT_CWD;
   if (from && inFolderOf(programUrl)) {
@@ -64,6 +68,30 @@ export async function runAsProgram(
   process.exitCode = code;
   // Exit even if something still holds the event loop; output is flushed by now.
   startTimer(() => process.exit(code), 1000).unref();
+}
+
+/** The oldest Node.js the npm package supports (its `engines`). */
+export const MIN_NODE = [22, 12] as const;
+
+/**
+ * The warning for a Node.js older than {@linkcode MIN_NODE} (said once, when
+ * the command line starts): it may run, or fail in ways that are hard to
+ * read. `undefined` for a supported Node.js, or another runtime.
+ *
+ * @param version `process.versions.node`, or `undefined` (Deno).
+ */
+export function nodeVersionWarning(
+  version: string | undefined,
+): string | undefined {
+  const match = /^(\d+)\.(\d+)\./.exec(version ?? "");
+  if (match === null) return undefined;
+  const [major, minor] = [Number(match[1]), Number(match[2])];
+  if (major > MIN_NODE[0] || (major === MIN_NODE[0] && minor >= MIN_NODE[1])) {
+    return undefined;
+  }
+  return `Node.js ${version} is older than this package supports (${
+    MIN_NODE.join(".")
+  } or later, its "engines"), and it may fail in ways that are hard to read; upgrade Node.js, or run it with a newer one: npx -y -p node@22 -p @cleveragents/mcp-adapter mcp-adapter …`;
 }
 
 /** Whether the working directory is the folder of `url` (as under `deno task`). */

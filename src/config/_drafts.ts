@@ -17,6 +17,7 @@ import {
 } from "../server_config.ts";
 import { ConfigProblem, formatPath, type Path } from "../util/problem.ts";
 import { isRecord, kindOf } from "../util/values.ts";
+import { editDistance } from "../util/closest.ts";
 import { firstReference, inputReferences } from "./_interpolate.ts";
 import type { ParsedConfig } from "./_parse.ts";
 
@@ -153,6 +154,7 @@ function listed(
       return [];
     }
     unreplaced(raw, path, false, problems);
+    misspelt(raw, path, problems);
     return [completed({
       path,
       raw,
@@ -235,6 +237,49 @@ function unreplaced(
     for (const pattern of Object.keys(raw.overrides)) {
       check(pattern, [...path, "overrides", pattern], "tool patterns");
     }
+  }
+}
+
+/** The keys of an `mcpServers` / VS Code entry this library reads. */
+const NAMED_SERVER_KEYS = [
+  "type",
+  ...COMMON_FIELDS,
+  ...STDIO_FIELDS,
+  "envFile",
+  ...REMOTE_FIELDS,
+  "disabled",
+  "enabled",
+];
+
+/**
+ * Reports the keys of an `mcpServers` / VS Code entry that are a near miss
+ * of one this library reads (`agrs`, `evn`, `comand`): left alone, the
+ * server would start without them. Other unknown keys stay tolerated, as
+ * the editors' own files carry their own (`alwaysAllow`, `dev`). A near
+ * miss: the same letters in another order, the same name in another case,
+ * or one edit away (two, for names of five letters or more).
+ */
+function misspelt(
+  raw: Record<string, unknown>,
+  path: Path,
+  problems: ConfigProblem[],
+): void {
+  const sorted = (name: string) => [...name.toLowerCase()].sort().join("");
+  for (const key of Object.keys(raw)) {
+    if (NAMED_SERVER_KEYS.includes(key)) continue;
+    const near = NAMED_SERVER_KEYS.find((known) =>
+      sorted(known) === sorted(key) ||
+      editDistance(key.toLowerCase(), known.toLowerCase(), 3) <=
+        (key.length >= 5 ? 2 : 1)
+    );
+    if (near === undefined) continue;
+    problems.push(
+      new ConfigProblem(
+        [...path, key],
+        `unknown field (did you mean "${near}"?); it would be ignored, and the server started without it`,
+        { kind: "unknown", field: near },
+      ),
+    );
   }
 }
 

@@ -154,6 +154,7 @@ function entryOf(
   if (typeof raw.requestTimeoutMs === "number") {
     entry.requestTimeoutMs = raw.requestTimeoutMs;
   }
+  if (raw.validateArguments === false) entry.validateArguments = false;
   if (auth !== undefined) entry.auth = auth.auth;
   return entry;
 }

@@ -13,6 +13,7 @@
 import type { JsonSchema } from "../types.ts";
 import {
   COMMON_FIELDS,
+  INHERITED_NAME,
   PROTOCOL_CHOICES,
   REMOTE_FIELDS,
   STDIO_FIELDS,
@@ -70,6 +71,7 @@ const SHARED_FIELDS = Object.fromEntries(
     "args",
     "env",
     "envFile",
+    "inheritEnv",
     "cwd",
     "url",
     "headers",
@@ -351,6 +353,13 @@ export const CONFIG_SCHEMA: JsonSchema = {
           default: true,
           examples: [false],
         },
+        validateArguments: {
+          type: "boolean",
+          description:
+            "false: call its tools without checking the arguments against their input schemas first; the server alone judges them. A last resort for a server whose schemas refuse calls it accepts.",
+          default: true,
+          examples: [false],
+        },
         auth: AUTH,
       },
       allOf: [
@@ -462,7 +471,7 @@ export const CONFIG_SCHEMA: JsonSchema = {
     env: {
       type: "object",
       description:
-        `stdio: environment variables for the server, on top of a minimal base (PATH, HOME, ...). ${VARIABLES}`,
+        `stdio: environment variables for the server, on top of what it inherits (PATH, HOME, locale, the CA and proxy variables, cache folders; see inheritEnv). ${VARIABLES}`,
       additionalProperties: { type: "string" },
       examples: [{ GITHUB_TOKEN: "${GITHUB_TOKEN}" }],
     },
@@ -472,6 +481,18 @@ export const CONFIG_SCHEMA: JsonSchema = {
         "stdio: a dotenv file (NAME=value lines) whose variables are added to env; env wins over it. Relative to the config file's folder. ${workspaceFolder}, ${userHome}, ${VAR} and ${input:ID} are replaced.",
       minLength: 1,
       examples: ["${workspaceFolder}/.env"],
+    },
+    inheritEnv: {
+      type: "array",
+      description:
+        "stdio: more variables of this process the server inherits, beyond what it always gets (PATH, HOME, locale, the CA and proxy variables, cache folders): exact names, or a prefix and * (AWS_*). Their values are masked in messages.",
+      items: {
+        type: "string",
+        pattern: INHERITED_NAME.source,
+        patternErrorMessage:
+          'expected a variable name ("DATABASE_URL") or a prefix and * ("AWS_*")',
+      },
+      examples: [["DATABASE_URL", "AWS_*"]],
     },
     input: {
       type: "object",

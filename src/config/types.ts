@@ -105,6 +105,11 @@ export interface ServerEntry {
   connectTimeoutMs?: number;
   /** Default deadline of a tool call, in milliseconds. */
   requestTimeoutMs?: number;
+  /**
+   * `false`: call its tools without checking the arguments against their
+   * schemas first (the adapter's `validateArguments`; a last resort).
+   */
+  validateArguments?: boolean;
   /** `false` when the file switches the server off. Default `true`. */
   enabled: boolean;
   /** How a remote server authorizes this client (`auth:`). */

@@ -4,32 +4,49 @@
  * result or an `UnsupportedProtocolVersionError` naming a revision both
  * speak means modern; anything else means the 2025 era, whose `initialize`
  * handshake follows. Never keyed to one error code: legacy servers answer
- * `-32601`, `-32602`, a 400 without a JSON-RPC body, or nothing. Loaded by
- * the connection with the first connect. Internal.
+ * `-32601`, `-32602`, a 400 without a JSON-RPC body, or nothing — and some
+ * fumble an unknown first request outright (a 500 with a JSON-RPC error, a
+ * body that is not JSON, a stream that stalls or closes). The probe never
+ * costs a connection `initialize` would make: every such answer falls back
+ * to `initialize` once, and when that fails too, the error quotes both.
+ * What `initialize` would meet as well ends the connect here: a login the
+ * server asks for or that failed, a server out of reach, a server that
+ * speaks only modern revisions this client does not.
+ * Loaded by the connection with the first connect. Internal.
  *
  * @module
  */
 
 import {
+  MCPAuthorizationRequiredError,
+  MCPConfigError,
   MCPConnectionError,
   MCPInitializeStatusError,
   MCPNotConnectedError,
   MCPProtocolError,
+  MCPRequestLostError,
   MCPTimeoutError,
+  MCPUnusableAnswerError,
 } from "../errors.ts";
+import { errorMessage } from "../util/errors.ts";
 import { isRecord } from "../util/values.ts";
 import { excerpt } from "../util/redact.ts";
 import { isModernVersion, LEGACY_PROTOCOL_VERSIONS } from "../version.ts";
 import { META_SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION } from "./era.ts";
 import type { Result, Session } from "./session.ts";
 import type { MCPServerInfo } from "./connection.ts";
+import type { MCPServerConfig } from "../server_config.ts";
 
 /** What the probe found out. */
 export type Verdict =
   /** The server speaks `version` of the modern era; `result` is its discover answer. */
   | { era: "modern"; version: string; result: Result }
-  /** The server speaks the 2025 era: run `initialize`. `why` says what showed it. */
-  | { era: "legacy"; why: string }
+  /**
+   * The server speaks the 2025 era, or fumbled the probe: run `initialize`.
+   * `why` says what showed it; `failed` when the probe failed rather than
+   * being refused (then a failing `initialize` quotes it too).
+   */
+  | { era: "legacy"; why: string; failed?: boolean }
   /** A stdio server exited on the probe: start it again for `initialize`. */
   | { era: "restart"; why: string };
 
@@ -40,8 +57,8 @@ export interface ProbeOptions {
   /** The request `_meta` for a revision. */
   envelope: (version: string) => Readonly<Record<string, unknown>>;
   /**
-   * How long to wait for the answer. A stdio server silent for this long
-   * is taken for a 2025-era one; an HTTP server must answer.
+   * How long to wait for the answer. A server silent for this long is
+   * taken for a 2025-era one.
    */
   timeoutMs: number;
   /** Whether the server is a local process (stdio). */
@@ -112,11 +129,12 @@ export async function probe(
       if (error instanceof MCPInitializeStatusError) {
         return { era: "legacy", why: error.message };
       }
-      if (options.stdio && error instanceof MCPTimeoutError) {
+      if (error instanceof MCPTimeoutError) {
         return {
           era: "legacy",
           why:
             `it did not answer "server/discover" within ${options.timeoutMs} ms`,
+          failed: !options.stdio,
         };
       }
       if (options.stdio && error instanceof MCPNotConnectedError) {
@@ -125,6 +143,14 @@ export async function probe(
           why: 'it exited on "server/discover" before "initialize"',
         };
       }
+      // An answer, but no usable one (a 5xx, a body that is not JSON, a
+      // stream that closed before the response): `initialize` may still
+      // work, on a server that routes only what it knows. A login that
+      // failed, a server out of reach, a connect given up: it would not.
+      if (
+        (error instanceof MCPUnusableAnswerError ||
+          error instanceof MCPRequestLostError) && !session.closed
+      ) return { era: "legacy", why: errorMessage(error), failed: true };
       throw error;
     }
     const supported = versionList(result, "supportedVersions");
@@ -142,6 +168,50 @@ export async function probe(
     }
     throw noCommonVersion(label, supported, versions);
   }
+}
+
+/**
+ * The error of an `initialize` that failed after the probe failed: both
+ * answers quoted, the class kept where a caller acts on it (a 400, 404 or
+ * 405 to `initialize` tries the legacy SSE transport; a login stays a
+ * login).
+ *
+ * @param label Names the server.
+ * @param probeWhy What the probe got.
+ * @param error What `initialize` got.
+ */
+export function bothFailed(
+  label: string,
+  probeWhy: string,
+  error: unknown,
+): unknown {
+  if (
+    error instanceof MCPAuthorizationRequiredError ||
+    error instanceof MCPConfigError || error instanceof MCPTimeoutError
+  ) return error;
+  const clip = (text: string) => text.replace(/\.\s*$/, "");
+  const message =
+    `MCP server "${label}" failed both handshakes. "server/discover" (the 2026-07-28 probe) got: ${
+      clip(probeWhy)
+    }. "initialize" (the 2025 handshake) got: ${errorMessage(error)}`;
+  return error instanceof MCPInitializeStatusError
+    ? Object.assign(new MCPInitializeStatusError(message, error.status), {
+      cause: error,
+    })
+    : new MCPConnectionError(message, { cause: error });
+}
+
+/** The error of a server pinned to the modern era that does not speak it. */
+export function notModern(
+  config: MCPServerConfig,
+  offered: readonly string[],
+  why: string,
+): MCPConnectionError {
+  return new MCPConnectionError(
+    `MCP server "${config.name}" does not speak the modern protocol (${
+      offered.join(", ")
+    }): ${why}. Remove "protocol": "${config.protocol}" (or set "legacy") to use the 2025 era's initialize handshake.`,
+  );
 }
 
 /** What a modern server said about itself in its discover result. */

@@ -27,11 +27,15 @@
 import type { JsonSchema } from "../types.ts";
 import { isRecord } from "../util/values.ts";
 
-/** Whether `schema[keyword]` is to be left to the server. */
+/**
+ * Whether `schema[keyword]` is to be left to the server: `true` takes the
+ * keyword out; `{ keep }` keeps a looser value instead (part of a
+ * `required` list).
+ */
 export type Hazard = (
   schema: Record<string, unknown>,
   keyword: string,
-) => boolean;
+) => boolean | { keep: unknown };
 
 type Node = Record<string, unknown>;
 
@@ -188,8 +192,11 @@ export function loosen(
     copies.set(node, copy);
     const { children, anywhere } = facts.get(node)!;
     const drop = new Set<string>();
+    const kept = new Map<string, unknown>();
     for (const keyword of Object.keys(node)) {
-      if (hazard(node, keyword)) {
+      const verdict = hazard(node, keyword);
+      if (typeof verdict === "object") kept.set(keyword, verdict.keep);
+      else if (verdict) {
         drop.add(keyword);
         // Properties it no longer covers would fall to additionalProperties.
         if (keyword === "patternProperties") drop.add("additionalProperties");
@@ -213,7 +220,11 @@ export function loosen(
       if (drop.has(keyword)) continue;
       // With draft-04/07 the siblings of $ref never counted: keep only what $refs reach.
       if (lostRef && refOverrides && !DEFINITIONS.has(keyword)) continue;
-      copy[keyword] = DATA.has(keyword) ? value : rewriteValue(value);
+      copy[keyword] = kept.has(keyword)
+        ? kept.get(keyword)
+        : DATA.has(keyword)
+        ? value
+        : rewriteValue(value);
     }
     return copy;
   };

@@ -70,6 +70,13 @@ export async function buildValidator(
     const { vetPatterns } = await import("./_pattern_safety.ts");
     local = (await vetPatterns(schema, refOverrides)).schema;
   }
+  if (
+    subject === "arguments" &&
+    (text === undefined || text.includes('"default"'))
+  ) {
+    // A required property with a default: the server applies the default.
+    local = loosen(local, defaultedRequired, refOverrides);
+  }
   let full: Validator | undefined;
   let lenient: Validator | undefined;
   try {
@@ -118,6 +125,27 @@ export async function buildValidator(
       ];
     }
   };
+}
+
+/**
+ * A `required` list some of whose properties declare a `default`: those are
+ * left out of it. Servers list such a property as required and fill it in
+ * when it is absent (Playwright's `browser_take_screenshot` `scale`), so a
+ * call without it is theirs to accept.
+ */
+function defaultedRequired(
+  node: Record<string, unknown>,
+  keyword: string,
+): boolean | { keep: unknown } {
+  if (keyword !== "required" || !Array.isArray(node.required)) return false;
+  const properties = node.properties;
+  if (!isRecord(properties)) return false;
+  const keep = node.required.filter((name) =>
+    !(typeof name === "string" && Object.hasOwn(properties, name) &&
+      isRecord(properties[name]) &&
+      Object.hasOwn(properties[name] as object, "default"))
+  );
+  return keep.length === node.required.length ? false : { keep };
 }
 
 /** Picks the draft from `$schema`; 2020-12 when absent or unknown (the MCP default). */
@@ -216,9 +244,8 @@ function check(
     ) continue;
     add(() => {
       const pointer = error.instanceLocation.slice(1) || "/";
-      const message = error.error.endsWith(".")
-        ? error.error.slice(0, -1)
-        : error.error;
+      const message = boundMessage(error.keyword, error.error) ??
+        (error.error.endsWith(".") ? error.error.slice(0, -1) : error.error);
       // A schema value (a 20,000-entry enum, a long pattern) is quoted in
       // part: the message says what to write, not the whole schema.
       return `${pointer}: ${excerpt(message)}`;
@@ -226,6 +253,29 @@ function check(
   }
   if (more > 0) problems.push(`and ${more} more problems`);
   return problems;
+}
+
+/**
+ * A numeric bound said as what to write: cfworker says "0 is less than 0"
+ * for `exclusiveMinimum: 0`, and "5 is greater than or equal to 5" for
+ * `exclusiveMaximum: 5`; these become "0 must be greater than 0", "5 must
+ * be less than 5", and `minimum` / `maximum` "must be at least / at most".
+ */
+function boundMessage(keyword: string, text: string): string | undefined {
+  if (!/^(?:exclusiveM|m)(?:in|ax)imum$/.test(keyword)) return undefined;
+  const match = /^(.+?) is (?:less|greater) than (or equal to)? *(.+?)\.?$/
+    .exec(text);
+  if (match === null) return undefined;
+  const [, value, orEqual, bound] = match;
+  const minimum = /min/i.test(keyword);
+  const exclusive = keyword.startsWith("exclusive") || orEqual !== undefined;
+  return `${value} must be ${
+    exclusive
+      ? minimum ? "greater than" : "less than"
+      : minimum
+      ? "at least"
+      : "at most"
+  } ${bound}`;
 }
 
 /** The longest validation message kept whole. */

@@ -17,6 +17,7 @@ import {
   MCPProtocolError,
   MCPRequestLostError,
   MCPSessionExpiredError,
+  MCPTimeoutError,
 } from "../errors.ts";
 import {
   answers,
@@ -67,6 +68,12 @@ import {
  * `protocol: "modern"`.
  */
 const STDIO_PROBE_MS = 3000;
+/**
+ * How long an HTTP server may take to answer `server/discover` before a
+ * server that fumbles the probe (a stalled stream) is tried with
+ * `initialize`: at most half the connect deadline.
+ */
+const HTTP_PROBE_MS = 10_000;
 /**
  * How long `connect()` waits for a modern server to acknowledge the
  * tool-list subscription: long enough for any server that answers, short
@@ -464,12 +471,8 @@ export class Connection {
     const onAbort = () => abort.abort(options.signal?.reason);
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const timer = setTimeout(
-      () =>
-        abort.abort(
-          new MCPConnectionError(
-            `Connecting to MCP server "${name}" timed out after ${timeoutMs} ms; check that it starts and answers "initialize", or raise timeoutMs`,
-          ),
-        ),
+      // Worded by _connect_error.ts, with what was seen of the server.
+      () => abort.abort(new MCPTimeoutError("connect", timeoutMs)),
       timerMs(timeoutMs),
     );
     let session: Session | undefined;
@@ -546,15 +549,16 @@ export class Connection {
         (server.capabilities.tools as { listChanged?: unknown })?.listChanged
       ) await this.#subscribe(session, abort.signal);
     } catch (error) {
+      // Read before the server is stopped: was it alive, did it say anything?
+      const activity = session?.activity;
       await session?.close().catch(() => {});
       // The failure path: its wording loads now.
       const { connectionError } = await import("./_connect_error.ts");
-      throw connectionError(
-        error,
-        session?.stderrTail,
-        this.#name,
-        this.#options.secrets,
-      );
+      throw connectionError(error, {
+        stderrTail: session?.stderrTail,
+        activity,
+        config: this.#options.config,
+      }, this.#options.secrets);
     } finally {
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
@@ -641,11 +645,19 @@ export class Connection {
         ) throw error;
       }
     }
-    const { probe, discoveredInfo } = await import("./_discover.ts");
+    const { probe, discoveredInfo, bothFailed, notModern } = await import(
+      "./_discover.ts"
+    );
     const verdict = await probe(session, {
       versions: plan.modern,
       envelope: (version) => this.#envelope(version),
-      timeoutMs: stdio ? Math.min(STDIO_PROBE_MS, timeoutMs) : timeoutMs,
+      // With a fallback, a silent server is tried with `initialize`; over
+      // HTTP that gets half the deadline at least.
+      timeoutMs: plan.legacy.length === 0
+        ? timeoutMs
+        : stdio
+        ? Math.min(STDIO_PROBE_MS, timeoutMs)
+        : Math.min(HTTP_PROBE_MS, timeoutMs / 2),
       stdio,
       label: this.#name,
     });
@@ -654,16 +666,14 @@ export class Connection {
       return discoveredInfo(verdict.version, verdict.result);
     }
     if (plan.legacy.length === 0) {
-      throw new MCPConnectionError(
-        `MCP server "${this.#name}" does not speak the modern protocol (${
-          plan.modern.join(", ")
-        }): ${verdict.why}. Remove "protocol": "${this.#options.config.protocol}" (or set "legacy") to use the 2025 era's initialize handshake.`,
-      );
+      throw notModern(this.#options.config, plan.modern, verdict.why);
     }
     if (stdio) this.#legacyProcess = true;
     else legacyEndpoints.add(endpoint!);
     if (verdict.era === "restart") throw new RestartForHandshake(verdict.why);
-    return await this.#initialize(session, timeoutMs);
+    return await this.#initialize(session, timeoutMs).catch((error) => {
+      throw verdict.failed ? bothFailed(this.#name, verdict.why, error) : error;
+    });
   }
 
   #forgetLegacy(endpoint: string | undefined): void {

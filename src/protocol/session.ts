@@ -20,6 +20,7 @@ import type {
   MCPAuthorizationCallback,
   MCPTransport,
   RequestId,
+  TransportActivity,
 } from "../transports/transport.ts";
 import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/errors.ts";
@@ -190,6 +191,11 @@ export class Session {
   /** The server's last diagnostic lines, when the transport keeps them. */
   get stderrTail(): readonly string[] | undefined {
     return this.#transport.stderrTail;
+  }
+
+  /** What a local server did so far, when the transport says (stdio). */
+  get activity(): TransportActivity | undefined {
+    return this.#transport.activity;
   }
 
   /** Values the transport learned that must stay out of messages (OAuth tokens). */

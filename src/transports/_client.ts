@@ -74,6 +74,8 @@ export class HttpClient {
   base: Record<string, string>;
   /** Called after `base` changed, so the transport rebuilds its derived header objects. */
   onBaseChange: () => void = () => {};
+  /** Receives what the authorization flow notes without failing (the transport's `onerror`). */
+  onNote?: (note: Error) => void;
 
   readonly #fetch: typeof fetch;
   /** No `fetch` option: responses come from the runtime's own (see `readWhole`). */
@@ -328,7 +330,8 @@ export class HttpClient {
     this.#authorizing ??= (async () => {
       try {
         // The request's signal: a caller that gives up abandons the flow.
-        return await this.#auth.authorize!(response, signal) === true;
+        return await this.#auth.authorize!(response, signal, this.onNote) ===
+          true;
       } catch (error) {
         if (error instanceof MCPAdapterError) throw error;
         throw new MCPConnectionError(

@@ -36,6 +36,7 @@ export function createTransport(
     };
     if (config.args) options.args = config.args;
     if (config.env) options.env = config.env;
+    if (config.inheritEnv) options.inheritEnv = config.inheritEnv;
     if (config.cwd) options.cwd = config.cwd;
     return new StdioTransport(options);
   }

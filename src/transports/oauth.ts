@@ -19,9 +19,16 @@ export type { OAuthClientProviderLike };
 
 /** What a transport's HTTP client asks of its authorization. */
 export interface AuthHooks {
-  /** Called on 401, or 403 `insufficient_scope`; `true` once new credentials are in place. */
+  /**
+   * Called on 401, or 403 `insufficient_scope`; `true` once new credentials
+   * are in place. `note` receives what the flow notes without failing.
+   */
   authorize?:
-    | ((response: Response, signal?: AbortSignal) => Promise<boolean>)
+    | ((
+      response: Response,
+      signal?: AbortSignal,
+      note?: (note: Error) => void,
+    ) => Promise<boolean>)
     | undefined;
   /** The authorization headers of the next request. */
   getHeaders?: (() => Promise<Record<string, string>>) | undefined;
@@ -77,8 +84,10 @@ export function oauthHooks(
           input,
           init,
         )),
-    authorize: async (response, signal) =>
-      (await flow()).authorize(s, response, signal),
+    authorize: async (response, signal, note) => {
+      s.note = note;
+      return (await flow()).authorize(s, response, signal);
+    },
     finishAuth: async (code) => (await flow()).finishAuth(s, code),
     passed: () => s.rounds = 0,
     secrets: () => s.secrets,

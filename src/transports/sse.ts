@@ -112,6 +112,7 @@ export class SSEClientTransport implements MCPTransport {
     this.#url = serverUrl(options.url, name);
     this.#http = new HttpClient(options, RESERVED_HEADERS, name);
     this.#http.onBaseChange = () => this.#rebuildHeaders();
+    this.#http.onNote = (note) => this.#report(note);
     const timeout = options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
     if (typeof timeout !== "number" || !(timeout > 0)) {
       throw new MCPConfigError(
@@ -160,6 +161,7 @@ export class SSEClientTransport implements MCPTransport {
 
   async #start(): Promise<void> {
     let timedOut = false;
+    let reader: EventReader;
     const timer = setTimeout(() => {
       timedOut = true;
       this.#http.abort();
@@ -196,7 +198,7 @@ export class SSEClientTransport implements MCPTransport {
           }`,
         );
       }
-      const reader = this.#http.events(response.body);
+      reader = this.#http.events(response.body);
       this.#reader = reader;
       for (;;) {
         const { value, done } = await reader.read();
@@ -234,7 +236,7 @@ export class SSEClientTransport implements MCPTransport {
     }
     if (this.#closed()) throw this.#closedError();
     this.#state = "open";
-    void this.#pump(this.#reader!);
+    void this.#pump(reader);
   }
 
   /** Resolves the endpoint against `url`; refuses another origin. */

@@ -8,18 +8,21 @@
  */
 
 import { MCPConfigError, MCPConnectionError } from "../errors.ts";
-import type { JSONRPCMessage, MCPTransport } from "./transport.ts";
+import type {
+  JSONRPCMessage,
+  MCPTransport,
+  TransportActivity,
+} from "./transport.ts";
 // The npm build resolves this import per runtime (package "imports",
 // #stdio-process): edge and browser bundles get _process/unavailable.ts.
 import { loadBackend } from "./_process/loader.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./limits.ts";
-import { excerpt, redact, secretsOf } from "../util/redact.ts";
+import { excerpt, mergeSecrets, redact, secretsOf } from "../util/redact.ts";
 import { delay, settlesWithin } from "../util/time.ts";
-import {
-  childEnvironment,
-  type ChildExit,
-  type ChildProcessHandle,
-  type ProcessBackend,
+import type {
+  ChildExit,
+  ChildProcessHandle,
+  ProcessBackend,
 } from "./_process/backend.ts";
 import { asError, errorMessage } from "../util/errors.ts";
 
@@ -36,10 +39,18 @@ export interface StdioTransportOptions {
   args?: string[];
   /**
    * Extra environment variables for the server. The server never inherits
-   * the whole parent environment, only a few variables such as `PATH`,
-   * `HOME` and `LANG`; these entries are added on top and win.
+   * the whole parent environment, only an allow-list: what every program
+   * needs (`PATH`, `HOME`, locale), the CA and proxy variables and where
+   * caches live (docs/runtimes.md lists them); these entries are added on
+   * top and win.
    */
   env?: Record<string, string>;
+  /**
+   * More variables of this process to pass on, beyond the allow-list: exact
+   * names (`"DATABASE_URL"`) or prefixes (`"AWS_*"`). Their values are
+   * masked in messages, like `env`'s.
+   */
+  inheritEnv?: readonly string[];
   /** The server's working directory; the parent's by default. */
   cwd?: string;
   /**
@@ -84,43 +95,10 @@ const GROUP_POLL_MS = 20;
  * The newline framing of the pipes, loaded with the backend: only a running
  * server needs it, so edge bundles of the root entry do without it.
  */
-let framing: typeof import("./_lines.ts") | undefined;
+let framing: Framing | undefined;
+type Framing = typeof import("./_lines.ts");
 /** The Windows decisions, which the backend hands over on Windows only. */
 type Windows = NonNullable<ProcessBackend["windows"]>;
-
-/** Turns a backend spawn failure into a message that says what to fix. */
-function startError(
-  options: StdioTransportOptions,
-  error: unknown,
-  windows: Windows | undefined,
-): MCPConnectionError {
-  const name = JSON.stringify(options.command);
-  const { code, syscall } = (error ?? {}) as {
-    code?: unknown;
-    syscall?: unknown;
-  };
-  let message: string;
-  if (code === "ENOENT" && syscall === "chdir") {
-    message = `Cannot start MCP server command ${name}: working directory ${
-      JSON.stringify(options.cwd)
-    } does not exist. Create it or fix "cwd".`;
-  } else if (code === "ENOENT" && windows !== undefined) {
-    message = `Cannot start MCP server command ${name}: executable not found. ${
-      windows.windowsStartHint(options.command, { code })
-    }`;
-  } else if (code === "ENOENT") {
-    message =
-      `Cannot start MCP server command ${name}: executable not found. Install it or set "command" to an absolute path.`;
-  } else if (code === "EACCES") {
-    message =
-      `Cannot start MCP server command ${name}: permission denied. Make sure the file is executable.`;
-  } else {
-    message = `Cannot start MCP server command ${name}: ${
-      asError(error).message
-    }`;
-  }
-  return new MCPConnectionError(message, { cause: error });
-}
 
 /**
  * An {@linkcode MCPTransport} that runs an MCP server as a child process and
@@ -173,7 +151,7 @@ export class StdioTransport implements MCPTransport {
   #options: StdioTransportOptions;
   #closeTimeoutMs: number;
   #maxMessageBytes: number;
-  /** The values of `env`, kept out of every message this transport makes. */
+  /** The values of `env` (and inherited ones to mask), kept out of every message this transport makes. */
   #secrets: readonly string[];
   #child: ChildProcessHandle | undefined;
   #exit: ChildExit | undefined;
@@ -188,6 +166,8 @@ export class StdioTransport implements MCPTransport {
   #windows: Windows | undefined;
   #tail: string[] = [];
   #tailNext = 0;
+  /** Bytes read from stdout so far. */
+  #stdoutBytes = 0;
   /** Lines that wait for stdin to drain, written together when it does. */
   #queue: string[] = [];
   #queuedChars = 0;
@@ -240,6 +220,14 @@ export class StdioTransport implements MCPTransport {
     return this.#exit === undefined ? undefined : { ...this.#exit };
   }
 
+  /** Whether the server still runs, and what it wrote to stdout; `undefined` before start. */
+  get activity(): TransportActivity | undefined {
+    return this.#child && {
+      running: this.#exit === undefined,
+      stdoutBytes: this.#stdoutBytes,
+    };
+  }
+
   /** The last 20 lines the server wrote to stderr, oldest first, secrets masked. */
   get stderrTail(): string[] {
     const tail = this.#tail;
@@ -275,11 +263,15 @@ export class StdioTransport implements MCPTransport {
   async #start(): Promise<void> {
     const options = this.#options;
     let backend: ProcessBackend;
+    let lines: Framing;
+    let environment: typeof import("../util/child_env.ts");
     try {
-      [backend, framing] = await Promise.all([
+      [backend, lines, environment] = await Promise.all([
         loadBackend(),
         framing ?? import("./_lines.ts"),
+        import("../util/child_env.ts"),
       ]);
+      framing = lines;
     } catch (error) {
       throw new MCPConnectionError(
         "The stdio transport needs a runtime that can start processes (Deno or Node.js); use an HTTP transport here.",
@@ -287,7 +279,12 @@ export class StdioTransport implements MCPTransport {
       );
     }
     this.#windows = backend.windows;
-    const { env, warnings } = childEnvironment(backend, options.env);
+    const { env, warnings, secrets } = environment.childEnvironment(
+      backend,
+      options.env,
+      options.inheritEnv,
+    );
+    this.#secrets = mergeSecrets(this.#secrets, secrets);
     for (const warning of warnings) {
       this.#reportError(new Error(`MCP server ${this.#name}: ${warning}`));
     }
@@ -300,11 +297,12 @@ export class StdioTransport implements MCPTransport {
         cwd: options.cwd,
       });
     } catch (error) {
+      const { startError } = await import("./_process/start_error.ts");
       throw startError(options, error, this.#windows);
     }
     child.onWriteError = (error) => this.#writeFailed(error);
     this.#child = child;
-    this.#finished = this.#watch(child);
+    this.#finished = this.#watch(child, lines);
     if (this.#closing !== undefined) {
       throw new MCPConnectionError(
         `The stdio transport for ${this.#name} was closed while the server was starting.`,
@@ -461,10 +459,10 @@ export class StdioTransport implements MCPTransport {
   }
 
   /** Follows the child from spawn to `onclose`. */
-  async #watch(child: ChildProcessHandle): Promise<void> {
+  async #watch(child: ChildProcessHandle, lines: Framing): Promise<void> {
     const output = Promise.all([
-      this.#readStdout(child),
-      this.#readStderr(child),
+      this.#readStdout(child, lines),
+      this.#readStderr(child, lines),
     ]);
     this.#exit = await child.exited;
     this.#stopAccepting(notRunning());
@@ -553,14 +551,17 @@ export class StdioTransport implements MCPTransport {
     }
   }
 
-  async #readStdout(child: ChildProcessHandle): Promise<void> {
-    const { LineSplitter, LineTooLongError } = framing!;
+  async #readStdout(child: ChildProcessHandle, split: Framing): Promise<void> {
+    const { LineSplitter, LineTooLongError } = split;
     const lines = new LineSplitter((line) => this.#handleLine(line), {
       maxLineBytes: this.#maxMessageBytes,
       overflow: "throw",
     });
     try {
-      await child.readStdout((chunk) => lines.push(chunk));
+      await child.readStdout((chunk) => {
+        this.#stdoutBytes += chunk.length;
+        lines.push(chunk);
+      });
       lines.end();
     } catch (error) {
       if (this.#closeFired) return;
@@ -631,8 +632,8 @@ export class StdioTransport implements MCPTransport {
     }
   }
 
-  async #readStderr(child: ChildProcessHandle): Promise<void> {
-    const lines = new framing!.LineSplitter((line) => this.#stderrLine(line), {
+  async #readStderr(child: ChildProcessHandle, split: Framing): Promise<void> {
+    const lines = new split.LineSplitter((line) => this.#stderrLine(line), {
       maxLineBytes: STDERR_MAX_LINE_BYTES,
       overflow: "split",
     });

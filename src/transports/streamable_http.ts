@@ -11,6 +11,7 @@ import {
   MCPAdapterError,
   MCPConfigError,
   MCPConnectionError,
+  MCPUnusableAnswerError,
 } from "../errors.ts";
 import type { RemoteTransportOptions } from "./remote.ts";
 import type {
@@ -180,6 +181,7 @@ export class StreamableHTTPTransport implements MCPTransport {
     );
     this.#serverStream = options.serverStream !== false;
     const report = (error: unknown) => this.#report(error);
+    http.onNote = report;
     const session = new StreamableSession({
       url,
       http,
@@ -431,7 +433,7 @@ export class StreamableHTTPTransport implements MCPTransport {
         this.#requests.deliverJson(stream, text);
       } else {
         const text = await readBodyStart(response);
-        throw new MCPConnectionError(
+        throw new MCPUnusableAnswerError(
           `MCP server at ${displayUrl(this.#url)} answered POST ${
             describe(method)
           } with HTTP ${response.status} and content type ${

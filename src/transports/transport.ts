@@ -112,6 +112,12 @@ export interface MCPTransport {
    */
   readonly stderrTail?: readonly string[] | undefined;
   /**
+   * What a local server did so far (a stdio server: whether its process
+   * still runs, how much it wrote to stdout); read when connecting times
+   * out, to say what was seen.
+   */
+  readonly activity?: TransportActivity | undefined;
+  /**
    * Values the transport learned that must stay out of every message
    * (OAuth tokens, codes, client secrets), longest first.
    */
@@ -127,9 +133,20 @@ export interface MCPTransport {
     | undefined;
 }
 
+/** What a local server did so far: see {@linkcode MCPTransport.activity}. */
+export interface TransportActivity {
+  /** Whether its process still runs. */
+  running: boolean;
+  /** How many bytes it wrote to stdout. */
+  stdoutBytes: number;
+}
+
 /**
  * What the authorization server's redirect brought: the whole redirect URL
- * or its query (`code`, and `iss` to check the issuer, RFC 9207), or the
- * bare `code` (accepted only from a server that does not send `iss`).
+ * or its query (`code`, and `iss` to check the issuer, RFC 9207) — as a
+ * `URL`, `URLSearchParams` or the string a host's HTTP handler or a user's
+ * paste gives (`http://127.0.0.1:9/callback?code=…&iss=…`, `?code=…`,
+ * `code=…&iss=…`) — or the bare `code` (accepted only from a server that
+ * does not send `iss`).
  */
 export type MCPAuthorizationCallback = string | URL | URLSearchParams;

@@ -13,6 +13,13 @@
  */
 
 import { webUrlProblem } from "./url_policy.ts";
+import {
+  type ChildEnvironment,
+  inheritedNames,
+  inheritedSecrets,
+  NETWORK_ENV_KEYS,
+  passable,
+} from "./child_env.ts";
 
 /** What the resolver may look at: whether a path is a file, and a small file's text. */
 export interface FileView {
@@ -361,46 +368,51 @@ export const WINDOWS_ENV_KEYS: readonly string[] = [
   "WINDIR",
 ];
 
-/** A child's environment, and what the caller should be warned of. */
-export interface ChildEnvironment {
-  /** The whole environment of the child. */
-  env: Record<string, string>;
-  /** Warnings, e.g. that `SYSTEMROOT` could not be read. */
-  warnings: string[];
-}
-
 /**
  * The child's environment on Windows: the allow-listed variables of the
- * parent, then `extra` (the config's `env`) merged case-insensitively —
- * one entry per name, the config's value and spelling win (`Path` in a
- * config replaces the inherited `PATH`). A missing `SYSTEMROOT` (a Deno
- * host with a narrow `--allow-env`) is a warning: Windows' socket library
- * needs it, so the server would start without networking.
+ * parent ({@linkcode WINDOWS_ENV_KEYS} and the network and cache variables
+ * of `child_env.ts`), those `inheritEnv` names (matched
+ * case-insensitively), then `extra` (the config's `env`) merged
+ * case-insensitively — one entry per name, the config's value and
+ * spelling win (`Path` in a config replaces the inherited `PATH`). A
+ * missing `SYSTEMROOT` (a Deno host with a narrow `--allow-env`) is a
+ * warning: Windows' socket library needs it, so the server would start
+ * without networking.
  *
  * @param getEnv Reads one variable of the parent; `undefined` if unset or not permitted.
  * @param extra The config's variables.
- * @returns The environment and the warnings.
+ * @param options The config's `inheritEnv`, and how to list the parent's variable names.
+ * @returns The environment, the warnings and the inherited values to mask.
  */
 export function windowsChildEnvironment(
   getEnv: (name: string) => string | undefined,
   extra: Readonly<Record<string, string>> | undefined,
+  options: {
+    inherit?: readonly string[] | undefined;
+    envNames?: () => readonly string[] | undefined;
+  } = {},
 ): ChildEnvironment {
+  const { names, warnings } = inheritedNames(
+    { getEnv, envNames: options.envNames ?? (() => undefined) },
+    options.inherit,
+    true,
+  );
   const byName = new Map<string, [string, string]>();
-  for (const key of WINDOWS_ENV_KEYS) {
+  for (const key of [...WINDOWS_ENV_KEYS, ...NETWORK_ENV_KEYS, ...names]) {
     const value = getEnv(key);
-    if (value === undefined || value.startsWith("()")) continue;
-    byName.set(key, [key, value]);
+    if (passable(value)) byName.set(key.toUpperCase(), [key, value]);
   }
+  const inherited = Object.fromEntries(byName.values());
+  const secrets = inheritedSecrets(inherited, names);
   for (const [key, value] of Object.entries(extra ?? {})) {
     byName.set(key.toUpperCase(), [key, value]);
   }
-  const warnings: string[] = [];
   if (!byName.has("SYSTEMROOT")) {
     warnings.push(
       "SYSTEMROOT could not be read from this process's environment (with Deno, grant it: --allow-env=SYSTEMROOT,…), so the server starts without it and Windows programs lose networking; allow reading it or set it in the server's env",
     );
   }
-  return { env: Object.fromEntries(byName.values()), warnings };
+  return { env: Object.fromEntries(byName.values()), warnings, secrets };
 }
 
 /**

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import {
   MCPAdapterError,
   MCPConfigError,
+  MCPNotConnectedError,
   type MCPServerConfig,
   MCPToolAdapter,
   MCPToolHub,
@@ -429,5 +430,44 @@ describe("tool drift with hostile tool names (low-level SDK Server)", () => {
       (await again.discoverTools()).map((tool) => tool.name).sort(),
       ["__proto__", "toString"],
     );
+  });
+});
+
+describe("acceptToolChanges() and compareTools() before the tools were listed", () => {
+  it("before connect(): MCPNotConnectedError, as documented, not a TypeError", async () => {
+    const adapter = new MCPToolAdapter(notesConfig(), { pins: {} });
+    for (
+      const call of [
+        () => adapter.acceptToolChanges(),
+        () => adapter.acceptToolChanges(["list_notes"]),
+        () => adapter.compareTools(),
+      ]
+    ) {
+      await assert.rejects(call(), (error: unknown) => {
+        assert.ok(error instanceof MCPNotConnectedError, String(error));
+        assert.match(error.message, /not connected; call connect\(\) first/);
+        return true;
+      });
+    }
+  });
+
+  it("connected but never listed: they list the tools first", async () => {
+    const adapter = new MCPToolAdapter(notesConfig(), { pins: {} });
+    cleanups.push(() => adapter.disconnect());
+    await adapter.connect();
+    const drift = await adapter.compareTools();
+    assert.deepEqual(drift.added.map((tool) => tool.name).sort(), [
+      "list_notes",
+      "read_notes",
+      "rug_pull",
+    ]);
+    const pins = await adapter.acceptToolChanges();
+    assert.deepEqual(Object.keys(pins).sort(), [
+      "list_notes",
+      "read_notes",
+      "rug_pull",
+    ]);
+    // Accepted: nothing is held back any more.
+    assert.equal((await adapter.discoverTools()).length, 3);
   });
 });

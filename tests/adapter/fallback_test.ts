@@ -101,7 +101,11 @@ describe("streamable HTTP → SSE fallback", () => {
           return true;
         },
       );
-      assert.deepEqual(server.requests.map((r) => r.method), ["POST"]);
+      // The probe's failure is tried with initialize once (probe_fallback_test.ts); no SSE.
+      assert.deepEqual(server.requests.map((r) => r.rpcMethod), [
+        "server/discover",
+        "initialize",
+      ]);
     }
   });
 

@@ -18,7 +18,11 @@ import {
   type HostileOptions,
   startHostileOAuthServer,
 } from "../_hostile_oauth.ts";
-import { MemoryOAuthProvider } from "../_oauth_client.ts";
+import {
+  approveHeadlesslyRedirect,
+  MemoryOAuthProvider,
+  REDIRECT_URL,
+} from "../_oauth_client.ts";
 
 const TEST_TIMEOUT_MS = 60_000;
 const CLIENT = { id: "agent", secret: "s3cret-client-value" };
@@ -282,6 +286,71 @@ describe("OAuth against hostile authorization servers", {
       assert.ok(seenToken.length > 8, result.error ?? "");
       assert.ok(!result.error!.includes(seenToken), result.error!);
       assert.match(result.error!, /bad token \[redacted\] for you/);
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+});
+
+describe("finishAuth() given the redirect as a string", {
+  timeout: TEST_TIMEOUT_MS,
+}, () => {
+  // The authorization server puts its issuer in the redirect (RFC 9207)
+  // and says so, so a code alone is refused: only a redirect read as one
+  // (its iss checked) logs in.
+  const forms: Record<string, (redirect: URL) => string> = {
+    "the whole redirect URL": (redirect) => redirect.href,
+    "the whole redirect URL, pasted with spaces around": (redirect) =>
+      `  ${redirect.href}\n`,
+    "its query with the ?": (redirect) => redirect.search,
+    "its query without the ?": (redirect) => redirect.search.slice(1),
+  };
+  for (const [form, write] of Object.entries(forms)) {
+    it(`${form}: the code is exchanged after its iss is checked`, async () => {
+      await serve({
+        metadata: (document) =>
+          document.authorization_response_iss_parameter_supported = true,
+      });
+      const { adapter, provider } = userAdapter();
+      try {
+        const required = await adapter.connect().then(
+          () => assert.fail("connect() succeeded without a login"),
+          (error) => error,
+        );
+        assert.ok(required instanceof MCPAuthorizationRequiredError);
+        const params = await approveHeadlesslyRedirect(
+          required.authorizationUrl,
+          provider.expectedState,
+        );
+        assert.equal(params.get("iss"), server!.issuer);
+        const redirect = new URL(`${REDIRECT_URL}?${params}`);
+        await adapter.finishAuth(write(redirect));
+        await adapter.connect();
+        assert.equal(events("token").length, 1);
+      } finally {
+        await adapter.disconnect();
+      }
+    });
+  }
+
+  it("a bare code is still a code, and refused where the server sends iss", async () => {
+    await serve({
+      metadata: (document) =>
+        document.authorization_response_iss_parameter_supported = true,
+    });
+    const { adapter, provider } = userAdapter();
+    try {
+      const required = await adapter.connect().catch((error) => error);
+      assert.ok(required instanceof MCPAuthorizationRequiredError);
+      const params = await approveHeadlesslyRedirect(
+        required.authorizationUrl,
+        provider.expectedState,
+      );
+      await assert.rejects(
+        adapter.finishAuth(params.get("code")!),
+        /finishAuth\(\) got only the code: pass it the whole redirect URL/,
+      );
+      assert.equal(events("token").length, 0);
     } finally {
       await adapter.disconnect();
     }

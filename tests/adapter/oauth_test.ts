@@ -388,6 +388,57 @@ describe("OAuth through MCPToolAdapter: a user's grant", () => {
     assert.notEqual(provider.tokens()!.access_token, before.access_token);
   });
 
+  it("tokens a provider stored without 'issuer' are refreshed with no console output; onError hears it once", async () => {
+    const server = await serve();
+    // A provider of an earlier version: it keeps the tokens, not their issuer.
+    class Forgetful extends MemoryOAuthProvider {
+      override tokens() {
+        const tokens = super.tokens();
+        return tokens && { ...tokens, issuer: undefined };
+      }
+    }
+    const provider = new Forgetful();
+    const notes: Error[] = [];
+    const adapter = adapterFor("streamable-http", server.url, {
+      authProvider: provider,
+      connectTimeoutMs: WAIT_MS,
+      requestTimeoutMs: WAIT_MS,
+      onError: (error) => notes.push(error),
+    });
+    assert.ok(await approveIfAsked(adapter, provider, () => adapter.connect()));
+    await within(adapter.connect(), WAIT_MS, "connect()");
+    const printed: unknown[][] = [];
+    const host = console;
+    const warn = host.warn;
+    host.warn = (...args: unknown[]) => void printed.push(args);
+    try {
+      for (const message of ["a", "b"]) {
+        server.expireAccessTokens();
+        const result = await within(
+          adapter.invoke("echo", { message }),
+          WAIT_MS,
+          "call",
+        );
+        assert.equal(text(result), message);
+      }
+    } finally {
+      host.warn = warn;
+    }
+    const refreshes = eventsOf(server, "token").filter((e) =>
+      e.params.grant_type === "refresh_token"
+    );
+    assert.equal(refreshes.length, 2, "each expiry refreshed the tokens");
+    assert.deepEqual(printed, [], "nothing written to the host's console");
+    const said = notes.filter((note) =>
+      (note as { code?: string }).code === "oauth_issuer_missing"
+    );
+    assert.equal(said.length, 1, notes.map((note) => note.message).join("\n"));
+    assert.match(
+      said[0]!.message,
+      /^OAuth: the tokens the authProvider returned have no "issuer".*used with the authorization server "http:\/\/127\.0\.0\.1:\d+\/?".*saveTokens\(\)/,
+    );
+  });
+
   it("reads the token from the provider for every request: a token saved elsewhere is used at once", async () => {
     const server = await serve();
     const first = await loggedIn(server);

@@ -302,7 +302,15 @@ describe("stdio failures leave nothing behind and print no secrets", () => {
     try {
       await assert.rejects(
         adapter.connect({ timeoutMs: 1500 }),
-        /timed out after 1500 ms/,
+        (error: Error) => {
+          assert.ok(error instanceof MCPConnectionError);
+          // What was seen, and what most likely holds such a server up.
+          assert.match(
+            error.message,
+            /^Connecting to MCP server "mute" timed out after 1500 ms: the server process is still running but has written nothing to stdout or stderr\. Likely causes: \(1\) a network that needs a CA bundle or a proxy: the server inherits NODE_EXTRA_CA_CERTS, SSL_CERT_FILE, HTTPS_PROXY .*inheritEnv; \(2\) a server that waits/,
+          );
+          return true;
+        },
       );
       const pid = Number(readFileSync(pidFile, "utf8"));
       assert.ok(pid > 0);
@@ -314,6 +322,40 @@ describe("stdio failures leave nothing behind and print no secrets", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("a connect that times out on a server run through npx-like runners names the download first", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "mcp-mute-"));
+    const { command, args } = runtimeCommand(fixturePath("mute.mjs"));
+    // mute.mjs ignores its second argument: here it stands for `deno run npm:…`.
+    const adapter = new MCPToolAdapter({
+      name: "downloading",
+      transport: "stdio",
+      command,
+      args: [...args, join(dir, "pid"), "npm:@example/slow-server"],
+    });
+    try {
+      await assert.rejects(
+        adapter.connect({ timeoutMs: 1000 }),
+        /written nothing to stdout or stderr\. Likely causes: \(1\) the first run of "[^"]+" downloads the server: run the command once by hand, or raise the connect timeout \(connectTimeoutMs; the command line's --connect-timeout\); \(2\) a network/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("a connect that times out on a server that writes but never answers says so", async () => {
+    const { command, args } = runtimeCommand(fixturePath("stubborn.mjs"));
+    const adapter = new MCPToolAdapter({
+      name: "stubborn",
+      transport: "stdio",
+      command,
+      args,
+    });
+    await assert.rejects(
+      adapter.connect({ timeoutMs: 1000 }),
+      /timed out after 1000 ms: the server process is running and wrote \d+ bytes to stdout, but no answer to the handshake; check that it speaks MCP over stdio/,
+    );
   });
 
   it("a failing server's stderr is quoted with config.env values masked", async () => {

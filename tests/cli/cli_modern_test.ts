@@ -66,4 +66,51 @@ describe("mcp-adapter (the command line): modern servers", () => {
       await server.close();
     }
   });
+
+  it(
+    "--protocol pins an inline server's era or revision, over stdio and --url",
+    {
+      timeout: TEST_TIMEOUT_MS,
+    },
+    async () => {
+      // A server of both eras: without --protocol it would speak the modern one.
+      const both = modernStdioCommand("serve");
+      const inline = ["--", both.command, ...both.args];
+      for (
+        const [choice, era, version] of [
+          ["legacy", "legacy", "2025-11-25"],
+          ["2025-06-18", "legacy", "2025-06-18"],
+          ["modern", "modern", "2026-07-28"],
+        ] as const
+      ) {
+        const run = await cli([
+          "check",
+          "--json",
+          "--protocol",
+          choice,
+          ...inline,
+        ]);
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        const [status] = JSON.parse(run.stdout);
+        assert.equal(status.era, era, choice);
+        assert.equal(status.protocolVersion, version, choice);
+      }
+      const server = await startModernHttp("serve");
+      try {
+        const run = await cli([
+          "check",
+          "--url",
+          server.url,
+          "--protocol",
+          "legacy",
+        ]);
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        assert.match(run.stdout, /protocol 2025-11-25 \(legacy era\)/);
+        const methods = server.seen.map((request) => request.method);
+        assert.ok(!methods.includes("server/discover"), methods.join(", "));
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });

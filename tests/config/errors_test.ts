@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { fixturePath } from "../_helpers.ts";
 import { loadError, parseError, STDIO, yaml } from "./_config_errors.ts";
+import { parseConfig } from "@cleveragents/mcp-adapter/config";
 
 describe("errors", () => {
   it("gives file:line:column for YAML syntax errors (js-yaml's mark)", async () => {
@@ -121,7 +122,7 @@ describe("errors", () => {
       ],
       [
         [...STDIO, "    comand: x"],
-        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, envFile, cwd, url, headers, fallback, protocol, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, auth',
+        'mcp.yaml:4:5: servers[0].comand: unknown field (did you mean "command"?); the fields are name, transport, command, args, env, envFile, inheritEnv, cwd, url, headers, fallback, protocol, namespace, filter, overrides, connectTimeoutMs, requestTimeoutMs, enabled, validateArguments, auth',
       ],
       [
         ["servers:", "  - name: a", "    transport: http", "    command: x"],
@@ -206,6 +207,50 @@ describe("errors", () => {
       ],
     ];
     for (const [lines, message] of cases) parseError(yaml(lines), { message });
+  });
+
+  it("reports a near miss of a key in mcpServers and VS Code files, and tolerates the editors' own keys", () => {
+    // Claude Desktop / Cursor: `agrs` and `evn` would start the server
+    // without its arguments and variables.
+    const claude = parseError(
+      [
+        '{"mcpServers": {"memory": {',
+        '  "command": "npx",',
+        '  "agrs": ["-y", "@modelcontextprotocol/server-memory"],',
+        '  "evn": {"MEMORY_FILE_PATH": "/tmp/m.json"},',
+        '  "alwaysAllow": ["read_graph"], "autoApprove": [], "timeout": 60',
+        "}}}",
+      ].join("\n"),
+      {
+        message: [
+          'mcp.json:3:3: mcpServers.memory.agrs: unknown field (did you mean "args"?); it would be ignored, and the server started without it',
+          'mcp.json:4:3: mcpServers.memory.evn: unknown field (did you mean "env"?); it would be ignored, and the server started without it',
+        ].join("\n"),
+        path: "mcpServers.memory.agrs",
+        line: 3,
+        column: 3,
+      },
+      { format: "json" },
+    );
+    assert.deepEqual(claude.problems.map((problem) => problem.path), [
+      "mcpServers.memory.agrs",
+      "mcpServers.memory.evn",
+    ]);
+    // `comand` is reported as the misspelling, not as a missing command.
+    parseError('{"mcpServers": {"a": {"comand": "npx"}}}', {
+      message:
+        'mcp.json:1:23: mcpServers.a.comand: unknown field (did you mean "command"?); it would be ignored, and the server started without it',
+    }, { format: "json" });
+    // VS Code: its own `dev` and `gallery` keys are no near miss.
+    const vscode = parseConfig(
+      JSON.stringify({
+        servers: {
+          a: { type: "stdio", command: "x", dev: { watch: "src" } },
+        },
+      }),
+      "json",
+    );
+    assert.equal(vscode.servers[0]?.config.name, "a");
   });
 
   it("reports the problem nearest the top of the file first", () => {

@@ -339,7 +339,12 @@ describe("examples/mcp.yaml", () => {
       name: "notes",
       transport: "stdio",
       command: "deno",
-      args: ["run", "--no-prompt", "examples/notes_server.ts"],
+      args: [
+        "run",
+        "--no-prompt",
+        "--unstable-npm-lazy-caching",
+        "examples/notes_server.ts",
+      ],
     }]);
     assert.equal(config.servers[0]?.namespace, "notes");
     assert.ok(config.servers[0]?.filter);

@@ -13,6 +13,7 @@ import {
 import {
   type JSONRPCMessage,
   MCPToolAdapter,
+  type MCPToolAdapterOptions,
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
 import { linkServer } from "../_in_memory.ts";
@@ -31,8 +32,11 @@ export interface RawPeer {
   calls: unknown[];
 }
 
-/** Connects an adapter to a server listing `tools`; each call answers `ok`. */
-export async function rawToolsPeer(tools: RawTool[]): Promise<RawPeer> {
+/** Connects an adapter (with `options`) to a server listing `tools`; each call answers `ok`. */
+export async function rawToolsPeer(
+  tools: RawTool[],
+  options: MCPToolAdapterOptions = {},
+): Promise<RawPeer> {
   const server = new Server({ name: "raw", version: "1" }, {
     capabilities: { tools: {} },
   });
@@ -49,7 +53,7 @@ export async function rawToolsPeer(tools: RawTool[]): Promise<RawPeer> {
     name: "raw",
     transport: "stdio",
     command: "in-memory",
-  }, { transport: jsonWire(await linkServer(server)) });
+  }, { ...options, transport: jsonWire(await linkServer(server)) });
   await adapter.connect();
   return { adapter, calls };
 }

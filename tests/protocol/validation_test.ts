@@ -66,6 +66,41 @@ describe("validation messages", () => {
   });
 });
 
+describe("validation messages for numeric bounds", () => {
+  it("say what the value must be, exclusive bounds included (all drafts)", async () => {
+    const number = (bounds: Record<string, unknown>, draft04 = false) =>
+      compileValidator({
+        ...(draft04
+          ? { $schema: "http://json-schema.org/draft-04/schema#" }
+          : {}),
+        type: "object",
+        properties: { limit: { type: "number", ...bounds } },
+      });
+    const cases: [Record<string, unknown>, boolean, number, string][] = [
+      [{ exclusiveMinimum: 0 }, false, 0, "/limit: 0 must be greater than 0"],
+      [{ exclusiveMaximum: 5 }, false, 5, "/limit: 5 must be less than 5"],
+      [{ minimum: 10 }, false, 5, "/limit: 5 must be at least 10"],
+      [{ maximum: 10 }, false, 50, "/limit: 50 must be at most 10"],
+      [
+        { minimum: 0, exclusiveMinimum: true },
+        true,
+        0,
+        "/limit: 0 must be greater than 0",
+      ],
+      [
+        { maximum: 3, exclusiveMaximum: true },
+        true,
+        3,
+        "/limit: 3 must be less than 3",
+      ],
+    ];
+    for (const [bounds, draft04, limit, message] of cases) {
+      const validate = await number(bounds, draft04);
+      assert.deepEqual(validate({ limit }), [message], JSON.stringify(bounds));
+    }
+  });
+});
+
 describe("vetPatterns()", () => {
   it("keeps safe patterns and the schema object itself when nothing is removed", async () => {
     const schema = {

@@ -7,6 +7,11 @@ import type {
   StdioTransportOptions,
 } from "@cleveragents/mcp-adapter";
 import { fixturePath, pidAlive, runtimeCommand, waitFor } from "../_helpers.ts";
+import {
+  NETWORK_ENV_KEYS,
+  POSIX_ENV_KEYS,
+  POSIX_NETWORK_ENV_KEYS,
+} from "../../src/util/child_env.ts";
 
 const TEST_TIMEOUT_MS = 30_000;
 /** How long a test waits for something a server should do promptly. */
@@ -258,20 +263,12 @@ describe("StdioTransport", () => {
         undefined,
         "values starting with () are skipped",
       );
+      // What every program needs, the CA, proxy and cache variables
+      // (stdio_env_test.ts pins those), and the config's.
       const allowed = new Set([
-        ...[
-          "HOME",
-          "LOGNAME",
-          "PATH",
-          "SHELL",
-          "TERM",
-          "USER",
-          "LANG",
-          "LC_ALL",
-          "LC_CTYPE",
-          "TMPDIR",
-          "TZ",
-        ],
+        ...POSIX_ENV_KEYS,
+        ...NETWORK_ENV_KEYS,
+        ...POSIX_NETWORK_ENV_KEYS,
         ...Object.keys(config),
       ]);
       assert.deepEqual(Object.keys(env).filter((key) => !allowed.has(key)), []);

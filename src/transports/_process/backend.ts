@@ -3,13 +3,11 @@
  * process API. `node.ts` implements it with `node:child_process`, with
  * Node.js's primitives or, through `deno.ts`, Deno's; the stdio transport
  * loads it lazily.
- * `childEnvironment()` builds the minimal environment a server gets.
+ * The environment a server gets is built by `util/child_env.ts`.
  * Internal: never exported.
  *
  * @module
  */
-
-import type { ChildEnvironment } from "../../util/windows.ts";
 
 /** What to start. `env` is the child's whole environment (nothing is inherited). */
 export interface SpawnOptions {
@@ -96,6 +94,11 @@ export interface ProcessBackend {
   spawn(options: SpawnOptions): Promise<ChildProcessHandle>;
   /** Reads one variable of the parent's environment; `undefined` if unset or not permitted. */
   getEnv(name: string): string | undefined;
+  /**
+   * Every name in the parent's environment, or `undefined` when listing
+   * them is not permitted (Deno without a full `--allow-env`).
+   */
+  envNames(): readonly string[] | undefined;
   /** The platform, as `process.platform`/`Deno.build.os` name it ("linux", "darwin", "windows"). */
   readonly platform: string;
   /**
@@ -104,48 +107,4 @@ export interface ProcessBackend {
    * (browsers, edge runtimes) hold none of them.
    */
   readonly windows?: typeof import("../../util/windows.ts");
-}
-
-/** What the server inherits on POSIX; everything else must come from `env`. */
-const POSIX_ENV_KEYS = [
-  "HOME",
-  "LOGNAME",
-  "PATH",
-  "SHELL",
-  "TERM",
-  "USER",
-  "LANG",
-  "LC_ALL",
-  "LC_CTYPE",
-  "TMPDIR",
-  "TZ",
-] as const;
-
-/**
- * The child's whole environment: the allow-listed parent variables (shell
- * functions skipped) plus `extra`, which wins. On Windows the list is
- * Windows' own and the merge case-insensitive (`windowsChildEnvironment()`
- * in `util/windows.ts`), with a warning when `SYSTEMROOT` cannot be read.
- */
-export function childEnvironment(
-  backend: ProcessBackend,
-  extra: Record<string, string> | undefined,
-): ChildEnvironment {
-  if (backend.windows !== undefined) {
-    return backend.windows.windowsChildEnvironment(
-      (name) => backend.getEnv(name),
-      extra,
-    );
-  }
-  const env: Record<string, string> = {};
-  for (const key of POSIX_ENV_KEYS) {
-    const value = backend.getEnv(key);
-    // "() {" marks an exported bash function: a code-injection vector.
-    if (value === undefined || value.startsWith("()")) continue;
-    env[key] = value;
-  }
-  return {
-    env: extra === undefined ? env : Object.assign(env, extra),
-    warnings: [],
-  };
 }

@@ -67,6 +67,14 @@ export async function load(): Promise<ProcessBackend> {
         return undefined;
       }
     },
+    envNames() {
+      if (!granted({ name: "env" })) return undefined;
+      try {
+        return Object.keys(Deno.env.toObject());
+      } catch {
+        return undefined;
+      }
+    },
     signal: (pid, signal) =>
       // `Deno.Signal` has no 0; node:process's kill is the documented probe.
       signal === 0 ? process.kill(pid, 0) : Deno.kill(pid, signal),

@@ -43,6 +43,8 @@ export interface ProcessHost {
   readonly platform: string;
   /** One variable of the parent's environment; `undefined` if unset or not permitted. */
   getEnv(name: string): string | undefined;
+  /** Every name in the parent's environment; `undefined` if listing is not permitted. */
+  envNames(): readonly string[] | undefined;
   /** `kill(pid, signal)`; `0` probes. Throws when the target is gone or not ours. */
   signal(pid: number, signal: "SIGTERM" | "SIGKILL" | 0): void;
   /**
@@ -100,6 +102,7 @@ function nodeHostOf(
   return {
     platform: process.platform === "win32" ? "windows" : process.platform,
     getEnv: (name) => process.env[name],
+    envNames: () => Object.keys(process.env),
     signal: (pid, signal) => process.kill(pid, signal),
     signalChild(child, signal) {
       try {
@@ -354,6 +357,10 @@ const backend: ProcessBackend = {
 
   getEnv(name: string): string | undefined {
     return host.getEnv(name);
+  },
+
+  envNames(): readonly string[] | undefined {
+    return host.envNames();
   },
 
   spawn(options: SpawnOptions): Promise<ChildProcessHandle> {

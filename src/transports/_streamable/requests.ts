@@ -7,7 +7,7 @@
  * @module
  */
 
-import { MCPConnectionError, MCPRequestLostError } from "../../errors.ts";
+import { MCPRequestLostError, MCPUnusableAnswerError } from "../../errors.ts";
 import type { JSONRPCMessage, RequestId } from "../transport.ts";
 import type { HttpClient } from "../_client.ts";
 import { mediaType } from "../_headers.ts";
@@ -192,14 +192,14 @@ export class RequestStreams {
    * if the answer held no response to it.
    *
    * @param text The answer's body.
-   * @throws {MCPConnectionError} If `text` is not JSON.
+   * @throws {MCPUnusableAnswerError} If `text` is not JSON (an `MCPConnectionError`).
    */
   deliverJson(stream: RequestStream, text: string): void {
     let data: unknown;
     try {
       data = JSON.parse(text);
     } catch {
-      throw new MCPConnectionError(
+      throw new MCPUnusableAnswerError(
         `MCP server at ${displayUrl(this.#url)} answered POST ${
           JSON.stringify(stream.method)
         } with invalid JSON: ${excerpt(text, this.#http.secrets)}`,

@@ -14,6 +14,7 @@ import {
   MCPConnectionError,
   MCPInitializeStatusError,
   MCPSessionExpiredError,
+  MCPUnusableAnswerError,
 } from "../../errors.ts";
 import type { HttpClient } from "../_client.ts";
 import { mediaType } from "../_headers.ts";
@@ -297,7 +298,7 @@ export class StreamableSession {
     return sent.initialize &&
         (status === 400 || status === 404 || status === 405)
       ? new MCPInitializeStatusError(message, status)
-      : new MCPConnectionError(message);
+      : new MCPUnusableAnswerError(message);
   }
 
   /** Opens the GET stream for server-initiated messages (a new generation). */

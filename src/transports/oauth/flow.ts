@@ -273,14 +273,22 @@ export async function finishAuth(
 
 /**
  * The code and `iss` of what the redirect brought (`null` for a bare code:
- * no `iss` to check).
+ * no `iss` to check). A string is read as what a host's HTTP handler or a
+ * user's paste gives: a URL (`http://127.0.0.1:9/callback?code=…&iss=…`,
+ * `myapp:/callback?code=…`), a query (`?code=…&iss=…`, `code=…&iss=…`),
+ * else a bare code.
  *
  * @throws {MCPConfigError} When there is no code, or the server sent an error instead.
  */
 function callbackParams(
   callback: MCPAuthorizationCallback,
 ): { code: string; iss: string | undefined | null } {
-  if (typeof callback === "string") return { code: callback, iss: null };
+  if (typeof callback === "string") {
+    const text = callback.trim();
+    const query = redirectQuery(text);
+    if (query === undefined) return { code: callback, iss: null };
+    callback = query;
+  }
   const params = callback instanceof URL ? callback.searchParams : callback;
   const code = params.get("code");
   if (code === null || code === "") {
@@ -301,6 +309,26 @@ function callbackParams(
     );
   }
   return { code, iss: params.get("iss") ?? undefined };
+}
+
+/**
+ * The query of a redirect given as a string, or `undefined` for a bare
+ * code: a URL (a scheme, then `/` or a query), a string starting with `?`, or
+ * `name=value` pairs that name `code` or `error` (a code such as `abc==`,
+ * base64 padding and all, names neither).
+ */
+function redirectQuery(text: string): URLSearchParams | undefined {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:(?:\/|[^?\s]*\?)/.test(text)) {
+    try {
+      return new URL(text).searchParams;
+    } catch {
+      return undefined;
+    }
+  }
+  if (text.startsWith("?")) return new URLSearchParams(text);
+  if (!/^[\w.~-]+=/.test(text)) return undefined;
+  const params = new URLSearchParams(text);
+  return params.has("code") || params.has("error") ? params : undefined;
 }
 
 /**
@@ -343,6 +371,7 @@ function watched(
   const target = state.provider as Provider;
   const guard = state.guard!;
   const grant = grantOf(target);
+  const discovered: { issuer?: string } = {};
   return new Proxy(target, {
     get(_, key) {
       if (grant && key === "prepareTokenRequest") {
@@ -378,10 +407,35 @@ function watched(
           return target.redirectToAuthorization?.(url);
         };
       }
-      if (key === "tokens" && hideRefreshToken) {
+      if (key === "tokens") {
         return async () => {
           const tokens = await target.tokens();
-          return tokens && { ...tokens, refresh_token: undefined };
+          if (hideRefreshToken) {
+            return tokens && { ...tokens, refresh_token: undefined };
+          }
+          return unstamped(tokens)
+            ? stamped(state, tokens, discovered.issuer)
+            : tokens;
+        };
+      }
+      // Where discovery led (restored or found): the issuer tokens bind to.
+      if (key === "discoveryState" && target.discoveryState) {
+        return async () => {
+          const saved = await (target.discoveryState as () => unknown)();
+          const url = (saved as { authorizationServerUrl?: unknown })
+            ?.authorizationServerUrl;
+          if (typeof url === "string") discovered.issuer ??= url;
+          return saved;
+        };
+      }
+      if (key === "saveDiscoveryState") {
+        return (saved: { authorizationServerUrl?: unknown }) => {
+          if (typeof saved?.authorizationServerUrl === "string") {
+            discovered.issuer = saved.authorizationServerUrl;
+          }
+          return (target.saveDiscoveryState as
+            | ((saved: unknown) => unknown)
+            | undefined)?.call(target, saved);
         };
       }
       if (key === "saveTokens") {
@@ -403,6 +457,41 @@ function watched(
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
+}
+
+/** Providers already told that their stored tokens have no `issuer`. */
+const toldUnstamped = new WeakSet<object>();
+
+/** Stored tokens with a refresh token and no `issuer` (an earlier version, or a provider that drops it). */
+function unstamped(tokens: unknown): tokens is Record<string, unknown> {
+  const record = tokens as { refresh_token?: unknown; issuer?: unknown };
+  return typeof record?.refresh_token === "string" && record.issuer == null;
+}
+
+/**
+ * Unstamped tokens, stamped with the authorization server discovery led to:
+ * the SDK would use them as they are there anyway, and print a warning to
+ * the host's console; the warning goes to the transport's `onerror` instead,
+ * once per provider. Without a known issuer they are left as they are.
+ */
+function stamped(
+  state: OAuthState,
+  tokens: Record<string, unknown>,
+  issuer: string | undefined,
+): unknown {
+  if (issuer === undefined) return tokens;
+  if (!toldUnstamped.has(state.provider)) {
+    toldUnstamped.add(state.provider);
+    state.note?.(
+      new MCPAdapterError(
+        "oauth_issuer_missing",
+        `OAuth: the tokens the authProvider returned have no "issuer" (saved by an earlier version, or by a provider that drops it); they are used with the authorization server ${
+          JSON.stringify(issuer.slice(0, 200))
+        }. Make the provider store what saveTokens() and saveClientInformation() receive unchanged, so tokens stay bound to their issuer.`,
+      ),
+    );
+  }
+  return { ...tokens, issuer };
 }
 
 /**

@@ -99,4 +99,6 @@ export interface OAuthState {
   guard?: import("./guard.ts").GuardState | undefined;
   /** Tokens, codes, client secrets and verifiers seen, longest first. */
   secrets: string[];
+  /** Where the flow notes what it does not fail on: the last transport's `onerror`. */
+  note?: ((note: Error) => void) | undefined;
 }
