@@ -35,6 +35,7 @@ import {
   type ResourceBlocks,
   resourceBlocks,
 } from "./_resource_blocks.ts";
+import type { ContextShapes } from "./context_types.ts";
 import type { ModelProvider } from "./types.ts";
 
 /** One resource's contents, read for a model: where from, and what. */
@@ -59,6 +60,14 @@ const WHOLE_MESSAGE = "The host has the whole message.";
 const FLOOR_BYTES = 1024;
 /** What the note counting left-out contents may take, in bytes. */
 const SUMMARY_BYTES = 120;
+
+/** How one message is fitted: the budget, and the gate its images pass. */
+interface Fitting {
+  /** The budget. */
+  budget: Budget;
+  /** An image, or the note saying why it was left out. */
+  gate: (image: Image) => ContextPart;
+}
 
 /** One item of a read (or an embedded resource), read. */
 export function readItem(contents: unknown): ResourceItem {
@@ -99,9 +108,8 @@ export function draftOf(role: "user" | "assistant", block: unknown): Draft {
 export function contextMessages<P extends ModelProvider>(
   drafts: readonly Draft[],
   context: ContextCodec<P>,
-  budget: Budget,
-  server: string | undefined,
-): ReturnType<ContextCodec<P>["message"]>[] {
+  { budget, server }: { budget: Budget; server: string | undefined },
+): ContextShapes[P][] {
   const blocks = drafts.some((draft) => "items" in draft)
     ? resourceBlocks(serverTexts(drafts), server)
     : undefined;
@@ -124,16 +132,15 @@ export function contextMessages<P extends ModelProvider>(
     }
     return { type: "text", text: `[image omitted: ${size}, ${why}]` };
   };
-  const out: ReturnType<ContextCodec<P>["message"]>[] = [];
+  const out: ContextShapes[P][] = [];
   for (const draft of drafts) {
+    const fitting: Fitting = {
+      budget,
+      gate: (image) => gate(image, draft.role),
+    };
     const parts = "items" in draft
-      ? resourceParts(
-        draft.items,
-        blocks!,
-        budget,
-        (image) => gate(image, draft.role),
-      )
-      : contentParts(draft, budget, (image) => gate(image, draft.role));
+      ? resourceParts(draft.items, { ...fitting, blocks: blocks! })
+      : contentParts(draft, fitting);
     const message: ContextMessage = { role: draft.role, parts: joined(parts) };
     if (message.parts.length > 0) out.push(context.message(message));
   }
@@ -161,8 +168,7 @@ function serverTexts(drafts: readonly Draft[]): string[] {
 /** Plain content: images gated (notes join the texts), the texts fitted. */
 function contentParts(
   draft: { texts: string[]; images: Image[] },
-  budget: Budget,
-  gate: (image: Image) => ContextPart,
+  { budget, gate }: Fitting,
 ): ContextPart[] {
   const texts = [...draft.texts];
   const images: ContextPart[] = [];
@@ -186,9 +192,7 @@ function contentParts(
  */
 function resourceParts(
   items: readonly ResourceItem[],
-  blocks: ResourceBlocks,
-  budget: Budget,
-  gate: (image: Image) => ContextPart,
+  { blocks, budget, gate }: Fitting & { blocks: ResourceBlocks },
 ): ContextPart[] {
   if (items.length === 0) return [];
   const maxBytes = budget.maxTokens * 4;
@@ -234,12 +238,15 @@ function resourceParts(
       );
       continue;
     }
-    const inner = "note" in body || share === "whole" || share === undefined
-      ? "note" in body ? body.note : body.text
-      : cutText(body.text, {
+    let inner: string;
+    if ("note" in body) inner = body.note;
+    else if (typeof share !== "number") inner = body.text;
+    else {
+      inner = cutText(body.text, {
         budget: { ...budget, maxTokens: Math.floor(share / 4) },
         howTo: WHOLE_RESOURCE,
       }).text;
+    }
     parts.push({ type: "text", text: `${open}\n${inner}\n${blocks.close}` });
   }
   if (left > 0) {
@@ -260,7 +267,7 @@ function resourceParts(
  * many as can have 1 KiB do, in order, with what the others give back
  * (`freed`: their tags), and the others are left out.
  */
-export function allot(
+function allot(
   sizes: ReadonlyArray<number | undefined>,
   available: number,
   freed: readonly number[],

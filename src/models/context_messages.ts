@@ -71,12 +71,10 @@ export function resourceMessages<P extends ModelProvider>(
     role: "user",
     items: read.contents.map((contents) => readItem(contents)),
   }];
-  return contextMessages(
-    drafts,
-    codec.context,
-    budgetOf(options),
-    serverOf(options),
-  );
+  return contextMessages(drafts, codec.context, {
+    budget: budgetOf(options),
+    server: serverOf(options),
+  });
 }
 
 /**
@@ -137,12 +135,10 @@ export function promptMessages<P extends ModelProvider>(
     }
     return draftOf(role, (message as { content?: unknown }).content);
   });
-  return contextMessages(
-    drafts,
-    codec.context,
-    budgetOf(options),
-    serverOf(options),
-  );
+  return contextMessages(drafts, codec.context, {
+    budget: budgetOf(options),
+    server: serverOf(options),
+  });
 }
 
 function budgetOf(options: ContextOptions): Budget {
