@@ -35,12 +35,33 @@
  */
 
 export { modelTools, toolDefinitions } from "./src/models/model_tools.ts";
+export {
+  promptMessages,
+  resourceMessages,
+} from "./src/models/context_messages.ts";
+export type {
+  AiSdkAssistantMessage,
+  AiSdkUserMessage,
+  AnthropicMessage,
+  ContextOptions,
+  ContextShapes,
+  GeminiContent,
+  OpenAIChatAssistantMessage,
+  OpenAIChatUserMessage,
+  OpenAIResponsesAssistantMessage,
+  OpenAIResponsesUserMessage,
+  PromptData,
+  PromptMessageData,
+  ResourceContentsData,
+  ResourceReadData,
+} from "./src/models/context_types.ts";
 // Types of the root entry that this one's API uses, so it documents on its own.
 export type { RegisteredTool, ToolRegistry } from "./src/tools/registry.ts";
 export type {
   InvokeOptions,
   JsonSchema,
   MCPAppVisibility,
+  MCPContentBlock,
   MCPErrorKind,
   MCPProgress,
   MCPToolResult,

@@ -9,7 +9,14 @@
  * @module
  */
 
-import { type Codec, type Entry, type Runner, sameName } from "./_codec.ts";
+import {
+  type Codec,
+  type ContextMessage,
+  type Entry,
+  type Runner,
+  sameName,
+} from "./_codec.ts";
+import type { ContextShapes } from "./context_types.ts";
 import type { Outcome } from "./_content.ts";
 import { objectRoot } from "./_json_schema.ts";
 import type {
@@ -37,7 +44,33 @@ export const aiSdk: Codec<"ai-sdk"> = {
     output: modelOutput(output(outcome)),
   }),
   turn: (results) => ({ role: "tool", content: results }),
+  context: { assistantImages: false, message },
 };
+
+/**
+ * A user message of `text` and `file` parts; an assistant's of text parts
+ * (the AI SDK types allow files there, but not every provider takes them).
+ */
+function message({ role, parts }: ContextMessage): ContextShapes["ai-sdk"] {
+  if (role === "assistant") {
+    return {
+      role,
+      content: parts.flatMap((part) =>
+        part.type === "text" ? [{ type: "text" as const, text: part.text }] : []
+      ),
+    };
+  }
+  return {
+    role,
+    content: parts.map((part) =>
+      part.type === "text" ? { type: "text", text: part.text } : {
+        type: "file",
+        mediaType: part.image.mimeType,
+        data: { type: "data", data: part.image.data },
+      }
+    ),
+  };
+}
 
 const VENDOR = "cleveragents-mcp-adapter";
 

@@ -22,8 +22,14 @@ import {
   type Schema,
 } from "./_json_schema.ts";
 import { setOwn } from "../util/values.ts";
-import { type Codec, nameAndDescription, sameName } from "./_codec.ts";
-import type { Outcome } from "./_content.ts";
+import {
+  type Codec,
+  type ContextMessage,
+  nameAndDescription,
+  sameName,
+} from "./_codec.ts";
+import type { Image, Outcome } from "./_content.ts";
+import type { AnthropicMessage } from "./context_types.ts";
 import { anthropicSearch } from "./_anthropic_search.ts";
 import type {
   AnthropicResultBlock,
@@ -45,6 +51,7 @@ export const anthropic: Codec<"anthropic"> = {
   encode: (id, _name, outcome) => result(id ?? "", outcome),
   turn: (results) => ({ role: "user", content: results }),
   search: anthropicSearch,
+  context: { assistantImages: false, message },
 };
 
 /** Image types the API takes in base64 image blocks. */
@@ -119,24 +126,7 @@ function result(id: string, outcome: Outcome): AnthropicToolResult {
     content.push({ type: "text", text: outcome.text });
   }
   if (outcome.status === "ok") {
-    for (const image of outcome.images) {
-      if (IMAGES.has(image.mimeType)) {
-        content.push({
-          type: "image",
-          source: {
-            type: "base64",
-            media_type: image.mimeType as "image/png",
-            data: image.data,
-          },
-        });
-      } else {
-        content.push({
-          type: "text",
-          text:
-            `[image omitted: ${image.mimeType} is not a type the model accepts]`,
-        });
-      }
-    }
+    for (const image of outcome.images) content.push(imageBlock(image));
   }
   const result: AnthropicToolResult = {
     type: "tool_result",
@@ -145,4 +135,40 @@ function result(id: string, outcome: Outcome): AnthropicToolResult {
   };
   if (outcome.status !== "ok") result.is_error = true;
   return result;
+}
+
+/** A base64 `image` block, or a note for a type the API does not take. */
+function imageBlock(image: Image): AnthropicMessage["content"][number] {
+  if (!IMAGES.has(image.mimeType)) {
+    return {
+      type: "text",
+      text:
+        `[image omitted: ${image.mimeType} is not a type the model accepts]`,
+    };
+  }
+  return {
+    type: "image",
+    source: {
+      type: "base64",
+      media_type: image.mimeType as "image/png",
+      data: image.data,
+    },
+  };
+}
+
+/**
+ * A message of `text` and `image` blocks. An assistant's text ends without
+ * whitespace: the API refuses a final assistant message that ends with it.
+ */
+function message({ role, parts }: ContextMessage): AnthropicMessage {
+  const content = parts.map((part) =>
+    part.type === "text"
+      ? { type: "text" as const, text: part.text }
+      : imageBlock(part.image)
+  );
+  const last = content.at(-1);
+  if (role === "assistant" && last?.type === "text") {
+    last.text = last.text.trimEnd();
+  }
+  return { role, content };
 }

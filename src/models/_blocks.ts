@@ -65,7 +65,7 @@ function readBlock(block: unknown, content: Content): void {
       else texts.push("[text content omitted: its text is not a string]");
       return;
     case "image":
-      readImage(block.data, block.mimeType, "image", content);
+      addBody(imageBody(block.data, block.mimeType, "image"), content);
       return;
     case "audio":
       texts.push(omitted("audio", block.mimeType, block.data));
@@ -84,28 +84,9 @@ function readBlock(block: unknown, content: Content): void {
     case "resource": {
       const resource = isSchema(block.resource) ? block.resource : {};
       const uri = String(resource.uri ?? "");
-      const text = typeof resource.text === "string"
-        ? resource.text
-        : isText(resource.mimeType)
-        ? decodeText(resource.blob)
-        : undefined;
-      if (text !== undefined) {
-        texts.push(`Resource <${uri}>:\n${text}`);
-      } else if (
-        typeof resource.mimeType === "string" &&
-        resource.mimeType.startsWith("image/")
-      ) {
-        readImage(
-          resource.blob,
-          resource.mimeType,
-          `resource <${uri}>`,
-          content,
-        );
-      } else {
-        texts.push(
-          omitted(`resource <${uri}>`, resource.mimeType, resource.blob),
-        );
-      }
+      const body = resourceBody(resource, `resource <${uri}>`);
+      if ("text" in body) texts.push(`Resource <${uri}>:\n${body.text}`);
+      else addBody(body, content);
       return;
     }
     default:
@@ -113,20 +94,57 @@ function readBlock(block: unknown, content: Content): void {
   }
 }
 
+/** What a model can be given of one resource's contents: its text, an image, or a note. */
+export type ResourceBody = { text: string } | { image: Image } | {
+  note: string;
+};
+
+/**
+ * A resource's contents (an embedded resource, or one item a read
+ * returned) for a model: its text (a `text/*` or JSON blob decoded), an
+ * image, or a note saying what was there. `what` names it in notes.
+ */
+export function resourceBody(
+  resource: Readonly<Record<string, unknown>>,
+  what: string,
+): ResourceBody {
+  const text = typeof resource.text === "string"
+    ? resource.text
+    : isText(resource.mimeType)
+    ? decodeText(resource.blob)
+    : undefined;
+  if (text !== undefined) return { text };
+  if (
+    typeof resource.mimeType === "string" &&
+    resource.mimeType.startsWith("image/")
+  ) {
+    return imageBody(resource.blob, resource.mimeType, what);
+  }
+  return { note: omitted(what, resource.mimeType, resource.blob) };
+}
+
 /** An image when its type and data are sound, else a note. */
-function readImage(
+function imageBody(
   data: unknown,
   mimeType: unknown,
   what: string,
+): { image: Image } | { note: string } {
+  if (typeof data !== "string" || !BASE64.test(data)) {
+    return { note: `[${what} omitted: its data is not base64]` };
+  }
+  if (typeof mimeType !== "string" || !IMAGE_TYPE.test(mimeType)) {
+    return { note: omitted(what, mimeType, data) };
+  }
+  return { image: { data, mimeType } };
+}
+
+/** Adds an image or a note to `content`. */
+function addBody(
+  body: { image: Image } | { note: string },
   content: Content,
 ): void {
-  if (typeof data !== "string" || !BASE64.test(data)) {
-    content.texts.push(`[${what} omitted: its data is not base64]`);
-  } else if (typeof mimeType !== "string" || !IMAGE_TYPE.test(mimeType)) {
-    content.texts.push(omitted(what, mimeType, data));
-  } else {
-    content.images.push({ data, mimeType });
-  }
+  if ("image" in body) content.images.push(body.image);
+  else content.texts.push(body.note);
 }
 
 /** Whether a media type is text a model reads as it is. */

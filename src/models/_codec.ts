@@ -10,7 +10,8 @@
  */
 
 import type { RegisteredTool } from "../tools/registry.ts";
-import type { Outcome } from "./_content.ts";
+import type { Image, Outcome } from "./_content.ts";
+import type { ContextShapes } from "./context_types.ts";
 import type { Schema } from "./_json_schema.ts";
 import type {
   DispatchOptions,
@@ -105,6 +106,35 @@ export interface Codec<P extends ModelProvider> {
    * pair. See `_handoff.ts`.
    */
   search?: NativeSearch<P>;
+  /** How this API takes a resource or a prompt as messages (`context_messages.ts`). */
+  context: ContextCodec<P>;
+}
+
+/** A part of a message for the model: text, or an image. */
+export type ContextPart =
+  | { type: "text"; text: string }
+  | { type: "image"; image: Image };
+
+/**
+ * A message of a resource or a prompt, provider-neutral: its role and its
+ * parts, in order, never empty, no text blank and no two texts adjacent.
+ */
+export interface ContextMessage {
+  /** Who says it. */
+  role: "user" | "assistant";
+  /** What it says. */
+  parts: ContextPart[];
+}
+
+/** How one model API takes messages of MCP content. */
+export interface ContextCodec<P extends ModelProvider> {
+  /**
+   * Whether its assistant messages may hold images; when not, each becomes
+   * a note before {@linkcode ContextCodec.message} is called.
+   */
+  assistantImages: boolean;
+  /** A message in this API's form. */
+  message(message: ContextMessage): ContextShapes[P];
 }
 
 /** Who searches the deferred tools: this library's catalog, or the provider. */
@@ -158,4 +188,10 @@ export function nameAndDescription(
   return entry.description === undefined
     ? { name: entry.name }
     : { name: entry.name, description: entry.description };
+}
+
+/** The texts of `parts`, joined by a blank line (for APIs whose message is a string). */
+export function joinedText(parts: readonly ContextPart[]): string {
+  return parts.flatMap((part) => part.type === "text" ? [part.text] : [])
+    .join("\n\n");
 }

@@ -60,9 +60,17 @@ export interface Shaping {
    * says to ask for less.
    */
   keep?: (text: string, offset: number) => { id: string; howTo: string };
+  /**
+   * Without `keep`, the sentence the marker ends with. Default: call the
+   * tool again asking for less.
+   */
+  howTo?: string;
 }
 
 const NO_CONTENT = "(the tool returned no content)";
+/** How a model reads on in a cut tool result, without `read_tool_result`. */
+const CALL_AGAIN =
+  "The host has the whole result; to see the rest, call the tool again asking for less (a filter, a smaller page, a narrower query).";
 
 /**
  * The shaping of each call's result: its budget from `options` (checked
@@ -197,27 +205,8 @@ export function shapeContent(
     );
   }
   const whole = texts.join("\n\n");
-  let cut: ResultCut | undefined;
-  const fitted = fitText(whole, budget.maxTokens, (headEnd, tailStart) => {
-    const kept = shaping.keep?.(whole, headEnd);
-    const shown = headEnd + whole.length - tailStart;
-    cut = {
-      totalChars: whole.length,
-      shownChars: shown,
-      omittedImages,
-      ...(kept ? { id: kept.id } : {}),
-    };
-    return `\n\n[… ${(tailStart - headEnd).toLocaleString("en-US")} of ${
-      whole.length.toLocaleString("en-US")
-    } characters cut here to fit the context (the first ${
-      headEnd.toLocaleString("en-US")
-    } and the last ${
-      (whole.length - tailStart).toLocaleString("en-US")
-    } are shown). ${
-      kept?.howTo ??
-        "The host has the whole result; to see the rest, call the tool again asking for less (a filter, a smaller page, a narrower query)."
-    }]\n\n`;
-  });
+  const fitted = cutText(whole, shaping, omittedImages);
+  let { cut } = fitted;
   if (cut === undefined && omittedImages > 0) {
     cut = { totalChars: whole.length, shownChars: whole.length, omittedImages };
   }
@@ -232,6 +221,42 @@ export function shapeContent(
   };
   if (cut !== undefined) outcome.cut = cut;
   return outcome;
+}
+
+/**
+ * `whole` within the budget's `maxTokens`: whole when it fits, else its
+ * head and tail with a marker between them saying how much was cut and how
+ * to read on (`shaping.keep`, else `shaping.howTo`); and, when cut, what
+ * was (with `omittedImages`).
+ */
+export function cutText(
+  whole: string,
+  shaping: Shaping,
+  omittedImages = 0,
+): { text: string; cut?: ResultCut } {
+  let cut: ResultCut | undefined;
+  const fitted = fitText(
+    whole,
+    shaping.budget.maxTokens,
+    (headEnd, tailStart) => {
+      const kept = shaping.keep?.(whole, headEnd);
+      const shown = headEnd + whole.length - tailStart;
+      cut = {
+        totalChars: whole.length,
+        shownChars: shown,
+        omittedImages,
+        ...(kept ? { id: kept.id } : {}),
+      };
+      return `\n\n[… ${(tailStart - headEnd).toLocaleString("en-US")} of ${
+        whole.length.toLocaleString("en-US")
+      } characters cut here to fit the context (the first ${
+        headEnd.toLocaleString("en-US")
+      } and the last ${
+        (whole.length - tailStart).toLocaleString("en-US")
+      } are shown). ${kept?.howTo ?? shaping.howTo ?? CALL_AGAIN}]\n\n`;
+    },
+  );
+  return cut === undefined ? { text: fitted.text } : { text: fitted.text, cut };
 }
 
 /** What an error result's image becomes: error results carry text only. */

@@ -26,14 +26,20 @@ import {
   type Schema,
 } from "./_json_schema.ts";
 import { setOwn } from "../util/values.ts";
-import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
+import {
+  type Codec,
+  type ContextMessage,
+  type Dialect,
+  nameAndDescription,
+} from "./_codec.ts";
+import type { GeminiContent } from "./context_types.ts";
 import type { Outcome } from "./_content.ts";
 import type { GeminiFunctionResponsePart } from "./types.ts";
 
 /** How both Gemini dialects name tools, read calls and write results. */
 export const geminiCalls: Omit<
   Codec<"gemini" | "gemini-openapi">,
-  "schema" | "definitions" | "search"
+  "schema" | "definitions" | "search" | "context"
 > = {
   name: (alias) =>
     GEMINI_NAME_START.test(alias) ? alias : `_${alias}`.slice(0, 64),
@@ -42,9 +48,25 @@ export const geminiCalls: Omit<
   turn: (results) => ({ role: "user", parts: results }),
 };
 
+/** How both Gemini dialects take messages: the model's may hold images. */
+export const geminiContext = { assistantImages: true, message };
+
+/** A `Content` of `text` and `inlineData` parts; the assistant is `"model"`. */
+function message({ role, parts }: ContextMessage): GeminiContent {
+  return {
+    role: role === "assistant" ? "model" : "user",
+    parts: parts.map((part) =>
+      part.type === "text" ? { text: part.text } : {
+        inlineData: { mimeType: part.image.mimeType, data: part.image.data },
+      }
+    ),
+  };
+}
+
 /** The `parametersJsonSchema` codec. */
 export const gemini: Codec<"gemini"> = {
   ...geminiCalls,
+  context: geminiContext,
   schema: jsonSchema,
   definitions: (entries) => [{
     functionDeclarations: entries.map((entry) => ({

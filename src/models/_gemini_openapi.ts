@@ -22,6 +22,7 @@ import { ownValue, setOwn } from "../util/values.ts";
 import { type Codec, type Dialect, nameAndDescription } from "./_codec.ts";
 import {
   geminiCalls,
+  geminiContext,
   mergeAllOf,
   prepare,
   STRUCTURE,
@@ -32,6 +33,7 @@ import type { GeminiSchema } from "./types.ts";
 /** The OpenAPI `parameters` codec. */
 export const geminiOpenApi: Codec<"gemini-openapi"> = {
   ...geminiCalls,
+  context: geminiContext,
   schema: openApiSchema,
   definitions: (entries) => [{
     functionDeclarations: entries.map((entry) => ({

@@ -6,8 +6,15 @@
  * @module
  */
 
-import { type Codec, nameAndDescription, sameName } from "./_codec.ts";
+import {
+  type Codec,
+  type ContextMessage,
+  joinedText,
+  nameAndDescription,
+  sameName,
+} from "./_codec.ts";
 import { dataUrl, type Outcome } from "./_content.ts";
+import type { ContextShapes } from "./context_types.ts";
 import { openaiSchema } from "./_openai_strict.ts";
 import type {
   OpenAIChatImageMessage,
@@ -45,7 +52,23 @@ export const openaiChat: Codec<"openai-chat"> = {
       },
   encode: (id, name, outcome) => result(id ?? "", name, outcome),
   turn,
+  context: { assistantImages: false, message },
 };
+
+/** A user message of text and `image_url` parts; an assistant's as a string. */
+function message(
+  { role, parts }: ContextMessage,
+): ContextShapes["openai-chat"] {
+  if (role === "assistant") return { role, content: joinedText(parts) };
+  return {
+    role,
+    content: parts.map((part) =>
+      part.type === "text"
+        ? { type: "text", text: part.text }
+        : { type: "image_url", image_url: { url: dataUrl(part.image) } }
+    ),
+  };
+}
 
 /** The tool message, then a user message with any images. */
 function result(

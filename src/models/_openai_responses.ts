@@ -6,8 +6,15 @@
  * @module
  */
 
-import { type Codec, nameAndDescription, sameName } from "./_codec.ts";
+import {
+  type Codec,
+  type ContextMessage,
+  joinedText,
+  nameAndDescription,
+  sameName,
+} from "./_codec.ts";
 import { dataUrl, type Outcome } from "./_content.ts";
+import type { ContextShapes } from "./context_types.ts";
 import { openaiSchema } from "./_openai_strict.ts";
 import { responsesSearch } from "./_responses_search.ts";
 import type { OpenAIResponsesFunctionCallOutput } from "./types.ts";
@@ -35,7 +42,31 @@ export const openaiResponses: Codec<"openai-responses"> = {
   search: responsesSearch,
   encode: (id, _name, outcome) => result(id ?? "", outcome),
   turn: (results) => results,
+  context: { assistantImages: false, message },
 };
+
+/**
+ * A user message of `input_text` and `input_image` parts; an assistant's
+ * as a string (the API refuses `input_text` parts there).
+ */
+function message(
+  { role, parts }: ContextMessage,
+): ContextShapes["openai-responses"] {
+  if (role === "assistant") {
+    return { type: "message", role, content: joinedText(parts) };
+  }
+  return {
+    type: "message",
+    role,
+    content: parts.map((part) =>
+      part.type === "text" ? { type: "input_text", text: part.text } : {
+        type: "input_image",
+        image_url: dataUrl(part.image),
+        detail: "auto",
+      }
+    ),
+  };
+}
 
 /** A `function_call_output`, with `input_image` parts for images. */
 function result(
