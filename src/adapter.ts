@@ -72,6 +72,7 @@ import type { TaskHandle, TaskStore } from "./tasks/store.ts";
 import type { CreatedTask, Tracked } from "./tasks/durable.ts";
 import { checkMaxMessageBytes } from "./transports/limits.ts";
 import { asError, errorMessage } from "./util/errors.ts";
+import { lazy } from "./util/lazy.ts";
 import { race } from "./util/time.ts";
 import { VERSION } from "./version.ts";
 import type { Content } from "./adapter/content.ts";
@@ -206,15 +207,22 @@ export interface RegisterToolsOptions {
 
 /** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
 const ANY_ARGUMENTS = {};
-let outputCheck: typeof import("./protocol/output.ts") | undefined;
+/** The output check, loaded with the first tool that declares an output schema. */
+const outputCheck = lazy(() => import("./protocol/output.ts"));
 /** MCP Apps, loaded by the first tool list with `_meta` or the first `readUiResource()`. */
-let apps: typeof import("./apps/apps.ts") | undefined;
+const apps = lazy(() => import("./apps/apps.ts"));
 /** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
-let paramHeaders: typeof import("./protocol/param_headers.ts") | undefined;
+const paramHeaders = lazy(() => import("./protocol/param_headers.ts"));
 /** Fingerprints, drift and pins, loaded by the first tool listing. */
-let watching: typeof import("./tools/watch.ts") | undefined;
+const watching = lazy(() => import("./tools/watch.ts"));
 /** Durable tasks, loaded by the first task (or task store method). */
-let durable: Promise<typeof import("./tasks/durable.ts")> | undefined;
+const durable = lazy(() => import("./tasks/durable.ts"));
+/** Resources, prompts and completion, loaded by the first use of one. */
+const content = lazy(() => import("./adapter/content.ts"));
+/** The pager and the tools' reader, loaded by the first listing. */
+const toolList = lazy(() => import("./protocol/tool_list.ts"));
+/** "Did you mean": loaded on the path of a tool not found. */
+const closest = lazy(() => import("./util/closest.ts"));
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 const noop = () => {};
@@ -750,7 +758,7 @@ export class MCPToolAdapter {
   }
 
   #durable() {
-    return (durable ??= import("./tasks/durable.ts")).then((module) =>
+    return durable.load().then((module) =>
       module.durableOf(this, this.#taskStore, this.#onError)
     );
   }
@@ -864,8 +872,8 @@ export class MCPToolAdapter {
           ),
       trace,
       // Loaded by the tool listing of a modern HTTP connection.
-      headers: paramHeaders && this.#connection.mirrorsParams
-        ? paramHeaders.paramHeaderValues(tool.inputSchema, args)
+      headers: paramHeaders.value && this.#connection.mirrorsParams
+        ? paramHeaders.value.paramHeaderValues(tool.inputSchema, args)
         : undefined,
     };
     const taskSupport = tool.execution?.taskSupport;
@@ -904,8 +912,7 @@ export class MCPToolAdapter {
     if (tool.outputSchema !== undefined && this.#validateOutput) {
       // Loaded with the first tool that declares an output schema; from
       // then on, and once its validator is compiled, checked without a wait.
-      const check = outputCheck ??
-        (outputCheck = await import("./protocol/output.ts"));
+      const check = outputCheck.value ?? await outputCheck.load();
       let problem = check.outputProblem(tool.outputSchema, result);
       if (problem instanceof Promise) problem = await problem;
       if (problem !== undefined) {
@@ -1009,12 +1016,12 @@ export class MCPToolAdapter {
     uri: string,
     options: ReadUiResourceOptions = {},
   ): Promise<MCPUiResource> {
-    apps ??= await import("./apps/apps.ts");
+    const { readUi, DEFAULT_MAX_UI_BYTES } = await apps.load();
     const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
       this.#requestTimeoutMs;
-    return await apps.readUi(uri, {
+    return await readUi(uri, {
       server: this.config.name,
-      maxBytes: options.maxBytes ?? apps.DEFAULT_MAX_UI_BYTES,
+      maxBytes: options.maxBytes ?? DEFAULT_MAX_UI_BYTES,
       read: (uri) =>
         this.#connection.request("resources/read", { uri }, {
           timeoutMs,
@@ -1249,7 +1256,7 @@ export class MCPToolAdapter {
   }
 
   #contentOf(): Promise<Content> {
-    return this.#content ??= import("./adapter/content.ts").then(
+    return this.#content ??= content.load().then(
       ({ Content }) =>
         new Content({
           connection: this.#connection,
@@ -1356,8 +1363,8 @@ export class MCPToolAdapter {
    * one way to reach it where it must exist, so nothing reads it before.
    */
   async #toolWatch(): Promise<ToolWatch> {
-    watching ??= await import("./tools/watch.ts");
-    return this.#watch ??= new watching.ToolWatch(
+    const { ToolWatch } = await watching.load();
+    return this.#watch ??= new ToolWatch(
       this.config.name,
       this.#pinning,
       (drift) => this.#tell(this.#driftListeners, drift),
@@ -1438,7 +1445,7 @@ export class MCPToolAdapter {
     // Every page has the request deadline, and so has the whole listing: a
     // server paging slowly forever cannot keep discoverTools() waiting.
     // The pager and the tools' reader load with the first listing.
-    const { listAllTools } = await import("./protocol/tool_list.ts");
+    const { listAllTools } = await toolList.load();
     const startedAt = performance.now();
     const { tools, hints } = await listAllTools(
       (cursor) =>
@@ -1457,16 +1464,15 @@ export class MCPToolAdapter {
     // MCP Apps metadata rides in `_meta`: its reader loads with the first tool that has one.
     for (const tool of tools.values()) {
       if (tool._meta === undefined) continue;
-      apps ??= await import("./apps/apps.ts");
-      apps.attachUi(
+      (await apps.load()).attachUi(
         tools.values(),
         (message) => this.#note("invalid_tool", message),
       );
       break;
     }
     if (this.#connection.mirrorsParams) {
-      paramHeaders ??= await import("./protocol/param_headers.ts");
-      this.#dropInvalidHeaders(tools, paramHeaders.headerProblem);
+      const { headerProblem } = await paramHeaders.load();
+      this.#dropInvalidHeaders(tools, headerProblem);
     }
     await (await this.#toolWatch()).update(tools);
     if (this.#toolsGeneration === generation) {
@@ -1518,7 +1524,7 @@ export class MCPToolAdapter {
 
   /** Says what the server has instead; the suggestions load on this failure path only. */
   async #notFoundMessage(name: string): Promise<string> {
-    const { didYouMean } = await import("./util/closest.ts");
+    const { didYouMean } = await closest.load();
     const names = [...(this.#tools?.keys() ?? [])].filter((tool) =>
       !this.#filter || this.#filter(tool)
     );
