@@ -14,7 +14,6 @@ import {
   validateServerConfig,
 } from "./server_config.ts";
 import {
-  checkTimeoutMs,
   Connection,
   type ConnectOptions,
   type MCPServerInfo,
@@ -73,7 +72,7 @@ import type { CreatedTask, Tracked } from "./tasks/durable.ts";
 import { checkMaxMessageBytes } from "./transports/limits.ts";
 import { asError, errorMessage } from "./util/errors.ts";
 import { lazy } from "./util/lazy.ts";
-import { race } from "./util/time.ts";
+import { checkTimeoutMs, race } from "./util/time.ts";
 import { VERSION } from "./version.ts";
 import type { Content } from "./adapter/content.ts";
 import type * as shapes from "./protocol/content_types.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { checkTimeoutMs } from "../protocol/connection.ts";
+import { checkTimeoutMs } from "../util/time.ts";
 import {
   completionOf,
   promptMessages,

@@ -45,7 +45,7 @@ import {
 } from "../transports/create.ts";
 import { mergeSecrets, redact, redactError } from "../util/redact.ts";
 import { asError, errorMessage } from "../util/errors.ts";
-import { race, timerMs } from "../util/time.ts";
+import { checkTimeoutMs, race, timerMs } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
@@ -993,25 +993,4 @@ export class Connection {
       timeoutMs: this.#options.connectTimeoutMs,
     }).catch((error) => this.#options.onError?.(asError(error)));
   }
-}
-
-/**
- * Checks an optional deadline option.
- *
- * @throws {MCPConfigError} When it is not a positive finite number of milliseconds.
- */
-export function checkTimeoutMs(
-  field: string,
-  value: number | undefined,
-): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new MCPConfigError(
-      field,
-      `${field} must be a positive number of milliseconds (e.g. 30000), got ${
-        JSON.stringify(value)
-      }`,
-    );
-  }
-  return value;
 }
