@@ -64,7 +64,7 @@ import type {
   ToolAnnotations,
   ToolCapability,
 } from "./types.ts";
-import { validatorFor } from "./protocol/validation.ts";
+import { validatorFor } from "./validation/validation.ts";
 import { configSecrets, redact, redactError } from "./util/redact.ts";
 import type { MCPTelemetryOptions } from "./telemetry/types.ts";
 import type { TaskHandle, TaskStore } from "./tasks/store.ts";
@@ -206,14 +206,14 @@ export interface RegisterToolsOptions {
 
 /** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
 const ANY_ARGUMENTS = {};
-/** The output check, loaded with the first tool that declares an output schema. */
-const outputCheck = lazy(() => import("./protocol/output.ts"));
 /** MCP Apps, loaded by the first tool list with `_meta` or the first `readUiResource()`. */
 const apps = lazy(() => import("./apps/apps.ts"));
 /** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
 const paramHeaders = lazy(() => import("./protocol/param_headers.ts"));
 /** Fingerprints, drift and pins, loaded by the first tool listing. */
 const watching = lazy(() => import("./tools/watch.ts"));
+/** The output check, loaded with the first tool that declares an output schema. */
+const outputCheck = lazy(() => import("./validation/output.ts"));
 /** Durable tasks, loaded by the first task (or task store method). */
 const durable = lazy(() => import("./tasks/durable.ts"));
 /** Resources, prompts and completion, loaded by the first use of one. */

@@ -363,7 +363,7 @@ describe("the root entry bundled with esbuild for platform neutral", () => {
         kib(gzipped)
       } gzip, over its budget of ${
         kib(BUDGET_GZIP_BYTES)
-      }: load the new code lazily (as src/protocol/validation.ts loads its validator) or make room`,
+      }: load the new code lazily (as src/validation/validation.ts loads its validator) or make room`,
     );
     const lazy = [
       ...backends.map((chunk) =>

@@ -6,8 +6,8 @@ import {
   SCHEMA_STEP_BUDGET,
   STEP_LIMITS,
   vetPatterns,
-} from "../../src/protocol/_pattern_safety.ts";
-import { rawToolsPeer } from "./_raw_tools.ts";
+} from "../../src/validation/_pattern_safety.ts";
+import { rawToolsPeer } from "../protocol/_raw_tools.ts";
 
 /**
  * Safe patterns whose analysis takes a while (up to ~300 steps, 5–20 ms on

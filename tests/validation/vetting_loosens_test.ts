@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { compileValidator } from "../../src/protocol/validation.ts";
-import { outputProblem } from "../../src/protocol/output.ts";
-import { vetPatterns } from "../../src/protocol/_pattern_safety.ts";
-import { rawToolsPeer } from "./_raw_tools.ts";
+import { compileValidator } from "../../src/validation/validation.ts";
+import { outputProblem } from "../../src/validation/output.ts";
+import { vetPatterns } from "../../src/validation/_pattern_safety.ts";
+import { rawToolsPeer } from "../protocol/_raw_tools.ts";
 
 /** A pattern redos-detector cannot prove safe: it is left to the server. */
 const UNSAFE = "^(a+)+$";

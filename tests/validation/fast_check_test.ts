@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Schema, Validator } from "@cfworker/json-schema";
-import { compileFastCheck } from "../../src/protocol/_fast_check.ts";
+import { compileFastCheck } from "../../src/validation/_fast_check.ts";
 
 /** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {

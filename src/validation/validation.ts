@@ -1,13 +1,16 @@
 /**
- * Validation against a tool's `inputSchema` (and, through `output.ts`, its
- * `outputSchema`) with
- * `@cfworker/json-schema`: no `eval`/`new Function`, so it runs on edge
- * runtimes. The schema comes from the server, so nothing in it may stall
- * the process: patterns are vetted first (`_pattern_safety.ts`, loaded only
- * for schemas that have patterns). The validator itself (`_validator.ts`:
- * cfworker, the compiled quick check, the messages) is loaded with the first
- * schema compiled, so a program that never calls a tool never loads it.
- * Internal.
+ * JSON Schema validation, the face of `src/validation/`: a tool's
+ * arguments against its `inputSchema` (`validatorFor`) and, through
+ * `output.ts`, its `structuredContent` against its `outputSchema`, with
+ * `@cfworker/json-schema`: no
+ * `eval`/`new Function`, so it runs on edge runtimes. Each validator is
+ * compiled once per schema object and cached, never per call or per tool
+ * list. The schema comes from the server, so nothing in it may stall the
+ * process: patterns are vetted first (`_pattern_safety.ts`, loaded only for
+ * schemas that have patterns). The validator itself (`_validator.ts`:
+ * cfworker, the compiled quick check, the messages) is loaded with the
+ * first schema compiled, so a program that never calls a tool never loads
+ * it. Internal.
  *
  * @module
  */
@@ -25,7 +28,7 @@ type Cache = WeakMap<
 /**
  * Every compiled validator, by what it checks and schema object: compiled
  * once and shared by every check of that schema (a tool's arguments; its
- * output through `output.ts`). A refreshed tool list brings new schema
+ * output). A refreshed tool list brings new schema
  * objects; the old validators go with the old objects.
  */
 const validators: Record<Subject, Cache> = {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { outputProblem } from "../../src/protocol/output.ts";
-import { validatorFor } from "../../src/protocol/validation.ts";
+import { outputProblem } from "../../src/validation/output.ts";
+import { validatorFor } from "../../src/validation/validation.ts";
 
 const schema = {
   type: "object",

@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { compileValidator } from "../../src/protocol/validation.ts";
-import { vetPatterns } from "../../src/protocol/_pattern_safety.ts";
+import { compileValidator } from "../../src/validation/validation.ts";
+import { vetPatterns } from "../../src/validation/_pattern_safety.ts";
 
 describe("compileValidator()", () => {
   it("checks a safe pattern locally", async () => {

@@ -2,13 +2,13 @@
  * Checks a tool result's `structuredContent` against the tool's
  * `outputSchema` (the specification: clients SHOULD validate), with the same
  * validators as the argument checks — compiled once per schema object and
- * cached (`validatorFor`), never per call or per tool list. Internal.
+ * cached (`validatorFor`), never per call or per tool list. Loaded with the
+ * first tool that declares an output schema. Internal.
  *
  * @module
  */
 
 import type { JsonSchema } from "../types.ts";
-import type { Result } from "./session.ts";
 import { type ArgumentValidator, validatorFor } from "./validation.ts";
 
 /**
@@ -24,7 +24,7 @@ import { type ArgumentValidator, validatorFor } from "./validation.ts";
  */
 export function outputProblem(
   schema: JsonSchema,
-  result: Result,
+  result: Record<string, unknown>,
 ): string | undefined | Promise<string | undefined> {
   if (result.isError === true) return undefined;
   if (result.structuredContent === undefined) {
@@ -39,7 +39,7 @@ export function outputProblem(
 
 function problemsOf(
   validator: ArgumentValidator,
-  result: Result,
+  result: Record<string, unknown>,
 ): string | undefined {
   const problems = validator(
     result.structuredContent as Record<string, unknown>,

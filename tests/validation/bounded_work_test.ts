@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { compileValidator } from "../../src/protocol/validation.ts";
-import { MAX_UNIQUE_ITEMS_WORK } from "../../src/protocol/_validator.ts";
+import { compileValidator } from "../../src/validation/validation.ts";
+import { MAX_UNIQUE_ITEMS_WORK } from "../../src/validation/_validator.ts";
 
 const tagsSchema = {
   type: "object",
@@ -62,7 +62,7 @@ describe("validation work is bounded", () => {
 describe("validation messages stay short", () => {
   it("quotes a 20,000-entry enum in part, and lists at most 30 property names", async () => {
     const { compileValidator } = await import(
-      "../../src/protocol/validation.ts"
+      "../../src/validation/validation.ts"
     );
     const values = Array.from({ length: 20_000 }, (_, i) => `value-${i}`);
     const validate = await compileValidator({
