@@ -25,7 +25,7 @@ import {
   type ClientHandlers,
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
-import type { TaskCallOptions } from "./_task_watch.ts";
+import type { TaskCallOptions } from "./tasks/watch.ts";
 import type { ListenOptions, Subscription } from "./_listen.ts";
 
 export type {
@@ -882,7 +882,7 @@ export class Connection {
   /**
    * Calls a tool as a task (MCP 2025-11-25): creates it, polls it to its
    * end and returns its result, as `request("tools/call", …)` would. The
-   * task machinery (`_tasks.ts`) is loaded on the first task call. With
+   * task machinery (`tasks/legacy.ts`) is loaded on the first task call. With
    * `resumed`, the answer that created a task earlier (maybe in another
    * process: durable tasks), follows that task instead, of either era.
    *
@@ -903,7 +903,7 @@ export class Connection {
         resumed,
       );
     }
-    const { runToolTask } = await import("./_tasks.ts");
+    const { runToolTask } = await import("./tasks/legacy.ts");
     const tasks = this.#server?.capabilities.tasks as { cancel?: unknown };
     return await runToolTask(
       {

@@ -2,17 +2,17 @@
  * What both kinds of task call keep while they follow a task: its last
  * status and message, the poll interval the server suggests, and the two
  * deadlines (idle time, pushed back by every change the task shows, and
- * the whole call's). Used by the 2025-11-25 tasks (`_tasks.ts`) and the
- * 2026 tasks extension (`_task_ext.ts`); the two differ in how a task is
+ * the whole call's). Used by the 2025-11-25 tasks (`legacy.ts`) and the
+ * 2026 tasks extension (`modern.ts`); the two differ in how a task is
  * created, asked for input and finished, not in how it is watched.
  * Internal.
  *
  * @module
  */
 
-import { MCPAdapterError, MCPTimeoutError } from "../errors.ts";
-import type { MCPTaskState, MCPTaskStatus } from "../types.ts";
-import type { RequestOptions, Result } from "./session.ts";
+import { MCPAdapterError, MCPTimeoutError } from "../../errors.ts";
+import type { MCPTaskState, MCPTaskStatus } from "../../types.ts";
+import type { RequestOptions, Result } from "../session.ts";
 
 /** Every task status. */
 const STATES: readonly MCPTaskState[] = [

@@ -18,12 +18,12 @@ import {
   MCPAdapterError,
   MCPProtocolError,
   MCPTimeoutError,
-} from "../errors.ts";
-import { isRecord } from "../util/values.ts";
-import { race, timerMs } from "../util/time.ts";
-import type { ClientHandlers } from "./handlers.ts";
-import { answerAll } from "./_input.ts";
-import type { RequestOptions, Result } from "./session.ts";
+} from "../../errors.ts";
+import { isRecord } from "../../util/values.ts";
+import { race, timerMs } from "../../util/time.ts";
+import type { ClientHandlers } from "../handlers.ts";
+import { answerAll } from "../_answer.ts";
+import type { RequestOptions, Result } from "../session.ts";
 import {
   CANCEL_TIMEOUT_MS,
   checkTaskId,
@@ -31,7 +31,7 @@ import {
   malformedTask,
   type TaskCallOptions,
   TaskWatch,
-} from "./_task_watch.ts";
+} from "./watch.ts";
 
 /** What a modern task needs from its connection. */
 export interface ModernTaskContext {

@@ -20,10 +20,10 @@ import {
   MCPProtocolError,
   MCPSessionExpiredError,
   MCPTimeoutError,
-} from "../errors.ts";
-import type { RequestId } from "../transports/transport.ts";
-import type { Result, Session } from "./session.ts";
-import { isRecord } from "../util/values.ts";
+} from "../../errors.ts";
+import type { RequestId } from "../../transports/transport.ts";
+import type { Result, Session } from "../session.ts";
+import { isRecord } from "../../util/values.ts";
 import {
   CANCEL_TIMEOUT_MS,
   checkTaskId,
@@ -32,8 +32,8 @@ import {
   MIN_POLL_MS,
   type TaskCallOptions,
   TaskWatch,
-} from "./_task_watch.ts";
-import { delay } from "../util/time.ts";
+} from "./watch.ts";
+import { delay } from "../../util/time.ts";
 
 /** What a task call needs from its connection. */
 export interface TaskConnection {
