@@ -29,7 +29,7 @@
  * @module
  */
 
-export { MCPToolAdapter } from "./src/adapter.ts";
+export { MCPToolAdapter } from "./src/adapter/adapter.ts";
 export type {
   ConnectOptions,
   InvokeOptions,
@@ -38,7 +38,7 @@ export type {
   RegisterToolsOptions,
   ResumeTaskOptions,
   TransportFactory,
-} from "./src/adapter.ts";
+} from "./src/adapter/adapter.ts";
 export type { TaskHandle, TaskStore } from "./src/tasks/store.ts";
 export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
 export type {

@@ -10,14 +10,14 @@ import {
   type MCPProtocolEra,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
-} from "./adapter.ts";
+} from "./adapter/adapter.ts";
 import { configSecrets, redact } from "./util/redact.ts";
 import { SerialQueue } from "./util/serial_queue.ts";
 import { delay } from "./util/time.ts";
 import type { ServerEntry } from "./config/load.ts";
 import { type MCPServerConfig, validateServerConfig } from "./server_config.ts";
 import { isRecord } from "./util/values.ts";
-import type { OAuthClientProviderLike } from "./adapter.ts";
+import type { OAuthClientProviderLike } from "./adapter/adapter.ts";
 import {
   MCPAdapterError,
   MCPConfigError,

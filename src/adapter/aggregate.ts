@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { MCPToolAdapter } from "../adapter.ts";
+import type { MCPToolAdapter } from "./adapter.ts";
 import type * as shapes from "../protocol/content_types.ts";
 import { quoted } from "../protocol/resource_list.ts";
 import { didYouMean } from "../util/closest.ts";

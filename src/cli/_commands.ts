@@ -15,7 +15,7 @@ import type {
   MCPToolFailure,
   MCPToolResult,
 } from "../types.ts";
-import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter/adapter.ts";
 import { toolArguments } from "./_arguments.ts";
 import { errorMessage } from "../util/errors.ts";
 import { printable, printableText } from "../util/terminal.ts";

@@ -11,7 +11,7 @@ import type {
   ClientHandlers,
   ElicitationRequest,
   ElicitationResult,
-} from "../adapter.ts";
+} from "../adapter/adapter.ts";
 import type { CliOutput } from "./_output.ts";
 import { isRecord } from "../util/values.ts";
 import { printable, printableText } from "../util/terminal.ts";

@@ -18,7 +18,7 @@ import process from "node:process";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { ServerEntry } from "../config/load.ts";
-import { MCPToolAdapter } from "../adapter.ts";
+import { MCPToolAdapter } from "../adapter/adapter.ts";
 import { MCPAuthorizationRequiredError, MCPConfigError } from "../errors.ts";
 import { errorMessage } from "../util/errors.ts";
 import { printable } from "../util/terminal.ts";

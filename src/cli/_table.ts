@@ -7,7 +7,7 @@
  * @module
  */
 
-import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter/adapter.ts";
 import {
   callCommand,
   checkCommand,

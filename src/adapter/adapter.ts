@@ -6,20 +6,20 @@
  * @module
  */
 
-import { inferCapabilities, resolveCapability } from "./tools/capabilities.ts";
-import type { CapabilityOverrides } from "./tools/capabilities.ts";
+import { inferCapabilities, resolveCapability } from "../tools/capabilities.ts";
+import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import {
   type MCPServerConfig,
   type MCPTransportKind,
   validateServerConfig,
-} from "./server_config.ts";
+} from "../server_config.ts";
 import {
   Connection,
   type ConnectOptions,
   type MCPServerInfo,
   type TransportFactory,
-} from "./protocol/connection.ts";
-import { type MCPProtocolEra, protocolErrorKind } from "./protocol/era.ts";
+} from "../protocol/connection.ts";
+import { type MCPProtocolEra, protocolErrorKind } from "../protocol/era.ts";
 
 export type { MCPProtocolEra };
 import {
@@ -28,9 +28,9 @@ import {
   MCPNotConnectedError,
   MCPProtocolError,
   MCPTimeoutError,
-} from "./errors.ts";
-import type { ClientHandlers } from "./protocol/handlers.ts";
-import type { OAuthClientProviderLike } from "./transports/oauth.ts";
+} from "../errors.ts";
+import type { ClientHandlers } from "../protocol/handlers.ts";
+import type { OAuthClientProviderLike } from "../transports/oauth.ts";
 
 // The option types of the adapter, for the layers above it (the hub, the CLI),
 // which never reach the protocol or the transports themselves.
@@ -38,18 +38,18 @@ export type {
   ClientHandlers,
   ElicitationRequest,
   ElicitationResult,
-} from "./protocol/handlers.ts";
-export type { OAuthClientProviderLike } from "./transports/oauth.ts";
-import type { RegisteredTool, ToolRegistry } from "./tools/registry.ts";
-import type { PinnedTools } from "./tools/fingerprint.ts";
-import type { ToolDrift } from "./tools/drift.ts";
-import type { ToolWatch } from "./tools/watch.ts";
-import type { Result } from "./protocol/session.ts";
-import { compileToolFilter } from "./tools/filter.ts";
+} from "../protocol/handlers.ts";
+export type { OAuthClientProviderLike } from "../transports/oauth.ts";
+import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
+import type { PinnedTools } from "../tools/fingerprint.ts";
+import type { ToolDrift } from "../tools/drift.ts";
+import type { ToolWatch } from "../tools/watch.ts";
+import type { Result } from "../protocol/session.ts";
+import { compileToolFilter } from "../tools/filter.ts";
 import type {
   MCPAuthorizationCallback,
   MCPTransport,
-} from "./transports/transport.ts";
+} from "../transports/transport.ts";
 import type {
   InvokeOptions,
   JsonSchema,
@@ -63,19 +63,19 @@ import type {
   ReadUiResourceOptions,
   ToolAnnotations,
   ToolCapability,
-} from "./types.ts";
-import { validatorFor } from "./validation/validation.ts";
-import { configSecrets, redact, redactError } from "./util/redact.ts";
-import type { MCPTelemetryOptions } from "./telemetry/types.ts";
-import type { TaskHandle, TaskStore } from "./tasks/store.ts";
-import type { CreatedTask, Tracked } from "./tasks/durable.ts";
-import { checkMaxMessageBytes } from "./transports/limits.ts";
-import { asError, errorMessage } from "./util/errors.ts";
-import { lazy } from "./util/lazy.ts";
-import { checkTimeoutMs, race } from "./util/time.ts";
-import { VERSION } from "./version.ts";
-import type { Content } from "./adapter/content.ts";
-import type * as shapes from "./protocol/content_types.ts";
+} from "../types.ts";
+import { validatorFor } from "../validation/validation.ts";
+import { configSecrets, redact, redactError } from "../util/redact.ts";
+import type { MCPTelemetryOptions } from "../telemetry/types.ts";
+import type { TaskHandle, TaskStore } from "../tasks/store.ts";
+import type { CreatedTask, Tracked } from "../tasks/durable.ts";
+import { checkMaxMessageBytes } from "../transports/limits.ts";
+import { asError, errorMessage } from "../util/errors.ts";
+import { lazy } from "../util/lazy.ts";
+import { checkTimeoutMs, race } from "../util/time.ts";
+import { VERSION } from "../version.ts";
+import type { Content } from "./content.ts";
+import type * as shapes from "../protocol/content_types.ts";
 
 export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
 
@@ -207,21 +207,21 @@ export interface RegisterToolsOptions {
 /** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
 const ANY_ARGUMENTS = {};
 /** MCP Apps, loaded by the first tool list with `_meta` or the first `readUiResource()`. */
-const apps = lazy(() => import("./apps/apps.ts"));
+const apps = lazy(() => import("../apps/apps.ts"));
 /** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
-const paramHeaders = lazy(() => import("./protocol/param_headers.ts"));
+const paramHeaders = lazy(() => import("../protocol/param_headers.ts"));
 /** Fingerprints, drift and pins, loaded by the first tool listing. */
-const watching = lazy(() => import("./tools/watch.ts"));
+const watching = lazy(() => import("../tools/watch.ts"));
 /** The output check, loaded with the first tool that declares an output schema. */
-const outputCheck = lazy(() => import("./validation/output.ts"));
+const outputCheck = lazy(() => import("../validation/output.ts"));
 /** Durable tasks, loaded by the first task (or task store method). */
-const durable = lazy(() => import("./tasks/durable.ts"));
+const durable = lazy(() => import("../tasks/durable.ts"));
 /** Resources, prompts and completion, loaded by the first use of one. */
-const content = lazy(() => import("./adapter/content.ts"));
+const content = lazy(() => import("./content.ts"));
 /** The pager and the tools' reader, loaded by the first listing. */
-const toolList = lazy(() => import("./protocol/tool_list.ts"));
+const toolList = lazy(() => import("../protocol/tool_list.ts"));
 /** "Did you mean": loaded on the path of a tool not found. */
-const closest = lazy(() => import("./util/closest.ts"));
+const closest = lazy(() => import("../util/closest.ts"));
 
 const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
 const noop = () => {};
