@@ -19,7 +19,7 @@ import {
   type MCPServerInfo,
   type TransportFactory,
 } from "../protocol/connection.ts";
-import { type MCPProtocolEra, protocolErrorKind } from "../protocol/era.ts";
+import type { MCPProtocolEra } from "../protocol/era.ts";
 
 export type { MCPProtocolEra };
 import {
@@ -70,8 +70,9 @@ import type { MCPTelemetryOptions } from "../telemetry/types.ts";
 import type { TaskHandle, TaskStore } from "../tasks/store.ts";
 import type { CreatedTask, Tracked } from "../tasks/durable.ts";
 import { checkMaxMessageBytes } from "../transports/limits.ts";
-import { asError, errorMessage } from "../util/errors.ts";
+import { asError } from "../util/errors.ts";
 import { lazy } from "../util/lazy.ts";
+import { callFailed, CallFailure } from "./_envelope.ts";
 import { checkTimeoutMs, race } from "../util/time.ts";
 import { VERSION } from "../version.ts";
 import type { Content } from "./content.ts";
@@ -220,6 +221,8 @@ const durable = lazy(() => import("../tasks/durable.ts"));
 const content = lazy(() => import("./content.ts"));
 /** The pager and the tools' reader, loaded by the first listing. */
 const toolList = lazy(() => import("../protocol/tool_list.ts"));
+/** The result envelopes, loaded by the first call's outcome. */
+const envelopes = lazy(() => import("./_envelope.ts"));
 /** "Did you mean": loaded on the path of a tool not found. */
 const closest = lazy(() => import("../util/closest.ts"));
 
@@ -923,12 +926,10 @@ export class MCPToolAdapter {
         );
       }
     }
-    return {
-      success: true,
-      data: result,
-      error: null,
-      durationMs: performance.now() - started,
-    };
+    return (envelopes.value ?? await envelopes.load()).called(
+      result,
+      started,
+    );
   }
 
   /**
@@ -1273,72 +1274,35 @@ export class MCPToolAdapter {
     return await this.#findTool(name);
   }
 
-  /** The envelope of a failed call, its message redacted. */
-  #fail(
+  /** The envelope of a call that failed before or at the server. */
+  async #fail(
     started: number,
     errorKind: MCPErrorKind,
     error: string,
-    data: Record<string, unknown> = {},
-  ): MCPToolResult {
-    return {
-      success: false,
-      data,
-      error: redact(error, this.#secrets()),
-      errorKind,
-      durationMs: performance.now() - started,
-    };
+    data?: Record<string, unknown>,
+  ): Promise<MCPToolResult> {
+    const { CallFailure } = await envelopes.load();
+    return await this.#failed(
+      "",
+      new CallFailure(errorKind, error, data),
+      undefined,
+      started,
+    );
   }
 
   /** The result envelope for a failed call; only a missing connection throws. */
-  #failed(
+  async #failed(
     name: string,
     error: unknown,
     signal: AbortSignal | undefined,
     started: number,
-  ): MCPToolResult {
-    const fail = (kind: MCPErrorKind, message: string) =>
-      this.#fail(started, kind, message);
-    if (
-      error instanceof MCPNotConnectedError ||
-      error instanceof MCPAuthorizationRequiredError
-    ) {
-      throw redactError(error, this.#secrets());
-    }
-    if (error instanceof MCPTimeoutError) {
-      return fail(
-        "timeout",
-        `Tool "${name}" timeout: ${error.message}. Raise timeoutMs or totalTimeoutMs if the tool needs longer.`,
-      );
-    }
-    if (error instanceof MCPProtocolError) {
-      const { kind, hint } = protocolErrorKind(error);
-      return fail(
-        kind,
-        `Tool "${name}" failed with a server error: ${error.message} (code ${error.rpcCode})${hint}`,
-      );
-    }
-    if (error instanceof MCPAdapterError && error.code === "invalid_response") {
-      return fail(
-        "server_error",
-        `Tool "${name}" failed with a server error: ${error.message}`,
-      );
-    }
-    if (error instanceof MCPAdapterError && error.code === "input_required") {
-      return fail("server_error", `Tool "${name}" failed: ${error.message}`);
-    }
-    if (signal?.aborted) {
-      return fail(
-        "cancelled",
-        `Tool "${name}" was cancelled: ${describeReason(signal.reason)}`,
-      );
-    }
-    if (error instanceof MCPAdapterError && error.code === "task_cancelled") {
-      return fail("cancelled", `Tool "${name}": ${error.message}`);
-    }
-    return fail(
-      "connection",
-      `Tool "${name}" could not be called: ${errorMessage(error)}`,
-    );
+  ): Promise<MCPToolResult> {
+    const { callFailed } = await envelopes.load();
+    return callFailed(error, name, {
+      started,
+      signal,
+      secrets: this.#secrets(),
+    });
   }
 
   /** Tells the tools listeners, or with `drift` the drift listeners. */
@@ -1546,12 +1510,4 @@ function textOf(result: Result): string {
     )
     .map((item) => item.text)
     .join("\n");
-}
-
-function describeReason(reason: unknown): string {
-  return reason instanceof Error
-    ? reason.message
-    : reason === undefined
-    ? "aborted"
-    : String(reason);
 }
