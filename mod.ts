@@ -74,7 +74,7 @@ export {
   MCPSessionExpiredError,
   MCPTimeoutError,
 } from "./src/errors.ts";
-export type { MCPAdapterErrorOptions } from "./src/errors.ts";
+export type { MCPAdapterErrorOptions, MCPErrorCode } from "./src/errors.ts";
 export {
   applyCapabilityOverrides,
   inferCapabilities,

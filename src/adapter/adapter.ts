@@ -72,7 +72,6 @@ import type { CreatedTask, Tracked } from "../tasks/durable.ts";
 import { checkMaxMessageBytes } from "../transports/limits.ts";
 import { asError } from "../util/errors.ts";
 import { lazy } from "../util/lazy.ts";
-import { callFailed, CallFailure } from "./_envelope.ts";
 import { checkTimeoutMs, race } from "../util/time.ts";
 import { VERSION } from "../version.ts";
 import type { Content } from "./content.ts";
