@@ -22,13 +22,7 @@ import {
 import type { MCPProtocolEra } from "../protocol/era.ts";
 
 export type { MCPProtocolEra };
-import {
-  MCPAdapterError,
-  MCPAuthorizationRequiredError,
-  MCPNotConnectedError,
-  MCPProtocolError,
-  MCPTimeoutError,
-} from "../errors.ts";
+import { MCPAdapterError, MCPTimeoutError } from "../errors.ts";
 import type { ClientHandlers } from "../protocol/handlers.ts";
 import type { OAuthClientProviderLike } from "../transports/oauth.ts";
 
