@@ -17,6 +17,7 @@ import {
   Connection,
   type ConnectOptions,
   type MCPServerInfo,
+  type ToolCallOptions,
   type TransportFactory,
 } from "../protocol/connection.ts";
 import type { MCPProtocolEra } from "../protocol/era.ts";
@@ -46,7 +47,6 @@ import type {
 } from "../transports/transport.ts";
 import type {
   InvokeOptions,
-  JsonSchema,
   MCPErrorKind,
   MCPLogHandler,
   MCPLogLevel,
@@ -202,8 +202,6 @@ export interface RegisterToolsOptions {
 const ANY_ARGUMENTS = {};
 /** MCP Apps, loaded by the first tool list with `_meta` or the first `readUiResource()`. */
 const apps = lazy(() => import("../apps/apps.ts"));
-/** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
-const paramHeaders = lazy(() => import("../protocol/param_headers.ts"));
 /** Fingerprints, drift and pins, loaded by the first tool listing. */
 const watching = lazy(() => import("../tools/watch.ts"));
 /** The output check, loaded with the first tool that declares an output schema. */
@@ -212,8 +210,6 @@ const outputCheck = lazy(() => import("../validation/output.ts"));
 const durable = lazy(() => import("../tasks/durable.ts"));
 /** Resources, prompts and completion, loaded by the first use of one. */
 const content = lazy(() => import("./content.ts"));
-/** The pager and the tools' reader, loaded by the first listing. */
-const toolList = lazy(() => import("../protocol/tool_list.ts"));
 /** The result envelopes, loaded by the first call's outcome. */
 const envelopes = lazy(() => import("./_envelope.ts"));
 /** "Did you mean": loaded on the path of a tool not found. */
@@ -850,8 +846,7 @@ export class MCPToolAdapter {
     }
     let result: Result;
     let tracked: Promise<Tracked> | undefined;
-    const params = { name, arguments: args };
-    const requestOptions = {
+    const requestOptions: ToolCallOptions = {
       timeoutMs,
       totalTimeoutMs,
       startedAt: started,
@@ -863,30 +858,21 @@ export class MCPToolAdapter {
         ? undefined
         : (task: CreatedTask) =>
           tracked = this.#durable().then((tasks) =>
-            tasks.track(task, params, requestOptions)
+            tasks.track(task, { name, arguments: args }, requestOptions)
           ),
       trace,
-      // Loaded by the tool listing of a modern HTTP connection.
-      headers: paramHeaders.value && this.#connection.mirrorsParams
-        ? paramHeaders.value.paramHeaderValues(tool.inputSchema, args)
-        : undefined,
+      task: options.task,
+      resume,
     };
-    const taskSupport = tool.execution?.taskSupport;
     try {
-      result = await (resume
-        ? this.#connection.callTask({ name }, requestOptions, resume)
-        : (taskSupport === "required" ||
-            (taskSupport === "optional" && options.task === true)) &&
-            this.#connection.acceptsToolTasks
-        ? this.#connection.callTask(params, requestOptions)
-        : this.#connection.request(
-          "tools/call",
-          params,
-          requestOptions,
-          // The clock was read at the start, and not since unless the call
-          // waited (each read is an op on Deno).
-          waited ? undefined : started,
-        ));
+      // The clock was read at the start, and not since unless the call
+      // waited (each read is an op on Deno).
+      result = await this.#connection.callTool(
+        tool,
+        args,
+        requestOptions,
+        waited ? undefined : started,
+      );
     } catch (error) {
       // A task's handle goes, or stays for a resume when the call was cut off.
       await (await tracked)?.end(error);
@@ -1400,22 +1386,9 @@ export class MCPToolAdapter {
     const generation = this.#toolsGeneration;
     // Every page has the request deadline, and so has the whole listing: a
     // server paging slowly forever cannot keep discoverTools() waiting.
-    // The pager and the tools' reader load with the first listing.
-    const { listAllTools } = await toolList.load();
-    const startedAt = performance.now();
-    const { tools, hints } = await listAllTools(
-      (cursor) =>
-        this.#connection.request(
-          "tools/list",
-          cursor === undefined ? undefined : { cursor },
-          {
-            timeoutMs: this.#requestTimeoutMs,
-            totalTimeoutMs: this.#requestTimeoutMs,
-            startedAt,
-          },
-        ),
-      this.config.name,
-      this.#connection.serverInfo?.era === "modern",
+    const { tools, freshUntil, personal } = await this.#connection.listTools(
+      this.#requestTimeoutMs,
+      (message) => this.#note("invalid_tool", message),
     );
     // MCP Apps metadata rides in `_meta`: its reader loads with the first tool that has one.
     for (const tool of tools.values()) {
@@ -1426,39 +1399,13 @@ export class MCPToolAdapter {
       );
       break;
     }
-    if (this.#connection.mirrorsParams) {
-      const { headerProblem } = await paramHeaders.load();
-      this.#dropInvalidHeaders(tools, headerProblem);
-    }
     await (await this.#toolWatch()).update(tools);
     if (this.#toolsGeneration === generation) {
       this.#tools = tools;
-      this.#toolsFreshUntil = startedAt + hints.ttlMs;
-      this.#toolsPrivate = hints.personal;
+      this.#toolsFreshUntil = freshUntil;
+      this.#toolsPrivate = personal;
     }
     return tools;
-  }
-
-  /**
-   * Leaves out the tools whose `x-mcp-header` annotations break the rules
-   * of MCP 2026-07-28 (a client on HTTP must not call them), each with a
-   * note to `onError`.
-   */
-  #dropInvalidHeaders(
-    tools: Map<string, MCPToolDescriptor>,
-    headerProblem: (schema: JsonSchema) => string | undefined,
-  ): void {
-    for (const [name, tool] of tools) {
-      const problem = headerProblem(tool.inputSchema);
-      if (problem === undefined) continue;
-      tools.delete(name);
-      this.#note(
-        "invalid_tool",
-        `tool ${
-          JSON.stringify(name.slice(0, 80))
-        } is left out of the tool list: its input schema's ${problem}. Report this to the server's maintainers.`,
-      );
-    }
   }
 
   /** Finds an exposed tool, refreshing a stale or missing list once. */

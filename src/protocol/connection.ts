@@ -26,6 +26,9 @@ import {
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { TaskCallOptions } from "./tasks/watch.ts";
+import type { ToolList } from "./tool_list.ts";
+
+export type { ToolList };
 import type { ListenOptions, Subscription } from "./_listen.ts";
 
 export type {
@@ -48,7 +51,12 @@ import { asError, errorMessage } from "../util/errors.ts";
 import { checkTimeoutMs, race, timerMs } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
-import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
+import type {
+  MCPLogHandler,
+  MCPLogLevel,
+  MCPToolDescriptor,
+} from "../types.ts";
+import { lazy } from "../util/lazy.ts";
 import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/hook.ts";
 import type { MCPTelemetryOptions } from "../telemetry/types.ts";
 import {
@@ -88,6 +96,11 @@ const MAX_INPUT_ROUNDS = 10;
  * runs `initialize` at once. Forgotten when that fails.
  */
 const legacyEndpoints = new Set<string>();
+
+/** The pager and the tools' reader, loaded by the first listing. */
+const toolList = lazy(() => import("./tool_list.ts"));
+/** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
+const paramHeaders = lazy(() => import("./param_headers.ts"));
 
 /** Thrown inside a handshake: the stdio server exited on the probe. */
 class RestartForHandshake extends Error {}
@@ -130,6 +143,14 @@ export interface MCPServerInfo {
   capabilities: Record<string, unknown>;
   /** Usage hints for the model, when the server sent some. */
   instructions?: string;
+}
+
+/** How a tool is called: `invoke()`'s request options, and the task it may be or resume. */
+export interface ToolCallOptions extends TaskCallOptions {
+  /** Ask for a task when the tool allows one (`taskSupport: "optional"`). */
+  task?: boolean | undefined;
+  /** The answer that created a task earlier: follow that task instead of calling. */
+  resume?: Result | undefined;
 }
 
 /** Why a tool list may have changed: our own connect/close, or the server's doing. */
@@ -248,7 +269,7 @@ export class Connection {
    * Whether requests go over modern streamable HTTP, where tools' `x-mcp-header`
    * parameters are mirrored into `Mcp-Param-*` headers.
    */
-  get mirrorsParams(): boolean {
+  get #mirrorsParams(): boolean {
     return this.#server?.era === "modern" && this.#kind === "streamable-http";
   }
 
@@ -866,12 +887,88 @@ export class Connection {
   }
 
   /**
+   * Lists the server's tools (`tools/list`), every page within one
+   * deadline; the reader (`tool_list.ts`) loads with the first listing.
+   * Each entry is read and checked; on modern HTTP a tool whose
+   * `x-mcp-header` annotations break the rules is left out, with a `note`
+   * (a client must not call it). The list says until when it is fresh and
+   * whether it is the user's own (MCP 2026-07-28 `ttlMs`, `cacheScope`).
+   *
+   * @param timeoutMs The deadline of each page and of the whole listing.
+   * @param note Told what was left out, and why.
+   * @throws {MCPNotConnectedError} When not connected.
+   * @throws {MCPAdapterError} `invalid_response` when the pagination is broken.
+   */
+  async listTools(
+    timeoutMs: number,
+    note: (message: string) => void,
+  ): Promise<ToolList> {
+    const startedAt = performance.now();
+    const [{ listAllTools }, headers] = await Promise.all([
+      toolList.load(),
+      this.#mirrorsParams ? paramHeaders.load() : undefined,
+    ]);
+    return await listAllTools(
+      (cursor) =>
+        this.request(
+          "tools/list",
+          cursor === undefined ? undefined : { cursor },
+          { timeoutMs, totalTimeoutMs: timeoutMs, startedAt },
+        ),
+      {
+        server: this.#name,
+        modern: this.#server?.era === "modern",
+        startedAt,
+        headerProblem: headers?.headerProblem,
+        note,
+      },
+    );
+  }
+
+  /**
+   * Calls a tool (`tools/call`): as a task when the tool requires one, or
+   * allows one and `options.task` asks, and the server takes tasks
+   * (2025-11-25; a modern server may answer any call with a task of the
+   * extension); with `options.resume`, follows the task an earlier call
+   * created (durable tasks). On modern HTTP the tool's `x-mcp-header`
+   * parameters go as `Mcp-Param-*` headers too.
+   *
+   * @param tool The tool, as listed.
+   * @param args Its arguments, checked.
+   * @param options Deadlines, cancellation, progress, task status and the telemetry parent.
+   * @param now `performance.now()` read by the caller, when it did not wait since.
+   * @throws {MCPNotConnectedError} When not connected, or the session ends.
+   */
+  callTool(
+    tool: MCPToolDescriptor,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+    now?: number,
+  ): Promise<Result> {
+    const params = { name: tool.name, arguments: args };
+    // Loaded by the tool listing of a modern HTTP connection.
+    const headers = this.#mirrorsParams
+      ? paramHeaders.value?.paramHeaderValues(tool.inputSchema, args)
+      : undefined;
+    const sent = headers === undefined ? options : { ...options, headers };
+    if (options.resume) {
+      return this.#callTask({ name: tool.name }, sent, options.resume);
+    }
+    const taskSupport = tool.execution?.taskSupport;
+    return (taskSupport === "required" ||
+        (taskSupport === "optional" && options.task === true)) &&
+        this.#acceptsToolTasks
+      ? this.#callTask(params, sent)
+      : this.request("tools/call", params, sent, now);
+  }
+
+  /**
    * Whether the server takes task-augmented `tools/call` (2025-11-25's
    * `tasks.requests.tools.call`). The era decides: a modern server's tasks
    * are the extension's, which any request may answer with, whatever its
    * capabilities repeat of the 2025 era.
    */
-  get acceptsToolTasks(): boolean {
+  get #acceptsToolTasks(): boolean {
     if (this.#server?.era !== "legacy") return false;
     const tasks = this.#server?.capabilities.tasks as
       | { requests?: { tools?: { call?: unknown } } }
@@ -888,7 +985,7 @@ export class Connection {
    *
    * @throws {MCPNotConnectedError} When not connected, or the session ends.
    */
-  async callTask(
+  async #callTask(
     params: Record<string, unknown>,
     options: TaskCallOptions,
     resumed?: Result,
