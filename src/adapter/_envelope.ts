@@ -6,8 +6,8 @@
  * (a {@linkcode CallFailure} a stage of the call raised, a JSON-RPC error
  * by its code, this library's errors by their typed `code`), and a
  * message, cleared of secrets, that names what failed and says what to
- * do. Only a missing connection, or a login the user must approve, is
- * thrown. Internal.
+ * do. Only a missing connection, a login the user must approve and a
+ * tool held back by its pin are thrown. Internal.
  *
  * @module
  */
@@ -110,6 +110,7 @@ export function failed(
  * @param context When the call started, its signal, the secrets to keep out.
  * @throws {MCPNotConnectedError} When the connection is missing or lost.
  * @throws {MCPAuthorizationRequiredError} When the user must approve a login.
+ * @throws {MCPToolHeldError} When the tool is held back by its pin.
  */
 export function callFailed(
   error: unknown,
@@ -200,7 +201,8 @@ function classify(
   });
   if (
     error instanceof MCPNotConnectedError ||
-    error instanceof MCPAuthorizationRequiredError
+    error instanceof MCPAuthorizationRequiredError ||
+    hasCode(error, "tool_held")
   ) throw redactError(error, context.secrets);
   if (error instanceof MCPTimeoutError) {
     return told("timeout", wording.timeout, error.message);

@@ -6,27 +6,62 @@
  * @module
  */
 
-import { inferCapabilities, resolveCapability } from "../tools/capabilities.ts";
-import type { CapabilityOverrides } from "../tools/capabilities.ts";
+import { inferCapabilities } from "../tools/capabilities.ts";
 import {
   type MCPServerConfig,
   type MCPTransportKind,
   validateServerConfig,
 } from "../server_config.ts";
-import {
+import type {
   Connection,
-  type ConnectOptions,
-  type MCPServerInfo,
-  type ToolCallOptions,
-  type TransportFactory,
+  ConnectOptions,
+  MCPServerInfo,
+  TransportFactory,
 } from "../protocol/connection.ts";
 import type { MCPProtocolEra } from "../protocol/era.ts";
+import type * as shapes from "../protocol/content_types.ts";
+import { MCPAdapterError } from "../errors.ts";
+import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
+import type { PinnedTools } from "../tools/fingerprint.ts";
+import type { ToolDrift } from "../tools/drift.ts";
+import type { TaskHandle, TaskStore } from "../tasks/store.ts";
+import type { MCPAuthorizationCallback } from "../transports/transport.ts";
+import type {
+  InvokeOptions,
+  MCPLogLevel,
+  MCPToolDescriptor,
+  MCPToolFilter,
+  MCPToolResult,
+  MCPUiResource,
+  ReadUiResourceOptions,
+  ToolCapability,
+} from "../types.ts";
+import { asError } from "../util/errors.ts";
+import { lazy } from "../util/lazy.ts";
+import { configSecrets, redact, redactError } from "../util/redact.ts";
+import { checkTimeoutMs } from "../util/time.ts";
+import { type Caller, invoke, runCall } from "./_invoke.ts";
+import { ServerTools } from "./_tools.ts";
+import type { Content } from "./content.ts";
+import {
+  connectionOf,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type MCPToolAdapterOptions,
+  type RegisterToolsOptions,
+  type ResumeTaskOptions,
+} from "./options.ts";
 
-export type { MCPProtocolEra };
-import { MCPAdapterError, MCPTimeoutError } from "../errors.ts";
-import type { ClientHandlers } from "../protocol/handlers.ts";
-import type { OAuthClientProviderLike } from "../transports/oauth.ts";
-
+export type {
+  ConnectOptions,
+  InvokeOptions,
+  MCPProtocolEra,
+  MCPServerInfo,
+  MCPToolAdapterOptions,
+  RegisterToolsOptions,
+  ResumeTaskOptions,
+  TransportFactory,
+};
+export { DEFAULT_REQUEST_TIMEOUT_MS };
 // The option types of the adapter, for the layers above it (the hub, the CLI),
 // which never reach the protocol or the transports themselves.
 export type {
@@ -35,191 +70,13 @@ export type {
   ElicitationResult,
 } from "../protocol/handlers.ts";
 export type { OAuthClientProviderLike } from "../transports/oauth.ts";
-import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
-import type { PinnedTools } from "../tools/fingerprint.ts";
-import type { ToolDrift } from "../tools/drift.ts";
-import type { ToolWatch } from "../tools/watch.ts";
-import type { Result } from "../protocol/session.ts";
-import { compileToolFilter } from "../tools/filter.ts";
-import type {
-  MCPAuthorizationCallback,
-  MCPTransport,
-} from "../transports/transport.ts";
-import type {
-  InvokeOptions,
-  MCPErrorKind,
-  MCPLogHandler,
-  MCPLogLevel,
-  MCPToolDescriptor,
-  MCPToolFilter,
-  MCPToolResult,
-  MCPUiResource,
-  ReadUiResourceOptions,
-  ToolAnnotations,
-  ToolCapability,
-} from "../types.ts";
-import { validatorFor } from "../validation/validation.ts";
-import { configSecrets, redact, redactError } from "../util/redact.ts";
-import type { MCPTelemetryOptions } from "../telemetry/types.ts";
-import type { TaskHandle, TaskStore } from "../tasks/store.ts";
-import type { CreatedTask, Tracked } from "../tasks/durable.ts";
-import { checkMaxMessageBytes } from "../transports/limits.ts";
-import { asError } from "../util/errors.ts";
-import { lazy } from "../util/lazy.ts";
-import { checkTimeoutMs, race } from "../util/time.ts";
-import { VERSION } from "../version.ts";
-import type { Content } from "./content.ts";
-import type * as shapes from "../protocol/content_types.ts";
 
-export type { ConnectOptions, InvokeOptions, MCPServerInfo, TransportFactory };
-
-/** Options of {@linkcode MCPToolAdapter}'s constructor. */
-export interface MCPToolAdapterOptions {
-  /**
-   * A transport to use instead of the one `config.transport` names (mocks,
-   * in-process servers, custom channels). Pass a factory to allow `reconnect()`.
-   */
-  transport?: MCPTransport | TransportFactory;
-  /** Sent in `initialize`. Default: this library's name and version. */
-  clientInfo?: { name: string; version: string };
-  /** Default deadline of `invoke()` in ms, pushed back by progress. Default 60 000. */
-  requestTimeoutMs?: number;
-  /** Default deadline of `connect()` in ms (start + handshake). Default 30 000. */
-  connectTimeoutMs?: number;
-  /** The `fetch` the remote transports use (edge runtimes, proxies, tests). Default: `globalThis.fetch`. */
-  fetch?: typeof fetch;
-  /**
-   * OAuth for remote servers: the MCP SDK's `OAuthClientProvider` (e.g. its
-   * `ClientCredentialsProvider`, or your own for the authorization-code
-   * flow). Its token is read for every request. On 401, or 403
-   * `insufficient_scope`, the SDK's `auth()` flow runs (loaded lazily):
-   * a refresh, client credentials, or a step-up to the union of the scopes,
-   * and the request is retried. When the user must approve in a browser,
-   * {@linkcode MCPAuthorizationRequiredError} is thrown; see `finishAuth()`.
-   */
-  authProvider?: OAuthClientProviderLike;
-  /**
-   * The largest message the server may send, in bytes (SSE events:
-   * characters); over stdio it also bounds what may wait to be written to a
-   * server that stops reading. Past it the call or connection fails with an
-   * error naming this option. Default 64 MiB.
-   */
-  maxMessageBytes?: number;
-  /**
-   * Streamable HTTP, 2025-era sessions: open the GET stream for
-   * server-initiated messages (tool-list changes, logs outside a call).
-   * Default `true`; pass `false` for an adapter that serves one request
-   * (a Worker's): it would open the stream only to tear it down.
-   */
-  serverStream?: boolean;
-  /** Answers to server-initiated requests; each one given is declared as a client capability. */
-  handlers?: ClientHandlers;
-  /** Receives non-fatal problems (a malformed message, a stream that could not be reopened). */
-  onError?: (error: Error) => void;
-  /**
-   * Check a tool's `structuredContent` against its `outputSchema` (the
-   * specification: clients SHOULD). A missing or mismatching one makes the
-   * call fail with `errorKind: "server_error"`. Default `true`.
-   */
-  validateOutput?: boolean;
-  /**
-   * Check a call's arguments against the tool's `inputSchema` before it is
-   * sent. Default `true`. A last resort for a server whose schemas refuse
-   * calls the server itself accepts: with `false` only what JSON cannot
-   * carry is refused, and the server alone judges the rest.
-   */
-  validateArguments?: boolean;
-  /**
-   * Receives the server's log messages (`notifications/message`): level,
-   * logger name (when the server gives one) and data (any JSON). Default:
-   * dropped, never printed. What it throws goes to `onError`.
-   */
-  onLog?: MCPLogHandler;
-  /**
-   * Receives each line a stdio server writes to stderr, with the values of
-   * `config.env` masked. Default: the lines are kept (the last 20 are
-   * quoted when connecting fails) but not passed on.
-   */
-  onStderr?: (line: string) => void;
-  /**
-   * OpenTelemetry spans and metrics by the MCP semantic conventions (see
-   * docs/observability.md). Default: on when a provider is
-   * registered with `@opentelemetry/api` before `connect()`, else off and
-   * not loaded. `false` turns it off.
-   */
-  telemetry?: MCPTelemetryOptions | false;
-  /**
-   * Pin the tools: the accepted version of each (what `acceptToolChanges()`
-   * returned, kept by the host). A tool whose fingerprint differs from its
-   * pin is held back — left out of `discoverTools()` and `registerTools()`,
-   * and `invoke()` throws `MCPToolHeldError` — until `acceptToolChanges()`.
-   * `{}` holds back every tool until accepted. Checked when the tools are
-   * first listed. Default: nothing pinned, nothing held.
-   */
-  pins?: PinnedTools;
-  /**
-   * With `pins`: whether a tool that has no pin is held back too (a server
-   * can add a tool as well as change one). `false` pins it as first seen.
-   * Default `true`.
-   */
-  holdNewTools?: boolean;
-  /**
-   * MCP Apps: declare the `io.modelcontextprotocol/ui` extension (HTML
-   * apps, `text/html;profile=mcp-app`) in the client capabilities, in
-   * `initialize` and on every modern request. Servers may then offer their
-   * UI; read it with `readUiResource()`. Tools' `ui` metadata and
-   * `visibility` are read and honoured either way. Default `false`.
-   */
-  apps?: boolean;
-  /**
-   * Where the handles of calls that became tasks are kept (see
-   * docs/tasks.md): a `RedisTaskStore` lets another worker resume a task
-   * whose worker is gone (`resumeTask()`). Default: a store in this
-   * process's memory. Tasks of a stdio server are not recorded: the
-   * server is this process's child and ends with it.
-   */
-  taskStore?: TaskStore;
-}
-
-/** Options of `resumeTask()`: those of `invoke()`, and how long to wait for the task's lease. */
-export interface ResumeTaskOptions extends Omit<InvokeOptions, "task"> {
-  /**
-   * How long to wait for the task's lease while another worker holds it,
-   * in ms: a worker that crashed stops renewing it, and it runs out within
-   * the store's `leaseMs`. `0` gives up at once. Default: twice the
-   * store's `leaseMs`.
-   */
-  waitMs?: number;
-}
-
-/** Options of `registerTools()`. */
-export interface RegisterToolsOptions {
-  /** Capability overrides keyed by tool name or `*` glob, applied last. */
-  overrides?: CapabilityOverrides;
-}
-
-/** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
-const ANY_ARGUMENTS = {};
-/** MCP Apps, loaded by the first tool list with `_meta` or the first `readUiResource()`. */
-const apps = lazy(() => import("../apps/apps.ts"));
-/** Fingerprints, drift and pins, loaded by the first tool listing. */
-const watching = lazy(() => import("../tools/watch.ts"));
-/** The output check, loaded with the first tool that declares an output schema. */
-const outputCheck = lazy(() => import("../validation/output.ts"));
 /** Durable tasks, loaded by the first task (or task store method). */
 const durable = lazy(() => import("../tasks/durable.ts"));
 /** Resources, prompts and completion, loaded by the first use of one. */
 const content = lazy(() => import("./content.ts"));
-/** The result envelopes, loaded by the first call's outcome. */
-const envelopes = lazy(() => import("./_envelope.ts"));
-/** "Did you mean": loaded on the path of a tool not found. */
-const closest = lazy(() => import("../util/closest.ts"));
-
-const CLIENT_INFO = { name: "@cleveragents/mcp-adapter", version: VERSION };
-const noop = () => {};
-/** A call's deadline without a `requestTimeoutMs` option; the CLI names it in hints. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** MCP Apps, loaded by the first `readUiResource()`. */
+const apps = lazy(() => import("../apps/apps.ts"));
 
 /**
  * Connects to one MCP server and exposes its tools: discovery, validated
@@ -258,37 +115,16 @@ export class MCPToolAdapter {
   /** The validated server configuration. */
   readonly config: MCPServerConfig;
   readonly #connection: Connection;
-  readonly #toolsListeners = new Set<() => void>();
-  readonly #driftListeners = new Set<(drift: ToolDrift) => void>();
-  readonly #pinning: Pick<MCPToolAdapterOptions, "pins" | "holdNewTools">;
-  /** Made by `#toolWatch()`, the one way to it; `undefined` until a listing (nothing held yet). */
-  #watch: ToolWatch | undefined;
+  /** The server's tools: the list, its freshness, the filter, the pins. */
+  readonly #tools: ServerTools;
+  /** What the stages of a call read (`_invoke.ts`). */
+  readonly #caller: Caller;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #requestTimeoutMs: number;
-  readonly #validateOutput: boolean;
   readonly #taskStore: TaskStore | undefined;
-  readonly #validateArguments: boolean;
   /** Values of `config.env` and `config.headers`, kept out of every message. */
   readonly #configSecrets: string[];
 
-  /** The server's whole tool list, by name; `undefined` when stale. */
-  #tools: Map<string, MCPToolDescriptor> | undefined;
-  /**
-   * Until when (`performance.now()`) a modern server said the list stays
-   * fresh (`ttlMs`); a 2025-era list is fresh until a change is announced.
-   */
-  #toolsFreshUntil = Infinity;
-  /** The list is the user's own (`cacheScope: "private"`): not kept across logins. */
-  #toolsPrivate = false;
-  /** The listing in flight, and the generation it started in. */
-  #refreshing:
-    | { tools: Promise<Map<string, MCPToolDescriptor>>; generation: number }
-    | undefined;
-  /** The one listing queued behind a listing in flight that predates a change. */
-  #queued: Promise<Map<string, MCPToolDescriptor>> | undefined;
-  /** Moves on every invalidation, so a fetch that started before one is not cached. */
-  #toolsGeneration = 0;
-  #filter: ((name: string) => boolean) | undefined;
   /** Resources, prompts and completion (`adapter/content.ts`), loaded with the first use. */
   #content: Promise<Content> | undefined;
   readonly #listListeners = new Set<(list: shapes.MCPListKind) => void>();
@@ -305,53 +141,39 @@ export class MCPToolAdapter {
     this.#requestTimeoutMs =
       checkTimeoutMs("requestTimeoutMs", options.requestTimeoutMs) ??
         DEFAULT_REQUEST_TIMEOUT_MS;
-    this.#validateOutput = options.validateOutput !== false;
     this.#taskStore = options.taskStore;
-    this.#validateArguments = options.validateArguments !== false;
-    this.#pinning = { pins: options.pins, holdNewTools: options.holdNewTools };
     this.#configSecrets = configSecrets(this.config);
     const onError = options.onError;
     this.#onError = onError &&
       ((error) => onError(redactError(error, this.#secrets())));
-    this.#connection = new Connection({
-      config: this.config,
-      transport: options.transport,
-      clientInfo: options.clientInfo ?? CLIENT_INFO,
-      connectTimeoutMs:
-        checkTimeoutMs("connectTimeoutMs", options.connectTimeoutMs) ??
-          DEFAULT_CONNECT_TIMEOUT_MS,
-      remote: {
-        fetch: options.fetch,
-        authProvider: options.authProvider,
-        onStderr: options.onStderr,
-        serverStream: options.serverStream,
-        maxMessageBytes: checkMaxMessageBytes(
-          options.maxMessageBytes,
-          "MCPToolAdapter",
-        ),
-      },
-      handlers: options.handlers,
-      extensions: options.apps === true
-        ? {
-          "io.modelcontextprotocol/ui": {
-            mimeTypes: ["text/html;profile=mcp-app"],
-          },
-        }
-        : undefined,
+    this.#connection = connectionOf(this.config, options, {
       onError: this.#onError,
-      onLog: options.onLog,
-      telemetry: options.telemetry,
       secrets: this.#configSecrets,
       onToolsChanged: (reason) => {
-        this.#invalidateTools();
-        if (reason === "renewed" || reason === "list_changed") {
-          this.#notifyToolsChanged();
-        }
+        this.#tools.sessionChanged(reason);
         void this.#content?.then((content) => content.sessionChanged(reason));
       },
       onNotice: (notice) =>
         void this.#content?.then((content) => content.notice(notice)),
     });
+    this.#tools = new ServerTools({
+      connection: this.#connection,
+      server: this.config.name,
+      requestTimeoutMs: this.#requestTimeoutMs,
+      pinning: { pins: options.pins, holdNewTools: options.holdNewTools },
+      secrets: () => this.#secrets(),
+      note: (message) => this.#note("invalid_tool", message),
+      onError: this.#onError,
+    });
+    this.#caller = {
+      connection: this.#connection,
+      tools: this.#tools,
+      requestTimeoutMs: this.#requestTimeoutMs,
+      validateArguments: options.validateArguments !== false,
+      validateOutput: options.validateOutput !== false,
+      secrets: () => this.#secrets(),
+      durable: () => this.#durable(),
+    };
   }
 
   /**
@@ -490,7 +312,7 @@ export class MCPToolAdapter {
       throw redactError(error, this.#secrets());
     });
     // A new login is a new authorization context: a private list is not its.
-    if (this.#toolsPrivate) this.#invalidateTools();
+    this.#tools.loggedIn();
     void this.#content?.then((content) => content.loggedIn());
   }
 
@@ -544,8 +366,7 @@ export class MCPToolAdapter {
    * @returns A function that removes the listener.
    */
   onToolsChanged(listener: () => void): () => void {
-    this.#toolsListeners.add(listener);
-    return () => this.#toolsListeners.delete(listener);
+    return this.#tools.onChanged(listener);
   }
 
   /**
@@ -571,8 +392,7 @@ export class MCPToolAdapter {
    * @returns A function that removes the listener.
    */
   onToolDrift(listener: (drift: ToolDrift) => void): () => void {
-    this.#driftListeners.add(listener);
-    return () => this.#driftListeners.delete(listener);
+    return this.#tools.onDrift(listener);
   }
 
   /**
@@ -595,9 +415,8 @@ export class MCPToolAdapter {
    * @throws {MCPConfigError} When `pins` is malformed.
    * @throws {MCPAdapterError} `code` `"not_pinned"` without `pins` when the adapter pins nothing.
    */
-  async compareTools(pins?: PinnedTools): Promise<ToolDrift> {
-    await this.#listedTools();
-    return (await this.#toolWatch()).compare(pins);
+  compareTools(pins?: PinnedTools): Promise<ToolDrift> {
+    return this.#tools.compare(pins);
   }
 
   /**
@@ -628,13 +447,10 @@ export class MCPToolAdapter {
    * @returns Every pin of the server's tools now, to keep for the next run.
    * @throws {MCPNotConnectedError} Before `connect()` or after the connection dropped.
    */
-  async acceptToolChanges(
+  acceptToolChanges(
     accepted?: readonly string[] | ToolDrift,
   ): Promise<PinnedTools> {
-    const tools = await this.#listedTools();
-    const pins = (await this.#toolWatch()).accept(accepted, tools);
-    this.#notifyToolsChanged();
-    return pins;
+    return this.#tools.accept(accepted);
   }
 
   /**
@@ -653,13 +469,8 @@ export class MCPToolAdapter {
    * (wider) OAuth authorization first; see `finishAuth()`.
    * @throws {MCPConfigError} When the filter is malformed.
    */
-  async discoverTools(filter?: MCPToolFilter): Promise<MCPToolDescriptor[]> {
-    const accept = compileToolFilter(filter);
-    const tools = await this.#toolMap(true).catch((error) => {
-      throw redactError(error, this.#secrets());
-    });
-    this.#filter = filter ? accept : undefined;
-    return [...tools.values()].filter((tool) => accept(tool.name));
+  discoverTools(filter?: MCPToolFilter): Promise<MCPToolDescriptor[]> {
+    return this.#tools.discover(filter);
   }
 
   /**
@@ -680,14 +491,7 @@ export class MCPToolAdapter {
     args: Record<string, unknown> = {},
     options: InvokeOptions = {},
   ): Promise<MCPToolResult> {
-    const telemetry = this.#connection.telemetry;
-    return telemetry === undefined
-      ? this.#invoke(name, args, options, undefined)
-      : telemetry.call(
-        name,
-        (trace) => this.#invoke(name, args, options, trace),
-        { args, signal: options.signal },
-      );
+    return invoke(this.#caller, { name, args, options });
   }
 
   /**
@@ -743,7 +547,13 @@ export class MCPToolAdapter {
         id,
         options,
         (tool, totalTimeoutMs, created) =>
-          this.#invoke(tool, {}, { ...options, totalTimeoutMs }, 0, created),
+          runCall(this.#caller, {
+            name: tool,
+            args: {},
+            options: { ...options, totalTimeoutMs },
+            trace: 0,
+            resume: created,
+          }),
       )
     );
   }
@@ -751,163 +561,6 @@ export class MCPToolAdapter {
   #durable() {
     return durable.load().then((module) =>
       module.durableOf(this, this.#taskStore, this.#onError)
-    );
-  }
-
-  async #invoke(
-    name: string,
-    args: Record<string, unknown>,
-    options: InvokeOptions,
-    trace: unknown,
-    resume?: Result,
-  ): Promise<MCPToolResult> {
-    const started = performance.now();
-    const timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
-      this.#requestTimeoutMs;
-    const totalTimeoutMs = checkTimeoutMs(
-      "totalTimeoutMs",
-      options.totalTimeoutMs,
-    );
-    // The common case needs no wait: connected, and the tool list cached.
-    let tool = this.#connection.ready && this.#tools
-      ? this.#exposed(this.#tools, name)
-      : undefined;
-    // Whether the call waited since `started` was read.
-    let waited = tool === undefined;
-    if (tool === undefined) {
-      try {
-        // Waiting for a (re)connect or a fresh tool list spends the call's own budget.
-        tool = await race(this.#lookUp(name), {
-          signal: options.signal,
-          timeoutMs: totalTimeoutMs,
-          onTimeout: () =>
-            new MCPTimeoutError(
-              `it ran past its total deadline of ${totalTimeoutMs} ms while waiting for the connection or the tool list`,
-              totalTimeoutMs!,
-            ),
-        });
-      } catch (error) {
-        return this.#failed(name, error, options.signal, started);
-      }
-      if (!tool) {
-        const held = this.#watch?.heldError(name);
-        if (held) throw redactError(held, this.#secrets());
-        return this.#fail(
-          started,
-          "not_found",
-          await this.#notFoundMessage(name),
-        );
-      }
-    }
-    if (typeof args !== "object" || args === null || Array.isArray(args)) {
-      return this.#fail(
-        started,
-        "validation",
-        `Input validation failed for tool "${name}": arguments must be an object of named arguments, got ${
-          Array.isArray(args) ? "an array" : String(args)
-        }`,
-      );
-    }
-    // Compiled once per schema object; a refreshed list brings new objects.
-    let validator = validatorFor(
-      this.#validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
-    );
-    if (validator instanceof Promise) {
-      waited = true;
-      // Building it (vetting the schema's patterns) is part of the call: its
-      // deadlines hold, the idle one from now (a wait for the tool list was
-      // a wait on a response), the total one from the start.
-      const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
-      try {
-        validator = await race(validator, {
-          signal: options.signal,
-          timeoutMs: Math.min(
-            timeoutMs,
-            (totalTimeoutMs ?? Infinity) - (performance.now() - started),
-          ),
-          onTimeout: () =>
-            new MCPTimeoutError(
-              `it ran past its deadline of ${deadlineMs} ms while its input schema was prepared for validation`,
-              deadlineMs,
-            ),
-        });
-      } catch (error) {
-        return this.#failed(name, error, options.signal, started);
-      }
-    }
-    // A resumed call's arguments went out with it; only their hash is kept.
-    const problems = !resume && validator(args);
-    if (problems) {
-      return this.#fail(
-        started,
-        "validation",
-        `Input validation failed for tool "${name}": ${problems.join("; ")}`,
-      );
-    }
-    let result: Result;
-    let tracked: Promise<Tracked> | undefined;
-    const requestOptions: ToolCallOptions = {
-      timeoutMs,
-      totalTimeoutMs,
-      startedAt: started,
-      signal: options.signal,
-      onProgress: options.onProgress,
-      trackProgress: true,
-      onTaskStatus: options.onTaskStatus,
-      onTaskCreated: resume
-        ? undefined
-        : (task: CreatedTask) =>
-          tracked = this.#durable().then((tasks) =>
-            tasks.track(task, { name, arguments: args }, requestOptions)
-          ),
-      trace,
-      task: options.task,
-      resume,
-    };
-    try {
-      // The clock was read at the start, and not since unless the call
-      // waited (each read is an op on Deno).
-      result = await this.#connection.callTool(
-        tool,
-        args,
-        requestOptions,
-        waited ? undefined : started,
-      );
-    } catch (error) {
-      // A task's handle goes, or stays for a resume when the call was cut off.
-      await (await tracked)?.end(error);
-      return this.#failed(name, error, options.signal, started);
-    }
-    await (await tracked)?.end();
-    if (result.isError === true) {
-      return this.#fail(
-        started,
-        "server_error",
-        `Tool "${name}" reported a server error: ${
-          textOf(result) || "no details given"
-        }`,
-        result,
-      );
-    }
-    // Nothing to check, and nothing spent, for a tool without an outputSchema.
-    if (tool.outputSchema !== undefined && this.#validateOutput) {
-      // Loaded with the first tool that declares an output schema; from
-      // then on, and once its validator is compiled, checked without a wait.
-      const check = outputCheck.value ?? await outputCheck.load();
-      let problem = check.outputProblem(tool.outputSchema, result);
-      if (problem instanceof Promise) problem = await problem;
-      if (problem !== undefined) {
-        return this.#fail(
-          started,
-          "server_error",
-          `Tool "${name}" ${problem}`,
-          result,
-        );
-      }
-    }
-    return (envelopes.value ?? await envelopes.load()).called(
-      result,
-      started,
     );
   }
 
@@ -929,38 +582,11 @@ export class MCPToolAdapter {
     namespace: string = this.config.name,
     options: RegisterToolsOptions = {},
   ): Promise<RegisteredTool[]> {
-    const tools = await this.#toolMap(false);
-    const server = this.config.name;
-    const registered: RegisteredTool[] = [];
-    for (const tool of tools.values()) {
-      if (this.#filter && !this.#filter(tool.name)) continue;
-      const resolveOptions: {
-        annotations?: ToolAnnotations;
-        overrides?: CapabilityOverrides;
-      } = {};
-      if (tool.annotations) resolveOptions.annotations = tool.annotations;
-      if (options.overrides) resolveOptions.overrides = options.overrides;
-      const toolName = tool.name;
-      const title = tool.title ?? tool.annotations?.title;
-      registered.push({
-        name: `${namespace}/${toolName}`,
-        description: tool.description,
-        ...(typeof title === "string" ? { title } : {}),
-        inputSchema: tool.inputSchema,
-        ...(tool.execution ? { execution: tool.execution } : {}),
-        ...(tool.annotations ? { annotations: tool.annotations } : {}),
-        ...(tool.ui ? { ui: tool.ui } : {}),
-        capability: resolveCapability(toolName, resolveOptions),
-        ...(tool.fingerprint ? { fingerprint: tool.fingerprint } : {}),
-        checkpointable: false,
-        source: "mcp",
-        sourceMetadata: { server },
-        invoke: (
-          args?: Record<string, unknown>,
-          invokeOptions?: InvokeOptions,
-        ) => this.invoke(toolName, args, invokeOptions),
-      });
-    }
+    const registered = await this.#tools.entries(
+      namespace,
+      options.overrides,
+      (name, args, invokeOptions) => this.invoke(name, args, invokeOptions),
+    );
     registry.replaceNamespace(namespace, registered);
     return registered;
   }
@@ -1243,81 +869,9 @@ export class MCPToolAdapter {
           requestTimeoutMs: this.#requestTimeoutMs,
           secrets: () => this.#secrets(),
           onError: this.#onError,
-          listChanged: (kind) => this.#tell(this.#listListeners, kind),
+          listChanged: (kind) => this.#tellListChanged(kind),
         }),
     );
-  }
-
-  async #lookUp(name: string): Promise<MCPToolDescriptor | undefined> {
-    await this.#connection.whenReady("invoke");
-    return await this.#findTool(name);
-  }
-
-  /** The envelope of a call that failed before or at the server. */
-  async #fail(
-    started: number,
-    errorKind: MCPErrorKind,
-    error: string,
-    data?: Record<string, unknown>,
-  ): Promise<MCPToolResult> {
-    const { CallFailure } = await envelopes.load();
-    return await this.#failed(
-      "",
-      new CallFailure(errorKind, error, data),
-      undefined,
-      started,
-    );
-  }
-
-  /** The result envelope for a failed call; only a missing connection throws. */
-  async #failed(
-    name: string,
-    error: unknown,
-    signal: AbortSignal | undefined,
-    started: number,
-  ): Promise<MCPToolResult> {
-    const { callFailed } = await envelopes.load();
-    return callFailed(error, name, {
-      started,
-      signal,
-      secrets: this.#secrets(),
-    });
-  }
-
-  /** Tells the tools listeners, or with `drift` the drift listeners. */
-  #notifyToolsChanged(): void {
-    this.#tell(this.#toolsListeners, undefined);
-  }
-
-  /** Calls each listener with `value`; what one throws goes to `onError`. */
-  #tell<T>(listeners: Iterable<(value: T) => void>, value: T): void {
-    for (const listener of listeners) {
-      try {
-        listener(value);
-      } catch (error) {
-        this.#onError?.(asError(error));
-      }
-    }
-  }
-
-  /**
-   * The tool watch, made by its first reader (its module loads lazily): the
-   * one way to reach it where it must exist, so nothing reads it before.
-   */
-  async #toolWatch(): Promise<ToolWatch> {
-    const { ToolWatch } = await watching.load();
-    return this.#watch ??= new ToolWatch(
-      this.config.name,
-      this.#pinning,
-      (drift) => this.#tell(this.#driftListeners, drift),
-    );
-  }
-
-  /** The tool list (cached or fetched), its errors redacted: for the methods that throw them. */
-  #listedTools(): Promise<Map<string, MCPToolDescriptor>> {
-    return this.#toolMap(false).catch((error) => {
-      throw redactError(error, this.#secrets());
-    });
   }
 
   /** Tells `onError` about something a server sent that was set aside; the text redacted. */
@@ -1330,124 +884,14 @@ export class MCPToolAdapter {
     );
   }
 
-  /**
-   * Forgets the tool list (its validators go with its schema objects). A list
-   * being fetched right now may predate the change, so it is not kept either
-   * (the generation moves); it is not abandoned, so a flood of changes
-   * cannot start a listing each.
-   */
-  #invalidateTools(): void {
-    this.#tools = undefined;
-    this.#toolsGeneration++;
-  }
-
-  /** The server's whole tool list, fetched when stale (or always, with `refresh`). */
-  async #toolMap(refresh: boolean): Promise<Map<string, MCPToolDescriptor>> {
-    await this.#connection.whenReady("list tools");
-    if (
-      !refresh && this.#tools && performance.now() < this.#toolsFreshUntil
-    ) return this.#tools;
-    return await this.#listing();
-  }
-
-  /**
-   * A listing newer than the last change: the one in flight, or, when that
-   * one predates a change, one more after it, shared by every caller until
-   * it starts. At most one listing is in flight and one queued, however
-   * often the server announces changes.
-   */
-  #listing(): Promise<Map<string, MCPToolDescriptor>> {
-    const running = this.#refreshing;
-    if (running?.generation === this.#toolsGeneration) return running.tools;
-    if (running !== undefined) {
-      return this.#queued ??= running.tools.then(noop, noop).then(() => {
-        this.#queued = undefined;
-        return this.#listing();
-      });
+  /** Tells the `onListChanged` listeners; what one throws goes to `onError`. */
+  #tellListChanged(kind: shapes.MCPListKind): void {
+    for (const listener of this.#listListeners) {
+      try {
+        listener(kind);
+      } catch (error) {
+        this.#onError?.(asError(error));
+      }
     }
-    const refreshing = {
-      tools: this.#fetchTools().finally(() => {
-        if (this.#refreshing === refreshing) this.#refreshing = undefined;
-      }),
-      generation: this.#toolsGeneration,
-    };
-    this.#refreshing = refreshing;
-    return refreshing.tools;
   }
-
-  /**
-   * Lists every page. A list fetched across a change (reconnect, renewed
-   * session, list_changed) is returned but not cached: the generation moved.
-   * A modern server's pages say how long they stay fresh (the shortest
-   * `ttlMs` counts, at most a day) and whether they are the user's own
-   * (any page not `cacheScope: "public"`).
-   */
-  async #fetchTools(): Promise<Map<string, MCPToolDescriptor>> {
-    const generation = this.#toolsGeneration;
-    // Every page has the request deadline, and so has the whole listing: a
-    // server paging slowly forever cannot keep discoverTools() waiting.
-    const { tools, freshUntil, personal } = await this.#connection.listTools(
-      this.#requestTimeoutMs,
-      (message) => this.#note("invalid_tool", message),
-    );
-    // MCP Apps metadata rides in `_meta`: its reader loads with the first tool that has one.
-    for (const tool of tools.values()) {
-      if (tool._meta === undefined) continue;
-      (await apps.load()).attachUi(
-        tools.values(),
-        (message) => this.#note("invalid_tool", message),
-      );
-      break;
-    }
-    await (await this.#toolWatch()).update(tools);
-    if (this.#toolsGeneration === generation) {
-      this.#tools = tools;
-      this.#toolsFreshUntil = freshUntil;
-      this.#toolsPrivate = personal;
-    }
-    return tools;
-  }
-
-  /** Finds an exposed tool, refreshing a stale or missing list once. */
-  async #findTool(name: string): Promise<MCPToolDescriptor | undefined> {
-    const cached = this.#tools && this.#exposed(this.#tools, name);
-    // A tool held back in a fresh list stays held: no need to list again.
-    if (cached || (this.#tools && this.#watch?.holds(name))) return cached;
-    return this.#exposed(await this.#toolMap(true), name);
-  }
-
-  /** The tool of that name in `tools`, if the filter lets it through. */
-  #exposed(
-    tools: Map<string, MCPToolDescriptor>,
-    name: string,
-  ): MCPToolDescriptor | undefined {
-    const tool = tools.get(name);
-    return tool && (!this.#filter || this.#filter(name)) ? tool : undefined;
-  }
-
-  /** Says what the server has instead; the suggestions load on this failure path only. */
-  async #notFoundMessage(name: string): Promise<string> {
-    const { didYouMean } = await closest.load();
-    const names = [...(this.#tools?.keys() ?? [])].filter((tool) =>
-      !this.#filter || this.#filter(tool)
-    );
-    const listed = names.length === 0
-      ? "it exposes no tools"
-      : `available: ${names.slice(0, 20).join(", ")}${
-        names.length > 20 ? ", …" : ""
-      }`;
-    return `Tool "${name}" not found on MCP server "${this.config.name}"${
-      didYouMean(name, names)
-    } (${listed}); check the name or the filter`;
-  }
-}
-
-function textOf(result: Result): string {
-  const content = Array.isArray(result.content) ? result.content : [];
-  return content
-    .filter((item): item is { type: "text"; text: string } =>
-      item?.type === "text" && typeof item.text === "string"
-    )
-    .map((item) => item.text)
-    .join("\n");
 }
