@@ -10,7 +10,8 @@
 
 import { errorMessage } from "../util/errors.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./limits.ts";
-import { discardBody, EventReader, readCapped, readWhole } from "./_body.ts";
+import { discardBody, EventReader, readWhole } from "./_body.ts";
+import { readCapped } from "../util/read_body.ts";
 import { checkHeaders } from "./_headers.ts";
 import type { RemoteTransportOptions } from "./remote.ts";
 import { mergeSecrets, redact, secretsOf } from "../util/redact.ts";

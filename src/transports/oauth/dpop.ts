@@ -20,7 +20,7 @@ import type {
   OAuthClientProviderLike,
 } from "./state.ts";
 import { grantOf, registerGrant } from "./grant.ts";
-import { readCapped } from "../_body.ts";
+import { readCapped } from "../../util/read_body.ts";
 
 export type { DPoPProofRequest, DPoPSessionLike };
 
