@@ -40,11 +40,8 @@ export type {
   TransportFactory,
 } from "./src/adapter/adapter.ts";
 export type { TaskHandle, TaskStore } from "./src/tasks/store.ts";
-export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
-export type {
-  DPoPProofRequest,
-  DPoPSessionLike,
-} from "./src/transports/oauth/state.ts";
+export type { OAuthClientProviderLike } from "./src/auth/provider.ts";
+export type { DPoPProofRequest, DPoPSessionLike } from "./src/auth/provider.ts";
 export type {
   ClientHandlers,
   ElicitationRequest,

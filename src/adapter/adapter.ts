@@ -69,7 +69,7 @@ export type {
   ElicitationRequest,
   ElicitationResult,
 } from "../protocol/handlers.ts";
-export type { OAuthClientProviderLike } from "../transports/oauth.ts";
+export type { OAuthClientProviderLike } from "../auth/provider.ts";
 
 /** Durable tasks, loaded by the first task (or task store method). */
 const durable = lazy(() => import("../tasks/durable.ts"));

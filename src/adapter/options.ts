@@ -18,7 +18,7 @@ import {
 import type { ClientHandlers } from "../protocol/handlers.ts";
 import type { MCPTelemetryOptions } from "../telemetry/types.ts";
 import type { TaskStore } from "../tasks/store.ts";
-import type { OAuthClientProviderLike } from "../transports/oauth.ts";
+import type { OAuthClientProviderLike } from "../auth/provider.ts";
 import { checkMaxMessageBytes } from "../transports/limits.ts";
 import type { MCPTransport } from "../transports/transport.ts";
 import type { InvokeOptions, MCPLogHandler } from "../types.ts";

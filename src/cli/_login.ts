@@ -4,7 +4,7 @@
  * loopback listener on 127.0.0.1 catches the browser's redirect; the
  * browser is opened with the platform's opener where there is one, and the
  * URL is always printed (for SSH sessions). The checks are the OAuth
- * flow's own (`../transports/oauth/guard.ts`): only an `https:` (or
+ * flow's own (`../auth/_guard.ts`): only an `https:` (or
  * loopback `http:`) authorization URL reaches the user, and the redirect's
  * query goes whole to `finishAuth()`, which refuses a wrong or missing
  * `iss` before the code is used; the browser's page says how it ended.

@@ -16,7 +16,7 @@ import { checkHeaders } from "./_headers.ts";
 import type { RemoteTransportOptions } from "./remote.ts";
 import { mergeSecrets, redact, secretsOf } from "../util/redact.ts";
 import type { MCPAuthorizationCallback } from "./transport.ts";
-import { type AuthHooks, oauthHooks } from "./oauth.ts";
+import { type AuthHooks, oauthHooks } from "../auth/hooks.ts";
 import {
   MCPAdapterError,
   MCPConfigError,

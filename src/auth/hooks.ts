@@ -1,19 +1,19 @@
 /**
- * Wires an OAuth client provider (the MCP SDK's `OAuthClientProvider`) into
- * the remote transports: the token of every request, and the hooks that
- * authorize on 401 / 403 and finish an authorization-code login. This part
- * is loaded with the transports and stays small; the flow itself
- * (`oauth/flow.ts`, and through it the SDK's `auth()`) is imported on the
- * first 401, so users without OAuth never load it. A DPoP provider's
- * requests go through `oauth/dpop.ts` (a proof each), loaded on the first
- * one. Internal.
+ * The one thing the remote transports ask of OAuth: hooks over an OAuth
+ * client provider (the MCP SDK's `OAuthClientProvider`) for the server at
+ * a URL: the token of every request, and the calls that authorize on 401
+ * / 403 and finish an authorization-code login. This part is loaded with
+ * the transports and stays small; the flow itself (`_flow.ts`, and through
+ * it the SDK's `auth()`) is imported on the first 401, so users without
+ * OAuth never load it. A DPoP provider's requests go through `dpop.ts` (a
+ * proof each), loaded on the first one. Internal.
  *
  * @module
  */
 
 import { mergeSecrets, secretsOf } from "../util/redact.ts";
-import type { OAuthClientProviderLike, OAuthState } from "./oauth/state.ts";
-import type { MCPAuthorizationCallback } from "./transport.ts";
+import type { OAuthClientProviderLike, OAuthState } from "./provider.ts";
+import type { MCPAuthorizationCallback } from "./provider.ts";
 
 export type { OAuthClientProviderLike };
 
@@ -63,7 +63,7 @@ export function oauthHooks(
     );
   }
   const s = state;
-  const flow = () => import("./oauth/flow.ts");
+  const flow = () => import("./_flow.ts");
   return {
     // Read on every request: a refresh or a step-up shows on the next one.
     async getHeaders(): Promise<Record<string, string>> {
@@ -80,7 +80,7 @@ export function oauthHooks(
     // A DPoP provider's requests: its DPoP token goes as `DPoP`, with a proof.
     wrapFetch: provider.dpop &&
       ((next) => async (input, init) =>
-        (await import("./oauth/dpop.ts")).resourceFetch(provider, next)(
+        (await import("./dpop.ts")).resourceFetch(provider, next)(
           input,
           init,
         )),

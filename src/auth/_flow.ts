@@ -16,28 +16,28 @@ import {
   MCPAuthorizationRequiredError,
   MCPConfigError,
   MCPConnectionError,
-} from "../../errors.ts";
-import { errorMessage } from "../../util/errors.ts";
+} from "../errors.ts";
+import { errorMessage } from "../util/errors.ts";
 import {
   displayUrl,
   mergeSecrets,
   redact,
   redactError,
   secretsOf,
-} from "../../util/redact.ts";
-import type { OAuthState } from "./state.ts";
-import type { MCPAuthorizationCallback } from "../transport.ts";
+} from "../util/redact.ts";
+import type { OAuthState } from "./provider.ts";
+import type { MCPAuthorizationCallback } from "./provider.ts";
 import {
   checkedUrl,
   guardedFetch,
   type GuardState,
   guardState,
   OAUTH_REQUEST_TIMEOUT_MS,
-} from "./guard.ts";
+} from "./_guard.ts";
 import { tokenRequestFetch } from "./dpop.ts";
-import { grantOf } from "./grant.ts";
-import { isLoopbackHost } from "../../util/url_policy.ts";
-import { race } from "../../util/time.ts";
+import { grantOf } from "./_grant.ts";
+import { isLoopbackHost } from "../util/url_policy.ts";
+import { race } from "../util/time.ts";
 
 /**
  * Authorizations in a row (401 or 403, until a request with credentials

@@ -11,7 +11,7 @@ import {
   isNonceChallenge,
   resourceFetch,
   tokenRequestFetch,
-} from "../../src/transports/oauth/dpop.ts";
+} from "../../src/auth/dpop.ts";
 
 /** The header and claims of a proof whose ES256 signature verifies with its own `jwk`. */
 function opened(proof: string) {

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
-import { SDK_RANGE, sdkSpecifier } from "../../src/transports/oauth/flow.ts";
+import { SDK_RANGE, sdkSpecifier } from "../../src/auth/_flow.ts";
 
 describe("where the OAuth flow loads the MCP SDK from", () => {
   it("an npm: specifier of the range deno.json maps on Deno, the package elsewhere", () => {

@@ -18,9 +18,9 @@ import type {
   DPoPProofRequest,
   DPoPSessionLike,
   OAuthClientProviderLike,
-} from "./state.ts";
-import { grantOf, registerGrant } from "./grant.ts";
-import { readCapped } from "../../util/read_body.ts";
+} from "./provider.ts";
+import { grantOf, registerGrant } from "./_grant.ts";
+import { readCapped } from "../util/read_body.ts";
 
 export type { DPoPProofRequest, DPoPSessionLike };
 

@@ -13,12 +13,12 @@
  * @module
  */
 
-import { MCPConnectionError } from "../../errors.ts";
-import { displayUrl } from "../../util/redact.ts";
-import { checkedUrl, oauthErrorText } from "./guard.ts";
+import { MCPConnectionError } from "../errors.ts";
+import { displayUrl } from "../util/redact.ts";
+import { checkedUrl, oauthErrorText } from "./_guard.ts";
 import { DPoPSession } from "./dpop.ts";
-import { type Grant, type GrantContext, registerGrant } from "./grant.ts";
-import type { OAuthClientProviderLike } from "./state.ts";
+import { type Grant, type GrantContext, registerGrant } from "./_grant.ts";
+import type { OAuthClientProviderLike } from "./provider.ts";
 
 /** `grant_type` of RFC 7523. */
 export const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";

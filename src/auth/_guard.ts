@@ -20,11 +20,11 @@
  * @module
  */
 
-import { MCPConnectionError } from "../../errors.ts";
-import { displayUrl } from "../../util/redact.ts";
-import { isRecord } from "../../util/values.ts";
-import { webUrlProblem } from "../../util/url_policy.ts";
-import { readCapped } from "../../util/read_body.ts";
+import { MCPConnectionError } from "../errors.ts";
+import { displayUrl } from "../util/redact.ts";
+import { isRecord } from "../util/values.ts";
+import { webUrlProblem } from "../util/url_policy.ts";
+import { readCapped } from "../util/read_body.ts";
 
 /** The largest answer of an OAuth endpoint read: metadata and tokens are small. */
 export const MAX_OAUTH_BODY_BYTES = 256 * 1024;

@@ -96,9 +96,19 @@ export interface OAuthState {
   /** The tokens of the last request sent: when it is refused, these are stale. */
   sent?: { access_token: string; refresh_token?: string } | undefined;
   /** What the guard learned of the authorization server (`guard.ts`). */
-  guard?: import("./guard.ts").GuardState | undefined;
+  guard?: import("./_guard.ts").GuardState | undefined;
   /** Tokens, codes, client secrets and verifiers seen, longest first. */
   secrets: string[];
   /** Where the flow notes what it does not fail on: the last transport's `onerror`. */
   note?: ((note: Error) => void) | undefined;
 }
+
+/**
+ * What the authorization server's redirect brought: the whole redirect URL
+ * or its query (`code`, and `iss` to check the issuer, RFC 9207) — as a
+ * `URL`, `URLSearchParams` or the string a host's HTTP handler or a user's
+ * paste gives (`http://127.0.0.1:9/callback?code=…&iss=…`, `?code=…`,
+ * `code=…&iss=…`) — or the bare `code` (accepted only from a server that
+ * does not send `iss`).
+ */
+export type MCPAuthorizationCallback = string | URL | URLSearchParams;
