@@ -208,14 +208,14 @@ export function serverConfigProblems(
   if (typeof name !== "string" || name.trim() === "") {
     report(
       ["name"],
-      `expected a non-empty string such as "github", got ${describe(name)}`,
+      `expected a non-empty string such as "github", got ${valueOrKind(name)}`,
     );
   }
   if (!TRANSPORTS.includes(transport as MCPTransportKind)) {
     report(
       ["transport"],
       `expected "stdio", "sse" or "streamable-http", got ${
-        describe(transport)
+        valueOrKind(transport)
       }`,
     );
     return problems;
@@ -229,7 +229,7 @@ export function serverConfigProblems(
       `expected one of ${
         PROTOCOL_CHOICES.map((choice) => JSON.stringify(choice)).join(", ")
       }, got ${
-        describe(protocol)
+        valueOrKind(protocol)
       }; "auto" (the default) finds the server's era by itself`,
     );
   }
@@ -255,7 +255,7 @@ export function serverConfigProblems(
       report(
         ["command"],
         `expected the program that starts the server, such as "npx", got ${
-          describe(command)
+          valueOrKind(command)
         }`,
       );
     } else {
@@ -284,7 +284,7 @@ export function serverConfigProblems(
           report(
             ["inheritEnv", index],
             `expected a variable name ("DATABASE_URL") or a prefix and * ("AWS_*"), got ${
-              describe(name)
+              valueOrKind(name)
             }${
               name === "*"
                 ? "; the server never inherits everything: name what it needs"
@@ -322,7 +322,7 @@ export function serverConfigProblems(
     if (fallback !== undefined && typeof fallback !== "boolean") {
       report(
         ["fallback"],
-        `expected true or false, got ${describe(fallback)}`,
+        `expected true or false, got ${valueOrKind(fallback)}`,
       );
     } else if (fallback !== undefined && transport === "sse") {
       report(
@@ -430,7 +430,7 @@ function checkStringMap(
 }
 
 /** A short, safe rendering of a non-secret value for error messages. */
-function describe(value: unknown): string {
+function valueOrKind(value: unknown): string {
   return typeof value === "string" || typeof value === "number" ||
       typeof value === "boolean" || value == null
     ? describeValue(value)
