@@ -98,7 +98,7 @@ export function unsendable(args: unknown): string | undefined {
       if (typeof object.toJSON === "function") continue;
       keys = Array.isArray(object) ? [] : Object.keys(object);
     } catch (error) {
-      return `${where}: reading it threw: ${describe(error)}`;
+      return `${where}: reading it threw: ${safeMessage(error)}`;
     }
     if (ancestors.has(object)) {
       return `${where}: it contains itself (a circular reference), which JSON cannot carry`;
@@ -118,7 +118,7 @@ export function unsendable(args: unknown): string | undefined {
       try {
         child = object[key];
       } catch (error) {
-        return `${path}: reading it threw: ${describe(error)}`;
+        return `${path}: reading it threw: ${safeMessage(error)}`;
       }
       stack.push({ value: child, at: path, inList: false });
     }
@@ -127,7 +127,7 @@ export function unsendable(args: unknown): string | undefined {
 }
 
 /** An error's message, whatever was thrown. */
-export function describe(error: unknown): string {
+export function safeMessage(error: unknown): string {
   try {
     return errorMessage(error);
   } catch {

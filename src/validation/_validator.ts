@@ -17,7 +17,7 @@ import { type Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "../types.ts";
 import { compileFastCheck } from "./_fast_check.ts";
 import { loosen } from "./_loosen.ts";
-import { describe, quickJson, unsendable } from "./_sendable.ts";
+import { quickJson, safeMessage, unsendable } from "./_sendable.ts";
 import { didYouMean } from "../util/closest.ts";
 import { isRecord } from "../util/values.ts";
 
@@ -121,7 +121,7 @@ export async function buildValidator(
       return [
         `/: the ${
           subject === "arguments" ? "arguments" : "structuredContent"
-        } could not be read: ${describe(error)}`,
+        } could not be read: ${safeMessage(error)}`,
       ];
     }
   };
