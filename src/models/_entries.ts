@@ -111,7 +111,7 @@ function buildEntry(
   return {
     tool,
     name,
-    description: describe(tool, options, dialect.hint),
+    description: modelDescription(tool, options, dialect.hint),
     schema: dialect.schema,
     strict: dialect.strict ?? false,
     restore: dialect.restore ?? identity,
@@ -123,7 +123,7 @@ function buildEntry(
  * The description a model reads: title, description, capability, root
  * hint; the server's text without what a person cannot see.
  */
-export function describe(
+export function modelDescription(
   tool: RegisteredTool,
   options: ToolDefinitionOptions,
   hint: string | undefined,

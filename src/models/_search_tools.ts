@@ -19,7 +19,7 @@ import type { RegisteredTool } from "../tools/registry.ts";
 import { errorMessage } from "../util/errors.ts";
 import type { Codec, Entry, Runner, SearchDeclaration } from "./_codec.ts";
 import { failure, type Outcome } from "./_content.ts";
-import { buildEntries, describe, entryOrOmission } from "./_entries.ts";
+import { buildEntries, entryOrOmission, modelDescription } from "./_entries.ts";
 import {
   CALL_TOOL,
   callParameters,
@@ -283,7 +283,7 @@ function rawEntry(tool: RegisteredTool, options: ModelToolsOptions): Entry {
   return {
     tool,
     name,
-    description: describe(tool, options, undefined),
+    description: modelDescription(tool, options, undefined),
     schema: tool.inputSchema,
     strict: false,
     restore: identity,
@@ -365,7 +365,7 @@ function results(
     lines.push(JSON.stringify({
       name: hit.alias,
       description: shown(
-        describe(hit.tool, options, undefined) ?? "",
+        modelDescription(hit.tool, options, undefined) ?? "",
         MAX_DESCRIPTION_CHARS,
       ),
       inputSchema: shownSchema(hit.tool.inputSchema),
