@@ -248,7 +248,7 @@ function check(
         (error.error.endsWith(".") ? error.error.slice(0, -1) : error.error);
       // A schema value (a 20,000-entry enum, a long pattern) is quoted in
       // part: the message says what to write, not the whole schema.
-      return `${pointer}: ${excerpt(message)}`;
+      return `${pointer}: ${capped(message)}`;
     });
   }
   if (more > 0) problems.push(`and ${more} more problems`);
@@ -284,7 +284,7 @@ const MAX_MESSAGE_CHARS = 300;
 const MAX_LISTED = 30;
 
 /** `message`, cut to {@linkcode MAX_MESSAGE_CHARS} with a note of what was left out. */
-function excerpt(message: string): string {
+function capped(message: string): string {
   return message.length <= MAX_MESSAGE_CHARS
     ? message
     : `${message.slice(0, MAX_MESSAGE_CHARS)}… (${
