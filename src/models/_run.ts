@@ -245,7 +245,7 @@ function parseArguments(
         error: `The arguments for tool ${
           JSON.stringify(name)
         } are not valid JSON (${errorMessage(error)}): ${
-          excerpt(raw)
+          quotedExcerpt(raw)
         }. Send the arguments as one JSON object, e.g. {"name": "value"}.`,
       };
     }
@@ -257,13 +257,13 @@ function parseArguments(
         JSON.stringify(name)
       } must be a JSON object of named arguments, got ${
         Array.isArray(value) ? "an array" : typeof value
-      }: ${excerpt(JSON.stringify(value))}.`,
+      }: ${quotedExcerpt(JSON.stringify(value))}.`,
     };
   }
   return { args: value };
 }
 
-function excerpt(text: string): string {
+function quotedExcerpt(text: string): string {
   const flat = text.replace(/\s+/g, " ");
   return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 77)}...` : flat);
 }
