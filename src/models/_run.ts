@@ -26,7 +26,7 @@ import type {
   ModelToolsOptions,
   ToolSource,
 } from "./options.ts";
-import { editDistance } from "../util/closest.ts";
+import { closest } from "../util/closest.ts";
 import { toolAlias } from "../tools/alias.ts";
 
 /**
@@ -269,7 +269,10 @@ function quotedExcerpt(text: string): string {
 }
 
 function unknownTool(name: string, names: readonly string[]): string {
-  const guess = closest(name, names);
+  // A model often drops the namespace: the tool part is compared too.
+  const guess = closest(name, names, {
+    forms: (candidate) => [candidate.slice(candidate.indexOf("__") + 2)],
+  });
   return `Unknown tool ${JSON.stringify(name)}.${
     guess === undefined ? "" : ` Did you mean ${JSON.stringify(guess)}?`
   } Call one of the tools you were given: ${list(names)}.`;
@@ -278,32 +281,4 @@ function unknownTool(name: string, names: readonly string[]): string {
 function list(names: readonly string[]): string {
   const shown = names.slice(0, 30).join(", ");
   return names.length > 30 ? `${shown}, … (${names.length} in all)` : shown;
-}
-
-/** The name nearest to `name` by edit distance, if near enough to suggest. */
-function closest(name: string, names: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  const wanted = normalize(name);
-  for (const candidate of names) {
-    const full = normalize(candidate);
-    // A model often drops the namespace: compare with the tool part too.
-    const tool = full.slice(full.indexOf("__") + 2);
-    const distance = Math.min(
-      editDistance(wanted, full),
-      editDistance(wanted, tool),
-    );
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3))
-    ? best
-    : undefined;
-}
-
-/** Lower case, with `-`, `.` and spaces read as `_`. */
-function normalize(name: string): string {
-  return name.toLowerCase().replace(/[-. ]/g, "_");
 }
