@@ -24,7 +24,7 @@ import {
   MCPNotConnectedError,
 } from "./errors.ts";
 import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
-import { errorMessage } from "./util/errors.ts";
+import { errorMessage } from "./util/caught.ts";
 import type { MCPLogLevel, MCPToolResult } from "./types.ts";
 import type { TaskHandle } from "./tasks/store.ts";
 import type { MCPTransportKind } from "./server_config.ts";

@@ -30,7 +30,7 @@ import type {
   MCPToolFailure,
   MCPToolSuccess,
 } from "../types.ts";
-import { errorMessage, hasCode } from "../util/errors.ts";
+import { errorMessage, hasCode } from "../util/caught.ts";
 import { redact, redactError } from "../util/redact.ts";
 
 /**

@@ -29,7 +29,7 @@ import type {
   MCPToolFilter,
   MCPToolResult,
 } from "../types.ts";
-import { asError } from "../util/errors.ts";
+import { asError } from "../util/caught.ts";
 import { lazy } from "../util/lazy.ts";
 import { redactError } from "../util/redact.ts";
 

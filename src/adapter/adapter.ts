@@ -36,7 +36,7 @@ import type {
   ReadUiResourceOptions,
   ToolCapability,
 } from "../types.ts";
-import { asError } from "../util/errors.ts";
+import { asError } from "../util/caught.ts";
 import { lazy } from "../util/lazy.ts";
 import { configSecrets, redact, redactError } from "../util/redact.ts";
 import { checkTimeoutMs } from "../util/time.ts";

@@ -17,7 +17,7 @@ import {
   MCPConfigError,
   MCPConnectionError,
 } from "../errors.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import {
   displayUrl,
   mergeSecrets,

@@ -9,7 +9,7 @@
 
 import type { JsonSchema } from "../types.ts";
 import { didYouMean } from "../util/closest.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { isRecord, setOwn } from "../util/values.ts";
 
 import { ArgumentError, UsageError } from "./_errors.ts";

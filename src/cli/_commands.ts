@@ -17,7 +17,7 @@ import type {
 } from "../types.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter/adapter.ts";
 import { toolArguments } from "./_arguments.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { printable, printableText } from "../util/terminal.ts";
 import {
   CliError,

@@ -9,7 +9,7 @@
 
 import type { MCPOutcome } from "../adapter/types.ts";
 import { printable, printableText } from "../util/terminal.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { setOwn } from "../util/values.ts";
 import { base64Size } from "../util/bytes.ts";
 import { exitCodeOf, reportFailures } from "./_commands.ts";

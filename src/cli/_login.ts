@@ -20,7 +20,7 @@ import { createServer, type Server } from "node:http";
 import type { ServerEntry } from "../config/load.ts";
 import { MCPToolAdapter } from "../adapter/adapter.ts";
 import { MCPAuthorizationRequiredError, MCPConfigError } from "../errors.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { printable } from "../util/terminal.ts";
 import { race } from "../util/time.ts";
 import type { Command, Context } from "./_context.ts";

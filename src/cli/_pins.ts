@@ -13,7 +13,7 @@ import { resolve } from "node:path";
 import type { HubServerStatus } from "../hub.ts";
 import type { PinnedTools } from "../tools/fingerprint.ts";
 import { checkPins, type ToolChange, type ToolDrift } from "../tools/drift.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { isRecord, setOwn } from "../util/values.ts";
 import { printable } from "../util/terminal.ts";
 import type { CliOutput } from "./_output.ts";

@@ -14,7 +14,7 @@ import { readConfig } from "./_config.ts";
 import { type CommandLine, GLOBAL_NAMES, readCommandLine } from "./_args.ts";
 import { type Ask, cliHandlers } from "./_handlers.ts";
 import { inlineServer } from "./_inline.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { didYouMean } from "../util/closest.ts";
 import { VERSION } from "../version.ts";
 import { CliError, INTERRUPTED, OK, USAGE, UsageError } from "./_errors.ts";

@@ -24,7 +24,7 @@ import type {
 import type { ModelProvider } from "./types.ts";
 import { MAX_SCHEMA_DEPTH } from "./_json_schema.ts";
 import { nestedDeeperThan } from "../util/values.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 
 const identity = (args: Record<string, unknown>) => args;
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { Entry, Runner } from "./_codec.ts";
 import { forModel, registryOf, toolsOf } from "./_entries.ts";

@@ -16,7 +16,7 @@
 import type { ToolCatalog, ToolSearchResult } from "../search/catalog.ts";
 import { toolAlias } from "../tools/alias.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import type { Codec, Entry, Runner, SearchDeclaration } from "./_codec.ts";
 import { failure, type Outcome } from "./_content.ts";
 import { buildEntries, entryOrOmission, modelDescription } from "./_entries.ts";

@@ -28,7 +28,7 @@ import {
   MCPTimeoutError,
   MCPUnusableAnswerError,
 } from "../errors.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { isRecord } from "../util/values.ts";
 import { excerpt } from "../util/redact.ts";
 import { isModernVersion, LEGACY_PROTOCOL_VERSIONS } from "../version.ts";

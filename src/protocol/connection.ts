@@ -47,7 +47,7 @@ import {
   type TransportOptions,
 } from "../transports/create.ts";
 import { mergeSecrets, redact, redactError } from "../util/redact.ts";
-import { asError, errorMessage } from "../util/errors.ts";
+import { asError, errorMessage } from "../util/caught.ts";
 import { checkTimeoutMs, race, timerMs } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";
 import { SerialQueue } from "../util/serial_queue.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./limits.ts";
 import { discardBody, EventReader, readWhole } from "./_body.ts";
 import { readCapped } from "../util/read_body.ts";

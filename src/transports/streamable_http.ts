@@ -21,7 +21,7 @@ import type {
   TransportSendOptions,
 } from "./transport.ts";
 import { headerValue } from "../util/header_value.ts";
-import { asError } from "../util/errors.ts";
+import { asError } from "../util/caught.ts";
 import { fetchFailure, HttpClient } from "./_client.ts";
 import { mediaType, serverUrl } from "./_headers.ts";
 import { discardBody, readBodyStart } from "./_body.ts";

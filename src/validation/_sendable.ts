@@ -9,7 +9,7 @@
  * @module
  */
 
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 
 /** Nesting the quick JSON test follows before leaving the value to the full one. */
 const QUICK_JSON_DEPTH = 32;

@@ -7,7 +7,7 @@
  */
 
 import { MCPConnectionError } from "../../errors.ts";
-import { asError } from "../../util/errors.ts";
+import { asError } from "../../util/caught.ts";
 import type { ProcessBackend } from "./backend.ts";
 import type { StdioTransportOptions } from "../stdio.ts";
 

@@ -1,6 +1,7 @@
 /**
- * Small helpers for errors of unknown shape (`catch (error)` gives
- * `unknown`). Internal.
+ * What a `catch` gives (`unknown`): its message, it as an `Error`, and
+ * whether it is this library's error of a given code. Named for what it
+ * reads, so that `errors.ts` means the error classes alone. Internal.
  *
  * @module
  */
