@@ -34,7 +34,7 @@ export {
   MCPConfigFileError,
   type MCPConfigFileErrorOptions,
   type MCPConfigFileProblem,
-} from "./errors.ts";
+} from "./file_error.ts";
 export type { ConfigInput, ConfigInputs } from "./_variables.ts";
 export type {
   ConfigFormat,
