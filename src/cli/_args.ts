@@ -8,7 +8,7 @@
 
 import { parseArgs } from "node:util";
 import { closest } from "../util/closest.ts";
-import { UsageError } from "./_errors.ts";
+import { UsageError } from "./_exit.ts";
 import type { OptionKind, OptionSpec, OptionValue } from "./_spec.ts";
 import { COMMANDS, GLOBAL_OPTIONS, type GlobalOptions } from "./_table.ts";
 

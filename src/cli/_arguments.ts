@@ -12,7 +12,7 @@ import { didYouMean } from "../util/closest.ts";
 import { errorMessage } from "../util/caught.ts";
 import { isRecord, setOwn } from "../util/values.ts";
 
-import { ArgumentError, UsageError } from "./_errors.ts";
+import { ArgumentError, UsageError } from "./_exit.ts";
 
 /**
  * The arguments of a call: `json` (an object), then each `key=value` pair

@@ -26,7 +26,7 @@ import {
   OK,
   TOOL_ERROR,
   USAGE,
-} from "./_errors.ts";
+} from "./_exit.ts";
 import { inConfigOrder, namespaceOf, withHub, withTool } from "./_hub.ts";
 import {
   binaryOf,

@@ -21,7 +21,7 @@ import {
   OK,
   USAGE,
   UsageError,
-} from "./_errors.ts";
+} from "./_exit.ts";
 import { withHub } from "./_hub.ts";
 import { expectOperands, parseMs } from "./_operands.ts";
 import { firstLine, writeJson, writeResult, writeTable } from "./_output.ts";

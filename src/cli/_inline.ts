@@ -18,7 +18,7 @@ import {
 } from "../server_config.ts";
 import { MCPConfigError } from "../errors.ts";
 import type { Options } from "./_args.ts";
-import { UsageError } from "./_errors.ts";
+import { UsageError } from "./_exit.ts";
 import { isRecord, setOwn } from "../util/values.ts";
 
 /**

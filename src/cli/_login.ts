@@ -24,7 +24,7 @@ import { errorMessage } from "../util/caught.ts";
 import { printable } from "../util/terminal.ts";
 import { race } from "../util/time.ts";
 import type { Command, Context } from "./_context.ts";
-import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
+import { CliError, CONNECTION, OK, USAGE } from "./_exit.ts";
 import {
   StoredOAuthProvider,
   storeKey,

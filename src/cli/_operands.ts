@@ -5,7 +5,7 @@
  * @module
  */
 
-import { UsageError } from "./_errors.ts";
+import { UsageError } from "./_exit.ts";
 
 /**
  * Checks that `command` got `count` operands (0 or 1 tool name).

@@ -19,7 +19,7 @@ import { printable } from "../util/terminal.ts";
 import type { CliOutput } from "./_output.ts";
 import { writeJson } from "./_output.ts";
 import type { Command, Context } from "./_context.ts";
-import { CliError, CONNECTION, DRIFT, OK, USAGE } from "./_errors.ts";
+import { CliError, CONNECTION, DRIFT, OK, USAGE } from "./_exit.ts";
 import { withHub } from "./_hub.ts";
 
 /** The pin file: each server's pins, by server name. */

@@ -14,7 +14,7 @@ import {
   schemaCommand,
   toolsCommand,
 } from "./_commands.ts";
-import { UsageError } from "./_errors.ts";
+import { UsageError } from "./_exit.ts";
 import { CONTENT_COMMANDS } from "./_content.ts";
 import { LOGIN_TIMEOUT_MS, loginCommand, logoutCommand } from "./_login.ts";
 import { expectOperands, parseMs } from "./_operands.ts";

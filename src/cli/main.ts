@@ -17,7 +17,7 @@ import { inlineServer } from "./_inline.ts";
 import { errorMessage } from "../util/caught.ts";
 import { didYouMean } from "../util/closest.ts";
 import { VERSION } from "../version.ts";
-import { CliError, INTERRUPTED, OK, USAGE, UsageError } from "./_errors.ts";
+import { CliError, INTERRUPTED, OK, USAGE, UsageError } from "./_exit.ts";
 import { commandHelp, programHelp } from "./_help.ts";
 import { parseMs } from "./_operands.ts";
 import { COMMANDS } from "./_table.ts";

@@ -1,5 +1,6 @@
 /**
- * The command line's exit codes and the errors that carry one. Internal.
+ * The command line's exit codes and the errors that carry one: how a
+ * command ends. Internal.
  *
  * @module
  */
