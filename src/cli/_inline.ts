@@ -17,7 +17,7 @@ import {
   validateServerConfig,
 } from "../server_config.ts";
 import { MCPConfigError } from "../errors.ts";
-import type { Options } from "./_args.ts";
+import type { Options } from "./_command_line.ts";
 import { UsageError } from "./_exit.ts";
 import { isRecord, setOwn } from "../util/values.ts";
 

@@ -11,7 +11,11 @@ export type { CliOutput } from "./_output.ts";
 import process from "node:process";
 import type { CliOutput } from "./_output.ts";
 import { readConfig } from "./_config.ts";
-import { type CommandLine, GLOBAL_NAMES, readCommandLine } from "./_args.ts";
+import {
+  type CommandLine,
+  GLOBAL_NAMES,
+  readCommandLine,
+} from "./_command_line.ts";
 import { type Ask, cliHandlers } from "./_handlers.ts";
 import { inlineServer } from "./_inline.ts";
 import { errorMessage } from "../util/caught.ts";
