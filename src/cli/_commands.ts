@@ -16,7 +16,7 @@ import type {
   MCPToolResult,
 } from "../types.ts";
 import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter/adapter.ts";
-import { toolArguments } from "./_arguments.ts";
+import { toolArguments } from "./_tool_args.ts";
 import { errorMessage } from "../util/caught.ts";
 import { printable, printableText } from "../util/terminal.ts";
 import {
