@@ -23,7 +23,7 @@ import {
   UsageError,
 } from "./_exit.ts";
 import { withHub } from "./_hub.ts";
-import { expectOperands, parseMs } from "./_operands.ts";
+import { expectOperands, parseMs } from "./_usage.ts";
 import { firstLine, writeJson, writeResult, writeTable } from "./_output.ts";
 import { type CommandSpec, defineCommand, type OptionSpec } from "./_spec.ts";
 import type { MCPToolHub } from "../hub.ts";

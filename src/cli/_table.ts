@@ -17,7 +17,7 @@ import {
 import { UsageError } from "./_exit.ts";
 import { CONTENT_COMMANDS } from "./_content.ts";
 import { LOGIN_TIMEOUT_MS, loginCommand, logoutCommand } from "./_login.ts";
-import { expectOperands, parseMs } from "./_operands.ts";
+import { expectOperands, parseMs } from "./_usage.ts";
 import { pinCheckCommand } from "./_pins.ts";
 import { resumeCommand, tasksCommand } from "./_tasks.ts";
 import { searchCommand } from "./_search.ts";

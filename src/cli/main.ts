@@ -23,7 +23,7 @@ import { didYouMean } from "../util/closest.ts";
 import { VERSION } from "../version.ts";
 import { CliError, INTERRUPTED, OK, USAGE, UsageError } from "./_exit.ts";
 import { commandHelp, programHelp } from "./_help.ts";
-import { parseMs } from "./_operands.ts";
+import { parseMs } from "./_usage.ts";
 import { COMMANDS } from "./_table.ts";
 import { tokenStorePath } from "../auth/file_store.ts";
 import { cliTaskStore } from "./_tasks.ts";

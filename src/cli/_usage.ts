@@ -1,6 +1,7 @@
 /**
- * Checks of a command line's operands and of its millisecond values, worded
- * for the user. Internal.
+ * Usage checks of what the command line read (`_command_line.ts`): a
+ * command's operands and the millisecond values of its options, each a
+ * `UsageError` worded for the user. Internal.
  *
  * @module
  */
