@@ -183,7 +183,8 @@ export function serverAttributes(
 /** Creates the telemetry of the adapters that share `options`. */
 export function createTelemetry(options: MCPTelemetryOptions): Telemetry {
   return {
-    connection: (config, secrets) => new Connection(config, options, secrets),
+    connection: (config, secrets) =>
+      new ConnectionSpans(config, options, secrets),
   };
 }
 
@@ -230,7 +231,8 @@ class Instruments {
 
 const shared = new WeakMap<MCPTelemetryOptions, Instruments>();
 
-class Connection implements ConnectionTelemetry {
+/** The spans and metrics of one server connection (not the protocol's `Connection`). */
+class ConnectionSpans implements ConnectionTelemetry {
   readonly #config: MCPServerConfig;
   readonly #instruments: Instruments;
   readonly #options: MCPTelemetryOptions;
@@ -255,9 +257,9 @@ class Connection implements ConnectionTelemetry {
     this.server = serverAttributes(config, config.transport);
   }
 
-  session(kind: string, sessionId: () => string | undefined): Session {
+  session(kind: string, sessionId: () => string | undefined): SessionSpans {
     this.server = serverAttributes(this.#config, kind);
-    return new Session(
+    return new SessionSpans(
       this.#instruments,
       this.server,
       sessionId,
@@ -358,7 +360,8 @@ function toolOf(
     : undefined;
 }
 
-class Session implements SessionTelemetry {
+/** The spans and metrics of one session (not the protocol's `Session`). */
+class SessionSpans implements SessionTelemetry {
   readonly #instruments: Instruments;
   readonly #server: MCPAttributes;
   readonly #sessionId: () => string | undefined;
