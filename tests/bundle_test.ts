@@ -69,7 +69,7 @@ const BROWSER_OPTIONS = {
  */
 const BUDGET_GZIP_BYTES = 29.5 * 1024;
 /** The lazily loaded stdio backends, as source (Deno) or packed (Node). */
-const BACKEND = /(?:^|\/)_process\/(?:deno|node)\.[jt]s$/;
+const BACKEND = /(?:^|\/)_process\/(?:deno_host|child_process)\.[jt]s$/;
 
 /** One output file of the bundle, with what the metafile says about it. */
 interface Chunk {
@@ -269,7 +269,7 @@ describe("the root entry bundled with esbuild for platform neutral", () => {
       backends.map((chunk) => chunk.meta.entryPoint!.replace(/^.*\//, ""))
         .sort()
         .map((name) => name.replace(/\.[jt]s$/, "")),
-      ["deno", "node"],
+      ["child_process", "deno_host"],
       "expected one chunk per stdio backend; did src/transports/stdio.ts stop importing them lazily?",
     );
     for (const backend of backends) {

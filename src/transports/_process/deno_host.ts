@@ -1,11 +1,11 @@
 /**
- * The Deno process backend: `node:child_process` (see `node.ts`) with
+ * The Deno process backend: `node:child_process` (see `child_process.ts`) with
  * Deno's own primitives, so nothing it does prompts for a permission or
  * needs one beyond what starting the server takes. Signals go through
  * `Deno.kill()`: Deno's `ChildProcess.kill()` ignores every signal after
  * the first, which would turn a SIGTERM → SIGKILL escalation into a no-op.
  *
- * On Windows the command is resolved by `node.ts` (`PATH` × `PATHEXT`,
+ * On Windows the command is resolved by `child_process.ts` (`PATH` × `PATHEXT`,
  * `.cmd` through `cmd.exe`), as under Node.js, and `windowsHide` keeps a
  * host without a console from showing a window per server.
  *
@@ -18,7 +18,7 @@
  */
 
 import type { ProcessBackend } from "./backend.ts";
-import type { ProcessHost } from "./node.ts";
+import type { ProcessHost } from "./child_process.ts";
 import type { ProcReader } from "./group.ts";
 
 /** `Deno.permissions.querySync` without ever prompting; `false` when unsure. */
@@ -52,7 +52,7 @@ const proc: ProcReader = {
 /** Loads the backend with Deno's primitives. */
 export async function load(): Promise<ProcessBackend> {
   const [node, processModule] = await Promise.all([
-    import("./node.ts"),
+    import("./child_process.ts"),
     import("node:process"),
   ]);
   const process = processModule.default;

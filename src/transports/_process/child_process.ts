@@ -1,6 +1,6 @@
 /**
  * The process backend, built on `node:child_process`: Node.js and Bun run it
- * as it is, Deno through `deno.ts`, which supplies its own
+ * as it is, Deno through `deno_host.ts`, which supplies its own
  * {@linkcode ProcessHost} (signals, environment, `/proc`, under Deno's
  * permissions). On Deno, `node:child_process` costs about half the client
  * CPU per message of `Deno.Command`'s web streams (`bench/client_bench.ts`).
