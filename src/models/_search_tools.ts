@@ -43,7 +43,8 @@ import type {
   ToolHandoff,
   ToolSource,
 } from "./options.ts";
-import type { ModelProvider, ProviderShapes } from "./types.ts";
+import type { ModelProvider } from "./types.ts";
+import type { ProviderShapes } from "./shapes.ts";
 
 /** The largest input schema shown in a search result, as JSON characters. */
 const MAX_SCHEMA_CHARS = 16_000;

@@ -26,13 +26,13 @@ import type {
   ToolHandoff,
   ToolSource,
 } from "./options.ts";
+import type { ModelProvider } from "./types.ts";
 import type {
   FlatDefinitionShapes,
-  ModelProvider,
   ProviderShapes,
   ResultOf,
   TurnOf,
-} from "./types.ts";
+} from "./shapes.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type {
@@ -65,13 +65,13 @@ export interface DispatchResult<P extends ModelProvider> {
   /** What the result budget left out, if anything. */
   cut: ResultCut | undefined;
 }
+export type { ModelProvider } from "./types.ts";
 export type {
   FlatDefinitionShapes,
-  ModelProvider,
   ProviderShapes,
   ResultOf,
   TurnOf,
-} from "./types.ts";
+} from "./shapes.ts";
 
 /** One provider's view of a set of tools: definitions, and dispatch of calls. */
 export interface ModelTools<P extends ModelProvider> {
