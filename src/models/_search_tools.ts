@@ -35,7 +35,6 @@ import { instructionsFragment } from "./_instructions.ts";
 import { isSchema, type Schema } from "./_json_schema.ts";
 import type { ResultPages } from "./_pages.ts";
 import { runner } from "./_run.ts";
-import type { DispatchResult } from "./model_tools.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
@@ -44,7 +43,7 @@ import type {
   ToolSource,
 } from "./options.ts";
 import type { ModelProvider } from "./types.ts";
-import type { ProviderShapes } from "./shapes.ts";
+import type { DispatchResult, ProviderShapes } from "./shapes.ts";
 
 /** The largest input schema shown in a search result, as JSON characters. */
 const MAX_SCHEMA_CHARS = 16_000;

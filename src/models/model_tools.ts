@@ -16,11 +16,9 @@ import { instructionsFragment } from "./_instructions.ts";
 import { ResultPages } from "./_pages.ts";
 import { codecOf } from "./_providers.ts";
 import { runner } from "./_run.ts";
-import type { MCPToolResult } from "../types.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
-  ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
   ToolHandoff,
@@ -28,6 +26,7 @@ import type {
 } from "./options.ts";
 import type { ModelProvider } from "./types.ts";
 import type {
+  DispatchResult,
   FlatDefinitionShapes,
   ProviderShapes,
   ResultOf,
@@ -47,26 +46,9 @@ export type {
   ToolSource,
 } from "./options.ts";
 
-/**
- * One call, run: what the model is sent, and the whole result for the
- * host.
- */
-export interface DispatchResult<P extends ModelProvider> {
-  /** The provider's tool-result message(s): what `dispatch()` returns. */
-  message: ProviderShapes[P]["result"];
-  /** The text the model reads in it (within the result budget), or the error message. */
-  text: string;
-  /**
-   * The tool's result envelope, untouched (`result.data` is the server's
-   * `MCPCallResult`); `undefined` when no tool ran (an unknown name, bad
-   * arguments, a refused approval).
-   */
-  result: MCPToolResult | undefined;
-  /** What the result budget left out, if anything. */
-  cut: ResultCut | undefined;
-}
 export type { ModelProvider } from "./types.ts";
 export type {
+  DispatchResult,
   FlatDefinitionShapes,
   ProviderShapes,
   ResultOf,

@@ -37,6 +37,8 @@ import type {
   OpenAIResponsesToolSearchCall,
   OpenAIResponsesToolSearchOutput,
 } from "./search_types.ts";
+import type { MCPToolResult } from "../types.ts";
+import type { ResultCut } from "./options.ts";
 
 /**
  * Each provider's definitions when every tool is declared (the flat
@@ -120,4 +122,23 @@ export interface ProviderShapes {
     result: AiSdkToolResultPart;
     turn: AiSdkToolMessage;
   };
+}
+
+/**
+ * One call, run: what the model is sent, and the whole result for the
+ * host.
+ */
+export interface DispatchResult<P extends ModelProvider> {
+  /** The provider's tool-result message(s): what `dispatch()` returns. */
+  message: ProviderShapes[P]["result"];
+  /** The text the model reads in it (within the result budget), or the error message. */
+  text: string;
+  /**
+   * The tool's result envelope, untouched (`result.data` is the server's
+   * `MCPCallResult`); `undefined` when no tool ran (an unknown name, bad
+   * arguments, a refused approval).
+   */
+  result: MCPToolResult | undefined;
+  /** What the result budget left out, if anything. */
+  cut: ResultCut | undefined;
 }
