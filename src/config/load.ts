@@ -35,9 +35,10 @@ export {
   type MCPConfigFileErrorOptions,
   type MCPConfigFileProblem,
 } from "./file_error.ts";
-export type { ConfigInput, ConfigInputs } from "./_variables.ts";
 export type {
   ConfigFormat,
+  ConfigInput,
+  ConfigInputs,
   ConfigText,
   ConfigVariableOptions,
   EnterpriseManagedAuth,
