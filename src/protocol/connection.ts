@@ -28,7 +28,7 @@ import { type RequestOptions, type Result, Session } from "./session.ts";
 import type { TaskCallOptions } from "./tasks/watch.ts";
 import type { ToolList } from "./tool_list.ts";
 
-export type { ToolList };
+export type { MCPServerInfo, ToolList };
 import type { ListenOptions, Subscription } from "./_listen.ts";
 
 export type {
@@ -61,7 +61,7 @@ import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/hook.ts";
 import type { MCPTelemetryOptions } from "../telemetry/types.ts";
 import {
   envelope,
-  type MCPProtocolEra,
+  type MCPServerInfo,
   META_SUBSCRIPTION_ID,
   modernCapabilities,
   type ProtocolPlan,
@@ -126,23 +126,6 @@ export interface ConnectOptions {
   timeoutMs?: number;
   /** Aborts the attempt. */
   signal?: AbortSignal;
-}
-
-/** What a server said about itself in `initialize` or `server/discover`. */
-export interface MCPServerInfo {
-  /** The negotiated protocol version. */
-  protocolVersion: string;
-  /**
-   * `"modern"` (2026-07-28 and later: per-request protocol, no session) or
-   * `"legacy"` (the 2025 era's `initialize` handshake).
-   */
-  era: MCPProtocolEra;
-  /** The server's name and version. */
-  serverInfo: { name: string; version: string };
-  /** The server's capabilities. */
-  capabilities: Record<string, unknown>;
-  /** Usage hints for the model, when the server sent some. */
-  instructions?: string;
 }
 
 /** How a tool is called: `invoke()`'s request options, and the task it may be or resume. */

@@ -20,6 +20,23 @@ import { type ClientHandlers, elicitationCapability } from "./handlers.ts";
 /** Which era a connection speaks. */
 export type MCPProtocolEra = "modern" | "legacy";
 
+/** What a server said about itself in `initialize` or `server/discover`. */
+export interface MCPServerInfo {
+  /** The negotiated protocol version. */
+  protocolVersion: string;
+  /**
+   * `"modern"` (2026-07-28 and later: per-request protocol, no session) or
+   * `"legacy"` (the 2025 era's `initialize` handshake).
+   */
+  era: MCPProtocolEra;
+  /** The server's name and version. */
+  serverInfo: { name: string; version: string };
+  /** The server's capabilities. */
+  capabilities: Record<string, unknown>;
+  /** Usage hints for the model, when the server sent some. */
+  instructions?: string;
+}
+
 /** The `_meta` key of a request's protocol version. */
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 /** The `_meta` key of a request's client capabilities. */
