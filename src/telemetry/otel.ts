@@ -2,8 +2,8 @@
  * Spans and metrics by the OpenTelemetry semantic conventions for MCP
  * (`open-telemetry/semantic-conventions-genai`, `docs/gen-ai/mcp.md`), and
  * the trace context carried to the server in `params._meta`. Loaded by
- * `hook.ts` only when tracing is on. It imports nothing of OpenTelemetry:
- * it talks to the providers (given, or registered in the API's global
+ * `hook.ts` only when tracing is on; it implements `_contract.ts`. It
+ * imports nothing of OpenTelemetry: it talks to the providers (given, or registered in the API's global
  * registry) through their interfaces, so bundles for any runtime stay the
  * same. Internal.
  *
@@ -21,8 +21,8 @@ import type {
   SessionTelemetry,
   Telemetry,
   TracedRequest,
-} from "./hook.ts";
-import { OTEL_API_KEY } from "./hook.ts";
+} from "./_contract.ts";
+import { OTEL_API_KEY } from "./_contract.ts";
 import type {
   MCPAttributes,
   MCPHistogram,
