@@ -142,8 +142,9 @@ const FIELDS: ReadonlySet<string> = new Set([
 ]);
 /** An `inheritEnv` entry: a variable name, or a prefix and `*`. */
 export const INHERITED_NAME = /^[A-Za-z_][A-Za-z0-9_()]*\*?$/;
+/** A control character: refused in paths and arguments (see {@linkcode controlCharacterProblem}). */
 // deno-lint-ignore no-control-regex
-const CONTROL = /[\x00-\x1f\x7f]/;
+export const CONTROL = /[\x00-\x1f\x7f]/;
 const CONTROL_NAMES: Record<string, string> = {
   "\t": "a tab (\\t)",
   "\n": "a line break (\\n)",
