@@ -11,6 +11,7 @@
  * @module
  */
 
+import { lazy } from "../util/lazy.ts";
 import { mergeSecrets, secretsOf } from "../util/redact.ts";
 import type { OAuthClientProviderLike, OAuthState } from "./provider.ts";
 import type { MCPAuthorizationCallback } from "./provider.ts";
@@ -43,6 +44,10 @@ export interface AuthHooks {
 }
 
 const states = new WeakMap<object, Map<string, OAuthState>>();
+/** The flow, and through it the SDK's `auth()`, loaded by the first 401. */
+const flow = lazy(() => import("./_flow.ts"));
+/** DPoP proofs, loaded by a DPoP provider's first request. */
+const dpop = lazy(() => import("./dpop.ts"));
 
 /**
  * The hooks for `provider` and the MCP server at `serverUrl`. Transports
@@ -63,7 +68,6 @@ export function oauthHooks(
     );
   }
   const s = state;
-  const flow = () => import("./_flow.ts");
   return {
     // Read on every request: a refresh or a step-up shows on the next one.
     async getHeaders(): Promise<Record<string, string>> {
@@ -80,15 +84,15 @@ export function oauthHooks(
     // A DPoP provider's requests: its DPoP token goes as `DPoP`, with a proof.
     wrapFetch: provider.dpop &&
       ((next) => async (input, init) =>
-        (await import("./dpop.ts")).resourceFetch(provider, next)(
+        (await dpop.load()).resourceFetch(provider, next)(
           input,
           init,
         )),
     authorize: async (response, signal, note) => {
       s.note = note;
-      return (await flow()).authorize(s, response, signal);
+      return (await flow.load()).authorize(s, response, signal);
     },
-    finishAuth: async (code) => (await flow()).finishAuth(s, code),
+    finishAuth: async (code) => (await flow.load()).finishAuth(s, code),
     passed: () => s.rounds = 0,
     secrets: () => s.secrets,
   };

@@ -11,6 +11,7 @@
 
 import type { MCPTelemetryOptions } from "./types.ts";
 import { OTEL_API_KEY, type Telemetry } from "./_contract.ts";
+import { lazy } from "../util/lazy.ts";
 
 export { OTEL_API_KEY };
 
@@ -23,7 +24,8 @@ export type {
   TracedRequest,
 } from "./_contract.ts";
 
-let loading: Promise<typeof import("./otel.ts")> | undefined;
+/** The OpenTelemetry side, loaded when tracing is first wanted. */
+const otel = lazy(() => import("./otel.ts"));
 
 /**
  * The telemetry for `options`, loaded on first need; `undefined` (at once,
@@ -39,6 +41,5 @@ export function loadTelemetry(
     options?.meterProvider === undefined &&
     (globalThis as Record<symbol, unknown>)[OTEL_API_KEY] === undefined
   ) return undefined;
-  loading ??= import("./otel.ts");
-  return loading.then((otel) => otel.createTelemetry(options ?? {}));
+  return otel.load().then((loaded) => loaded.createTelemetry(options ?? {}));
 }

@@ -15,6 +15,7 @@
  */
 
 import { displayUrl, excerpt } from "../util/redact.ts";
+import { lazy } from "../util/lazy.ts";
 import { byobReader, FEED_BYTES, OWN_READ_BUFFER } from "../util/read_body.ts";
 import type { JSONRPCMessage } from "./transport.ts";
 import type {
@@ -100,7 +101,7 @@ export interface EventReaderOptions {
 }
 
 /** The SSE parser, loaded with the first event stream: JSON-only servers never need it. */
-let sseParser: typeof import("eventsource-parser") | undefined;
+const sseParser = lazy(() => import("eventsource-parser"));
 
 /**
  * The events of an SSE body, read on demand: the reader shape of a web
@@ -161,9 +162,10 @@ export class EventReader {
 
   /** The next event, or `done` at the end of the body. */
   async read(): Promise<ReadableStreamReadResult<EventSourceMessage>> {
-    const parser = this.#parser ??
-      (this.#parser = (sseParser ??= await import("eventsource-parser"))
-        .createParser(this.#callbacks));
+    const parser = this.#parser ??= (sseParser.value ?? await sseParser.load())
+      .createParser(
+        this.#callbacks,
+      );
     for (;;) {
       if (this.#head < this.#queue.length) {
         const value = this.#queue[this.#head++]!;
@@ -241,8 +243,8 @@ let parsed: ParsedEvents = { events: [], retryMs: undefined };
  * anything else runs.
  */
 export async function parseEvents(text: string): Promise<ParsedEvents> {
-  const parser = wholeParser ??=
-    (sseParser ??= await import("eventsource-parser")).createParser({
+  const parser = wholeParser ??= (sseParser.value ?? await sseParser.load())
+    .createParser({
       onEvent: (event) => parsed.events.push(event),
       onRetry: (ms) => parsed.retryMs = ms,
     });
