@@ -102,20 +102,11 @@ const toolList = lazy(() => import("./tool_list.ts"));
 /** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
 const paramHeaders = lazy(() => import("./param_headers.ts"));
 
+/** Log messages and levels, loaded by a connection with `onLog` or the first `setLogLevel()`. */
+const logging = lazy(() => import("./_logging.ts"));
+
 /** Thrown inside a handshake: the stdio server exited on the probe. */
 class RestartForHandshake extends Error {}
-
-/** The log levels of `logging/setLevel` and `notifications/message`, least severe first. */
-export const LOG_LEVELS: readonly MCPLogLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
 
 /** Makes a fresh transport for each connection attempt. */
 export type TransportFactory = () => MCPTransport | Promise<MCPTransport>;
@@ -482,6 +473,7 @@ export class Connection {
     let session: Session | undefined;
     try {
       if (options.signal?.aborted) throw options.signal.reason;
+      if (this.#options.onLog) await logging.load();
       this.#telemetry ??= await loadTelemetry(this.#options.telemetry)
         ?.then((telemetry) =>
           telemetry.connection(this.#options.config, () => this.secrets)
@@ -859,7 +851,12 @@ export class Connection {
     if (method === "notifications/tools/list_changed") {
       this.#options.onToolsChanged("list_changed");
     } else if (method === "notifications/message") {
-      this.#onLog(notification.params);
+      // Loaded before the first session of a connection with `onLog`.
+      logging.value?.deliverLog(notification.params, {
+        onLog: this.#options.onLog,
+        onError: this.#options.onError,
+        label: this.#name,
+      });
     } else if (method === "notifications/tasks/status") {
       this.#wakeTasks(notification.params ?? {});
     } else this.#options.onNotice?.(notification);
@@ -1006,33 +1003,6 @@ export class Connection {
     );
   }
 
-  /** Hands a log message to `onLog`; one with an unknown level is reported, not passed on. */
-  #onLog(params: Record<string, unknown> | undefined): void {
-    const onLog = this.#options.onLog;
-    if (!onLog) return;
-    const level = params?.level as MCPLogLevel;
-    if (!LOG_LEVELS.includes(level)) {
-      this.#options.onError?.(
-        new Error(
-          `MCP server "${this.#name}" sent a log message of unknown level ${
-            JSON.stringify(level)
-          }`,
-        ),
-      );
-      return;
-    }
-    const logger = params!.logger;
-    try {
-      onLog(
-        level,
-        typeof logger === "string" ? logger : undefined,
-        params!.data,
-      );
-    } catch (error) {
-      this.#options.onError?.(asError(error));
-    }
-  }
-
   /**
    * Asks the server for log messages of `level` and above, when it declares
    * the `logging` capability. The level is kept: every later session
@@ -1042,14 +1012,7 @@ export class Connection {
    * @throws {MCPConfigError} When `level` is not a log level.
    */
   async setLogLevel(level: MCPLogLevel, timeoutMs: number): Promise<boolean> {
-    if (!LOG_LEVELS.includes(level)) {
-      throw new MCPConfigError(
-        "level",
-        `The log level must be one of ${LOG_LEVELS.join(", ")}; got ${
-          JSON.stringify(level)
-        }`,
-      );
-    }
+    (await logging.load()).checkLogLevel(level);
     await this.whenReady("set the log level");
     this.#logLevel = level;
     if (!this.#server?.capabilities.logging) return false;
