@@ -52,6 +52,68 @@ export class CallFailure extends Error {
   }
 }
 
+/**
+ * What a stage of a call found wrong with it: the tool is not there,
+ * the arguments are not an object or fail the tool's schema, the tool
+ * reported its own error, or its output fails its schema.
+ */
+export type Refusal =
+  | { kind: "not_found"; message: string }
+  | { kind: "not_an_object"; given: unknown }
+  | { kind: "invalid"; problems: readonly string[] }
+  | { kind: "tool_error"; result: MCPCallResult }
+  | { kind: "output"; problem: string; result: MCPCallResult };
+
+/** The failure of tool `tool` for `refusal`, worded. */
+export function refused(tool: string, refusal: Refusal): CallFailure {
+  const name = `Tool "${tool}"`;
+  switch (refusal.kind) {
+    case "not_found":
+      return new CallFailure("not_found", refusal.message);
+    case "not_an_object": {
+      const given = refusal.given;
+      return new CallFailure(
+        "validation",
+        `Input validation failed for tool "${tool}": arguments must be an object of named arguments, got ${
+          Array.isArray(given) ? "an array" : String(given)
+        }`,
+      );
+    }
+    case "invalid":
+      return new CallFailure(
+        "validation",
+        `Input validation failed for tool "${tool}": ${
+          refusal.problems.join("; ")
+        }`,
+      );
+    case "tool_error":
+      return new CallFailure(
+        "server_error",
+        `${name} reported a server error: ${
+          textOf(refusal.result) || "no details given"
+        }`,
+        refusal.result,
+      );
+    case "output":
+      return new CallFailure(
+        "server_error",
+        `${name} ${refusal.problem}`,
+        refusal.result,
+      );
+  }
+}
+
+/** The text blocks of a result, one per line. */
+function textOf(result: MCPCallResult): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  return content
+    .filter((item): item is { type: "text"; text: string } =>
+      item?.type === "text" && typeof item.text === "string"
+    )
+    .map((item) => item.text)
+    .join("\n");
+}
+
 /** When a failed operation started, what could cancel it, and what no message may contain. */
 export interface FailureContext {
   /** Its start, a `performance.now()`. */

@@ -2,9 +2,10 @@
  * `invoke()` as a sequence of named stages, run once and in order, the way
  * the config loader reads (`config/load.ts`): deadline → tool → arguments
  * → validate → call → check output → envelope. Each stage either hands the
- * next what it needs or throws: a {@linkcode CallFailure} it worded itself
- * (not found, invalid arguments, an `isError` result, output that fails
- * its schema), or what a wait or the server threw. The envelope stage
+ * next what it needs or throws: a {@linkcode CallFailure} for what it found
+ * wrong itself (not found, invalid arguments, an `isError` result, output
+ * that fails its schema), worded by the envelopes, or what a wait or the
+ * server threw. The envelope stage
  * turns either into the `MCPToolResult` (`_envelope.ts`, the one
  * classifier, loaded with the first outcome); only a missing connection, a
  * login to approve and a tool held back by its pin are thrown. Internal.
@@ -12,13 +13,12 @@
  * @module
  */
 
-import type { CallFailure, FailureContext } from "./_envelope.ts";
+import type { CallFailure, FailureContext, Refusal } from "./_envelope.ts";
 import type { Connection, ToolCallOptions } from "../protocol/connection.ts";
 import type { Durable } from "../tasks/durable.ts";
 import type {
   InvokeOptions,
   MCPCallResult,
-  MCPErrorKind,
   MCPToolDescriptor,
   MCPToolResult,
 } from "../types.ts";
@@ -175,7 +175,10 @@ async function toolOf(call: Call): Promise<MCPToolDescriptor> {
   if (tool) return tool;
   const held = tools.heldError(name);
   if (held) throw redactError(held, caller.secrets());
-  throw await failure("not_found", await tools.notFound(name));
+  throw await refuse(name, {
+    kind: "not_found",
+    message: await tools.notFound(name),
+  });
 }
 
 /** Arguments: an object of named arguments. */
@@ -184,12 +187,7 @@ async function argumentsOf(call: Call): Promise<Record<string, unknown>> {
   if (typeof args === "object" && args !== null && !Array.isArray(args)) {
     return args as Record<string, unknown>;
   }
-  throw await failure(
-    "validation",
-    `Input validation failed for tool "${name}": arguments must be an object of named arguments, got ${
-      Array.isArray(args) ? "an array" : String(args)
-    }`,
-  );
+  throw await refuse(name, { kind: "not_an_object", given: args });
 }
 
 /**
@@ -227,10 +225,7 @@ async function validate(
   }
   const problems = !call.resume && validator(args);
   if (problems) {
-    throw await failure(
-      "validation",
-      `Input validation failed for tool "${name}": ${problems.join("; ")}`,
-    );
+    throw await refuse(name, { kind: "invalid", problems });
   }
 }
 
@@ -301,31 +296,20 @@ async function checkOutput(
 ): Promise<void> {
   const { name, caller } = call;
   if (result.isError === true) {
-    throw await failure(
-      "server_error",
-      `Tool "${name}" reported a server error: ${
-        textOf(result) || "no details given"
-      }`,
-      result,
-    );
+    throw await refuse(name, { kind: "tool_error", result });
   }
   if (tool.outputSchema === undefined || !caller.validateOutput) return;
   const check = outputCheck.value ?? await outputCheck.load();
   let problem = check.outputProblem(tool.outputSchema, result);
   if (problem instanceof Promise) problem = await problem;
   if (problem !== undefined) {
-    throw await failure("server_error", `Tool "${name}" ${problem}`, result);
+    throw await refuse(name, { kind: "output", problem, result });
   }
 }
 
-/** A failure a stage found itself, worded. */
-async function failure(
-  kind: MCPErrorKind,
-  message: string,
-  data?: MCPCallResult,
-): Promise<CallFailure> {
-  const { CallFailure } = envelopes.value ?? await envelopes.load();
-  return new CallFailure(kind, message, data);
+/** A failure a stage found itself, worded by the envelopes. */
+async function refuse(tool: string, refusal: Refusal): Promise<CallFailure> {
+  return (envelopes.value ?? await envelopes.load()).refused(tool, refusal);
 }
 
 function failureContext(call: Call): FailureContext {
@@ -334,15 +318,4 @@ function failureContext(call: Call): FailureContext {
     signal: call.options.signal,
     secrets: call.caller.secrets(),
   };
-}
-
-/** The text blocks of a result, one per line. */
-function textOf(result: MCPCallResult): string {
-  const content = Array.isArray(result.content) ? result.content : [];
-  return content
-    .filter((item): item is { type: "text"; text: string } =>
-      item?.type === "text" && typeof item.text === "string"
-    )
-    .map((item) => item.text)
-    .join("\n");
 }
