@@ -31,6 +31,7 @@ import type {
   MCPToolSuccess,
 } from "../types.ts";
 import { errorMessage, hasCode } from "../util/caught.ts";
+import { didYouMean } from "../util/closest.ts";
 import { redact, redactError } from "../util/redact.ts";
 
 /**
@@ -53,12 +54,13 @@ export class CallFailure extends Error {
 }
 
 /**
- * What a stage of a call found wrong with it: the tool is not there,
+ * What a stage of a call found wrong with it: the tool is not there (what
+ * the server exposes instead, for the suggestion),
  * the arguments are not an object or fail the tool's schema, the tool
  * reported its own error, or its output fails its schema.
  */
 export type Refusal =
-  | { kind: "not_found"; message: string }
+  | { kind: "not_found"; server: string; names: readonly string[] }
   | { kind: "not_an_object"; given: unknown }
   | { kind: "invalid"; problems: readonly string[] }
   | { kind: "tool_error"; result: MCPCallResult }
@@ -68,8 +70,20 @@ export type Refusal =
 export function refused(tool: string, refusal: Refusal): CallFailure {
   const name = `Tool "${tool}"`;
   switch (refusal.kind) {
-    case "not_found":
-      return new CallFailure("not_found", refusal.message);
+    case "not_found": {
+      const { names, server } = refusal;
+      const listed = names.length === 0
+        ? "it exposes no tools"
+        : `available: ${names.slice(0, 20).join(", ")}${
+          names.length > 20 ? ", …" : ""
+        }`;
+      return new CallFailure(
+        "not_found",
+        `${name} not found on MCP server "${server}"${
+          didYouMean(tool, names)
+        } (${listed}); check the name or the filter`,
+      );
+    }
     case "not_an_object": {
       const given = refusal.given;
       return new CallFailure(

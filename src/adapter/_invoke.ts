@@ -43,6 +43,8 @@ export interface Caller {
   connection: Connection;
   /** The server's tools. */
   tools: ServerTools;
+  /** The server's name (`config.name`), for messages. */
+  server: string;
   /** The default idle deadline of a call, in ms. */
   requestTimeoutMs: number;
   /** Check the arguments against the tool's `inputSchema` (`validateArguments`). */
@@ -177,7 +179,8 @@ async function toolOf(call: Call): Promise<MCPToolDescriptor> {
   if (held) throw redactError(held, caller.secrets());
   throw await refuse(name, {
     kind: "not_found",
-    message: await tools.notFound(name),
+    server: caller.server,
+    names: tools.exposedNames(),
   });
 }
 

@@ -37,8 +37,6 @@ import { redactError } from "../util/redact.ts";
 const apps = lazy(() => import("../apps/apps.ts"));
 /** Fingerprints, drift and pins, loaded by the first tool listing. */
 const watching = lazy(() => import("../tools/watch.ts"));
-/** "Did you mean": loaded on the path of a tool not found. */
-const closest = lazy(() => import("../util/closest.ts"));
 
 /** What the tools of an adapter are kept with. */
 export interface ToolsContext {
@@ -141,20 +139,11 @@ export class ServerTools {
     return this.#made?.heldError(name);
   }
 
-  /** Says that `name` is not found and what the server has instead; the suggestions load now. */
-  async notFound(name: string): Promise<string> {
-    const { didYouMean } = await closest.load();
-    const names = [...(this.#tools?.keys() ?? [])].filter((tool) =>
+  /** The names of the exposed tools of the cached list, for a "not found" message. */
+  exposedNames(): string[] {
+    return [...(this.#tools?.keys() ?? [])].filter((tool) =>
       !this.#filter || this.#filter(tool)
     );
-    const listed = names.length === 0
-      ? "it exposes no tools"
-      : `available: ${names.slice(0, 20).join(", ")}${
-        names.length > 20 ? ", …" : ""
-      }`;
-    return `Tool "${name}" not found on MCP server "${this.#context.server}"${
-      didYouMean(name, names)
-    } (${listed}); check the name or the filter`;
   }
 
   /**

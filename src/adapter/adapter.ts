@@ -168,6 +168,7 @@ export class MCPToolAdapter {
     this.#caller = {
       connection: this.#connection,
       tools: this.#tools,
+      server: this.config.name,
       requestTimeoutMs: this.#requestTimeoutMs,
       validateArguments: options.validateArguments !== false,
       validateOutput: options.validateOutput !== false,
