@@ -179,7 +179,7 @@ export class MCPUnusableAnswerError extends MCPConnectionError {}
  */
 export class MCPAuthorizationRequiredError extends MCPConnectionError {
   /** Always `"authorization_required"`. */
-  override readonly code: MCPErrorCode = "authorization_required";
+  override readonly code: string = "authorization_required";
   /** The authorization server's page where the user approves this client. */
   readonly authorizationUrl: URL;
 

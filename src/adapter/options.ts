@@ -25,7 +25,7 @@ import type { InvokeOptions, MCPLogHandler } from "../types.ts";
 import { checkTimeoutMs } from "../util/time.ts";
 import { VERSION } from "../version.ts";
 
-/** Options of `MCPToolAdapter`'s constructor. */
+/** Options of {@linkcode MCPToolAdapter}'s constructor. */
 export interface MCPToolAdapterOptions {
   /**
    * A transport to use instead of the one `config.transport` names (mocks,
