@@ -134,10 +134,10 @@ export function createLexicalRanker(
   );
   return {
     add(entries: readonly ToolSearchEntry[]): void {
-      for (const entry of entries) index.add(entry);
+      index.add(entries);
     },
     remove(ids: readonly string[]): void {
-      for (const id of ids) index.remove(id);
+      index.remove(ids);
     },
     search(query: string, options: ToolRankerSearchOptions): ToolSearchHit[] {
       return index.search(query, options.k, options.accept);
