@@ -38,8 +38,10 @@
 
 import { FIELD_TERMS, FIELDS, NAME, readFields } from "./_fields.ts";
 import { Lexicon } from "./_lexicon.ts";
+import { conflicts, INTENT_VERBS, READ } from "./_intent.ts";
 import { Postings } from "./_postings.ts";
 import { queryConcepts } from "./_query.ts";
+import { stem } from "./_stem.ts";
 import { top } from "./_top.ts";
 import type { Alternative } from "./_vocabulary.ts";
 import type { ToolSearchEntry, ToolSearchHit } from "./types.ts";
@@ -66,6 +68,11 @@ export interface Tuning {
   nameCoverage: number;
   /** Whether phrasal verbs ("turn on") are read as the verbs tools use. */
   phrases: boolean;
+  /**
+   * What a tool's score is multiplied by when the kind of action it does
+   * conflicts with the request's (`_intent.ts`); 1: no effect.
+   */
+  intentPenalty: number;
 }
 
 const FIELD_COUNT = FIELDS.length;
@@ -98,6 +105,10 @@ export class LexicalIndex {
   readonly #expansions: (Expansion | undefined)[] = [];
   /** Terms the vocabulary names: never released. */
   #pinned = new Uint8Array(64);
+  /** The kinds of action a verb names, by term number. */
+  #termIntent = new Uint8Array(64);
+  /** Whether a request of one mask of kinds conflicts with a tool of another. */
+  readonly #conflict = new Uint8Array(256);
 
   readonly #postings = new Postings();
 
@@ -106,6 +117,8 @@ export class LexicalIndex {
   readonly #ids: string[] = [];
   #server = new Int32Array(64);
   #nameWords = new Int32Array(64);
+  /** The kinds of action a tool does, by slot. */
+  #intent = new Uint8Array(64);
   readonly #terms: (Int32Array | undefined)[] = [];
   readonly #freeSlots: number[] = [];
   #slotCount = 0;
@@ -148,12 +161,25 @@ export class LexicalIndex {
   };
   readonly #used = (term: string) =>
     this.#postings.df(this.#lexicon.find(term)) > 0;
+  readonly #intentOf = (term: number) => this.#termIntent[term] ?? 0;
 
   constructor(
     tuning: Tuning,
     vocabulary: ReadonlyMap<string, readonly Alternative[]>,
   ) {
     this.#tuning = tuning;
+    for (const [kind, verbs] of Object.entries(INTENT_VERBS)) {
+      for (const verb of verbs) {
+        const id = this.#pin(stem(verb));
+        this.#termIntent = grown(this.#termIntent, id + 1);
+        this.#termIntent[id]! |= Number(kind);
+      }
+    }
+    for (let request = 0; request < 16; request++) {
+      for (let tool = 0; tool < 16; tool++) {
+        this.#conflict[request << 4 | tool] = conflicts(request, tool) ? 1 : 0;
+      }
+    }
     for (const [term, alternatives] of vocabulary) {
       const ids = [term, ...alternatives.map((a) => a.term)].map((t) =>
         this.#pin(t)
@@ -189,11 +215,13 @@ export class LexicalIndex {
     parts.length = 0;
     let id: string;
     let server: string;
+    let readOnly: boolean;
     try {
       if (typeof entry?.id !== "string") return;
       id = entry.id;
       readFields(entry, this.#read);
       server = typeof entry.server === "string" ? entry.server : "";
+      readOnly = entry.annotations?.readOnlyHint === true;
     } catch {
       // A hostile entry (a throwing getter) is left out; the others stay.
       return;
@@ -209,6 +237,9 @@ export class LexicalIndex {
     this.#frequency = grown(this.#frequency, capacity);
     this.#inName = grown(this.#inName, capacity);
     this.#nameWords[slot] = this.#distinct(parts);
+    let intent = 0;
+    for (const part of parts) intent |= this.#termIntent[part] ?? 0;
+    this.#intent[slot] = intent === 0 && readOnly ? READ : intent;
 
     // BM25F's pseudo-frequency summed occurrence by occurrence: each adds
     // its field's weight over the field's length normalisation. A field
@@ -310,10 +341,11 @@ export class LexicalIndex {
     const n = this.#slots.size;
     if (n === 0 || !(k >= 1)) return [];
     const tuning = this.#tuning;
-    const concepts = queryConcepts(query, this.#lexicon, {
+    const { concepts, intent } = queryConcepts(query, this.#lexicon, {
       phrases: tuning.phrases,
       joinWords: tuning.joinWords,
       used: this.#used,
+      intentOf: this.#intentOf,
     });
     if (concepts.length === 0) return [];
     const count = this.#score(concepts, n);
@@ -325,7 +357,9 @@ export class LexicalIndex {
     const nameWords = this.#nameWords;
     const serverOf = this.#server;
     const affinity = this.#affinity;
-    const { nameCoverage, serverPrior } = tuning;
+    const { nameCoverage, serverPrior, intentPenalty } = tuning;
+    const toolIntent = this.#intent;
+    const conflict = this.#conflict;
     const final = new Float64Array(count);
     for (let i = 0; i < count; i++) {
       const slot = slots[i]!;
@@ -335,6 +369,9 @@ export class LexicalIndex {
       );
       final[i] = scores[slot]! + nameCoverage * coverage +
         serverPrior * affinity[serverOf[slot]!]!;
+      if (conflict[intent << 4 | toolIntent[slot]!] === 1) {
+        final[i] = final[i]! * intentPenalty;
+      }
       scores[slot] = 0;
       named[slot] = 0;
     }
@@ -455,6 +492,7 @@ export class LexicalIndex {
     const size = slot + 1;
     this.#server = grown(this.#server, size);
     this.#nameWords = grown(this.#nameWords, size);
+    this.#intent = grown(this.#intent, size);
     this.#scores = grown(this.#scores, size);
     this.#best = grown(this.#best, size);
     this.#bestInName = grown(this.#bestInName, size);

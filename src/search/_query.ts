@@ -7,6 +7,7 @@
 
 import { Scanner } from "./_analyze.ts";
 import type { Lexicon } from "./_lexicon.ts";
+import { QUESTION_WORDS, READ } from "./_intent.ts";
 import { phraseOf } from "./_vocabulary.ts";
 
 /** Characters read of a query. */
@@ -22,6 +23,21 @@ export interface QueryOptions {
   joinWords: boolean;
   /** Whether any tool has a term. */
   used(term: string): boolean;
+  /** The kinds of action a term's word names (`_intent.ts`), as a mask. */
+  intentOf(term: number): number;
+}
+
+/** Words after which a verb leads a clause ("… and delete", "please list"). */
+const CLAUSE_OPENERS: ReadonlySet<string> = new Set(
+  "and then please to me you also just".split(" "),
+);
+
+/** A request as the index reads it. */
+export interface QueryReading {
+  /** Its concepts, as the term numbers of its words. */
+  concepts: number[];
+  /** The kinds of action it asks for (`_intent.ts`), as a mask. */
+  intent: number;
 }
 
 const SCANNER = new Scanner();
@@ -35,22 +51,30 @@ const SCANNER = new Scanner();
  * @param query The request, read up to {@linkcode QUERY_CHARS}.
  * @param lexicon The index's terms.
  * @param options The reading's switches, and which terms tools use.
- * @returns The term numbers.
+ * @returns The term numbers, and the kinds of action asked for: those its
+ *   verbs name, and reading when it is a question.
  */
 export function queryConcepts(
   query: string,
   lexicon: Lexicon,
   options: QueryOptions,
-): number[] {
+): QueryReading {
   const concepts: number[] = [];
+  let intent = 0;
+  let leading = false;
   const push = (term: string) => {
     const id = lexicon.find(term);
-    if (id >= 0 && !concepts.includes(id)) concepts.push(id);
+    if (id < 0) return;
+    // A verb counts where it leads a clause: "list" in "append a to-do
+    // list" names a thing. "New" counts anywhere: "a new page" is made.
+    if (leading || term === "new") intent |= options.intentOf(id);
+    if (!concepts.includes(id)) concepts.push(id);
   };
   // The words, lower-cased pieces each; a phrasal verb is replaced by the
   // words it stands for.
   const words: string[][] = [];
-  SCANNER.reset(typeof query === "string" ? query : "", QUERY_CHARS);
+  const text = typeof query === "string" ? query : "";
+  SCANNER.reset(text, QUERY_CHARS);
   while (SCANNER.next()) {
     const pieces = [...SCANNER.pieces];
     const previous = words.at(-1);
@@ -64,9 +88,18 @@ export function queryConcepts(
       for (const word of phrase) words.push([word]);
     }
   }
+  const first = words[0];
+  if (
+    (first?.length === 1 && QUESTION_WORDS.has(first[0]!)) ||
+    text.slice(0, QUERY_CHARS).trimEnd().endsWith("?")
+  ) intent |= READ;
   let previous: string | undefined;
   let kept = 0;
-  for (const pieces of words) {
+  for (let w = 0; w < words.length; w++) {
+    const pieces = words[w]!;
+    const before = words[w - 1];
+    leading = w === 0 ||
+      (before?.length === 1 && CLAUSE_OPENERS.has(before[0]!));
     if (kept >= QUERY_WORDS) break;
     const parts: string[] = [];
     for (const piece of pieces) {
@@ -94,5 +127,5 @@ export function queryConcepts(
       previous = part;
     }
   }
-  return concepts;
+  return { concepts, intent };
 }

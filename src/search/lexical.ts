@@ -71,6 +71,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   nameCoverage: 2,
   phrases: true,
   synonymWeight: 0.6,
+  intentPenalty: 0.7,
 };
 
 /**
