@@ -212,6 +212,7 @@ function ideas(): Variant[] {
   return [
     base,
     withTuning("no verb intent", { intentPenalty: 1 }),
+    ...[1, 3].map((value) => weight(0, value)),
     ...[0.5, 0.9].map((value) =>
       withTuning(`intentPenalty=${value}`, { intentPenalty: value })
     ),

@@ -60,7 +60,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   readonly synonymWeight: number;
 } = {
   // name, title, description, parameters, parameterText, server
-  weights: [3, 2, 1, 0.5, 0.3, 1],
+  weights: [1.5, 2, 1, 0.5, 0.3, 1],
   b: [0.3, 0.3, 0.75, 0.5, 0.5, 0],
   // Typical lengths in terms (the mean lengths of 1,577 real tools' fields,
   // rounded): BM25's average length, fixed.
