@@ -53,9 +53,22 @@ export const SYNONYMS: readonly (readonly string[])[] = [
     "alter",
     "amend",
     "adjust",
+    "replace",
+    "swap",
   ],
   // Running something.
-  ["run", "execute", "exec", "invoke", "trigger", "launch", "start"],
+  [
+    "run",
+    "execute",
+    "exec",
+    "invoke",
+    "trigger",
+    "launch",
+    "start",
+    "begin",
+    "evaluate",
+    "eval",
+  ],
   // Stopping it.
   ["stop", "cancel", "abort", "halt", "kill", "terminate"],
   // Sending something out.
@@ -66,7 +79,8 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["enable", "activate"],
   ["disable", "deactivate"],
   ["download", "export", "save"],
-  ["upload", "import"],
+  ["upload", "import", "attach"],
+  ["reply", "respond", "answer"],
   // Things.
   ["directory", "folder"],
   ["comment", "note", "reply"],
@@ -80,7 +94,13 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["column", "field", "attribute", "property"],
   ["row", "record"],
   ["tag", "label"],
-  ["error", "exception"],
+  ["error", "exception", "crash", "failure"],
+  ["permission", "access", "allow", "grant", "permit", "authorize"],
+  ["html", "markup"],
+  ["dependency", "blocker", "prerequisite"],
+  ["customer", "client"],
+  ["flag", "toggle"],
+  ["latest", "recent", "newest"],
   ["meeting", "event", "appointment"],
 ];
 
@@ -93,6 +113,10 @@ export const HINTS: Readonly<Record<string, readonly string[]>> = {
   which: ["list"],
   all: ["list"],
   who: ["user", "member"],
+  // The names of environments point at environments.
+  staging: ["environment"],
+  production: ["environment"],
+  prod: ["environment"],
 };
 
 /**
