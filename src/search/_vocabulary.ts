@@ -67,7 +67,6 @@ export const SYNONYMS: readonly (readonly string[])[] = [
     "start",
     "begin",
     "evaluate",
-    "eval",
   ],
   // Stopping it.
   ["stop", "cancel", "abort", "halt", "kill", "terminate"],
