@@ -155,6 +155,10 @@ export class LexicalIndex {
   #serverBest = new Float64Array(16);
   #affinity = new Float64Array(16);
   #conceptServers = new Int32Array(16);
+  // The answer being ranked, while `accept` is asked about it.
+  #answerSlots = new Int32Array(64);
+  #answerScores = new Float64Array(64);
+  #answering = false;
   readonly #single: Expansion = {
     terms: new Int32Array(1),
     weights: new Float64Array([1]),
@@ -349,9 +353,17 @@ export class LexicalIndex {
     });
     if (concepts.length === 0) return [];
     const count = this.#score(concepts, n);
-    // The answer's own arrays: the scratch is clear before `accept` runs,
-    // which may search again.
-    const slots = this.#touched.slice(0, count);
+    // The answer's arrays, which `accept` must not see change: the index's
+    // own, unless this search runs inside another's `accept`. The scratch
+    // is clear before `accept` runs.
+    const outer = !this.#answering;
+    if (outer) {
+      this.#answerSlots = grown(this.#answerSlots, count);
+      this.#answerScores = grown(this.#answerScores, count);
+    }
+    const slots = outer ? this.#answerSlots : new Int32Array(count);
+    const final = outer ? this.#answerScores : new Float64Array(count);
+    const touched = this.#touched;
     const scores = this.#scores;
     const named = this.#named;
     const nameWords = this.#nameWords;
@@ -360,9 +372,9 @@ export class LexicalIndex {
     const { nameCoverage, serverPrior, intentPenalty } = tuning;
     const toolIntent = this.#intent;
     const conflict = this.#conflict;
-    const final = new Float64Array(count);
     for (let i = 0; i < count; i++) {
-      const slot = slots[i]!;
+      const slot = touched[i]!;
+      slots[i] = slot;
       const coverage = Math.min(
         1,
         named[slot]! / Math.max(1, nameWords[slot]!),
@@ -376,7 +388,15 @@ export class LexicalIndex {
       named[slot] = 0;
     }
     affinity.fill(0);
-    return top(this.#ids, slots, final, count, Math.floor(k), accept);
+    if (!outer) {
+      return top(this.#ids, slots, final, count, Math.floor(k), accept);
+    }
+    this.#answering = true;
+    try {
+      return top(this.#ids, slots, final, count, Math.floor(k), accept);
+    } finally {
+      this.#answering = false;
+    }
   }
 
   /**

@@ -127,22 +127,23 @@ export class Lexicon {
     parts?: number[],
   ): void {
     if (text === "" || out.length >= maxTerms) return;
-    const length = Math.min(text.length, maxChars);
+    // Encoded into the whole buffer (a view of a part would be one more
+    // object per text): all of it fits, one byte a character, when it is
+    // all ASCII.
+    const cut = text.length > maxChars ? text.slice(0, maxChars) : text;
+    const length = cut.length;
     if (length > this.#bytes.length) this.#bytes = new Uint8Array(length);
-    const { read, written } = ENCODER.encodeInto(
-      text,
-      this.#bytes.subarray(0, length),
-    );
+    const { read, written } = ENCODER.encodeInto(cut, this.#bytes);
     if (read === length && written === length) {
-      this.#scanBytes(text, length, out, maxTerms, parts);
+      this.#scanBytes(cut, length, out, maxTerms, parts);
       return;
     }
     // Beyond ASCII: folded, and what is no letter or digit (dashes, quotes,
     // arrows, emoji) a space; then as ASCII, if it is now.
-    const folded = fold(text.slice(0, length)).replace(NOT_A_WORD, " ");
+    const folded = fold(cut).replace(NOT_A_WORD, " ");
     const size = folded.length;
     if (size > this.#bytes.length) this.#bytes = new Uint8Array(size);
-    const again = ENCODER.encodeInto(folded, this.#bytes.subarray(0, size));
+    const again = ENCODER.encodeInto(folded, this.#bytes);
     if (again.read === size && again.written === size) {
       this.#scanBytes(folded, size, out, maxTerms, parts);
     } else this.#scanFolded(folded, out, maxTerms, parts);

@@ -235,6 +235,22 @@ describe("search()", () => {
     assert.deepEqual(ids("search issues", 5, () => false), []);
   });
 
+  it("answers the same when accept itself searches the same ranker", () => {
+    const index = ranker();
+    const plain = index.search("list the files of a directory", { k: 4 });
+    const inner: string[] = [];
+    const nested = index.search("list the files of a directory", {
+      k: 4,
+      accept: (id) => {
+        inner.push(index.search("create a feature flag", { k: 1 })[0]!.id);
+        return id !== "";
+      },
+    });
+    assert.deepEqual(nested, plain);
+    assert.ok(inner.length >= 4);
+    assert.ok(inner.every((id) => id === "flags/create_feature_flag"));
+  });
+
   it("finds nothing for an empty query, a query of symbols, or k below 1", () => {
     assert.deepEqual(ids(""), []);
     assert.deepEqual(ids("?! … 🤷"), []);
