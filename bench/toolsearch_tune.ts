@@ -6,7 +6,7 @@
  * queries, not the task).
  *
  * ```sh
- * deno run -A bench/toolsearch_tune.ts [--toolsearch /work/shared/toolsearch] [--variants ablation|weights|vocabulary|ideas] [--cv]
+ * deno run -A bench/toolsearch_tune.ts [--toolsearch /work/shared/toolsearch] [--variants decisions|ablation|weights|vocabulary] [--cv]
  * ```
  *
  * The last columns are the check set (`bench/toolsearch_check.json`, written
@@ -207,20 +207,49 @@ const MORE_ABBREVIATIONS: Record<string, string> = {
   qa: "quality assurance",
 };
 
-/** Ideas of this round, each for a general reason (docs/tool-search.md). */
-function ideas(): Variant[] {
+/** The words added in the second round of tuning (docs/tool-search.md). */
+const SECOND_ROUND_WORDS = new Set(
+  ("begin evaluate replace swap attach reply respond answer crash failure " +
+    "permission access allow grant permit authorize html markup dependency " +
+    "blocker prerequisite customer client flag toggle latest recent newest")
+    .split(" "),
+);
+
+/** The decisions of the second round, each beside the state without it. */
+function decisions(): Variant[] {
+  const name = (value: number) => {
+    const weights = [...base.tuning.weights];
+    weights[0] = value;
+    return withTuning(`name weight ${value}`, { weights });
+  };
   return [
     base,
-    withTuning("no verb intent", { intentPenalty: 1 }),
-    ...[1, 3].map((value) => weight(0, value)),
-    ...[0.5, 0.9].map((value) =>
-      withTuning(`intentPenalty=${value}`, { intentPenalty: value })
-    ),
+    withTuning("without the verb intent", { intentPenalty: 1 }),
+    withTuning("verb intent ×0.5", { intentPenalty: 0.5 }),
+    withTuning("verb intent ×0.9", { intentPenalty: 0.9 }),
+    name(3),
+    name(1),
+    {
+      ...base,
+      name: "without the second round's words",
+      synonyms: SYNONYMS.map((group) =>
+        group.filter((word) => !SECOND_ROUND_WORDS.has(word))
+      ).filter((group) => group.length > 1),
+      hints: Object.fromEntries(
+        Object.entries(HINTS).filter(([word]) =>
+          !["staging", "production", "prod"].includes(word)
+        ),
+      ),
+    },
+    { ...base, name: "without the vocabulary", vocabulary: false },
+    withTuning("without the server prior", { serverPrior: 0 }),
+    withTuning("without name coverage", { nameCoverage: 0 }),
+    withTuning("without phrasal verbs", { phrases: false }),
   ];
 }
 
 const VARIANTS: Record<string, () => Variant[]> = {
-  ideas,
+  decisions,
   vocabulary: vocabularyVariants,
   ablation: () => [
     base,
