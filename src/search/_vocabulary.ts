@@ -53,9 +53,21 @@ export const SYNONYMS: readonly (readonly string[])[] = [
     "alter",
     "amend",
     "adjust",
+    "replace",
+    "swap",
   ],
   // Running something.
-  ["run", "execute", "exec", "invoke", "trigger", "launch", "start"],
+  [
+    "run",
+    "execute",
+    "exec",
+    "invoke",
+    "trigger",
+    "launch",
+    "start",
+    "begin",
+    "evaluate",
+  ],
   // Stopping it.
   ["stop", "cancel", "abort", "halt", "kill", "terminate"],
   // Sending something out.
@@ -66,7 +78,8 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["enable", "activate"],
   ["disable", "deactivate"],
   ["download", "export", "save"],
-  ["upload", "import"],
+  ["upload", "import", "attach"],
+  ["reply", "respond", "answer"],
   // Things.
   ["directory", "folder"],
   ["comment", "note", "reply"],
@@ -80,7 +93,13 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["column", "field", "attribute", "property"],
   ["row", "record"],
   ["tag", "label"],
-  ["error", "exception"],
+  ["error", "exception", "crash", "failure"],
+  ["permission", "access", "allow", "grant", "permit", "authorize"],
+  ["html", "markup"],
+  ["dependency", "blocker", "prerequisite"],
+  ["customer", "client"],
+  ["flag", "toggle"],
+  ["latest", "recent", "newest"],
   ["meeting", "event", "appointment"],
 ];
 
@@ -93,6 +112,10 @@ export const HINTS: Readonly<Record<string, readonly string[]>> = {
   which: ["list"],
   all: ["list"],
   who: ["user", "member"],
+  // The names of environments point at environments.
+  staging: ["environment"],
+  production: ["environment"],
+  prod: ["environment"],
 };
 
 /**
@@ -122,22 +145,23 @@ export const PHRASES: Readonly<Record<string, string>> = {
   "bring up": "show",
 };
 
-const PHRASE = new RegExp(
-  `\\b(?:${Object.keys(PHRASES).join("|").replaceAll(" ", "\\s+")})\\b`,
-  "gi",
+/** {@linkcode PHRASES} by their two words, each to the words it stands for. */
+const PHRASE_WORDS: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries(PHRASES).map(([phrase, verbs]) => [phrase, verbs.split(" ")]),
 );
 
 /**
- * A request with its phrasal verbs replaced by the verbs tools use.
+ * The verbs tools use for a phrasal verb of two words, if it is one.
  *
- * @param text A request, or part of one.
- * @returns The same text, phrases replaced.
+ * @param first The first word, lower-case (`turn`).
+ * @param second The second word, lower-case (`on`).
+ * @returns The words it stands for (`["enable"]`), or `undefined`.
  */
-export function rewritePhrases(text: string): string {
-  return text.replace(
-    PHRASE,
-    (phrase) => PHRASES[phrase.toLowerCase().replace(/\s+/g, " ")] ?? phrase,
-  );
+export function phraseOf(
+  first: string,
+  second: string,
+): readonly string[] | undefined {
+  return PHRASE_WORDS.get(`${first} ${second}`);
 }
 
 /**
