@@ -207,14 +207,6 @@ const MORE_ABBREVIATIONS: Record<string, string> = {
   qa: "quality assurance",
 };
 
-/** The words added in the second round of tuning (docs/tool-search.md). */
-const SECOND_ROUND_WORDS = new Set(
-  ("begin evaluate replace swap attach reply respond answer crash failure " +
-    "permission access allow grant permit authorize html markup dependency " +
-    "blocker prerequisite customer client flag toggle latest recent newest")
-    .split(" "),
-);
-
 /** The decisions of the second round, each beside the state without it. */
 function decisions(): Variant[] {
   const name = (value: number) => {
@@ -229,18 +221,6 @@ function decisions(): Variant[] {
     withTuning("verb intent ×0.9", { intentPenalty: 0.9 }),
     name(3),
     name(1),
-    {
-      ...base,
-      name: "without the second round's words",
-      synonyms: SYNONYMS.map((group) =>
-        group.filter((word) => !SECOND_ROUND_WORDS.has(word))
-      ).filter((group) => group.length > 1),
-      hints: Object.fromEntries(
-        Object.entries(HINTS).filter(([word]) =>
-          !["staging", "production", "prod"].includes(word)
-        ),
-      ),
-    },
     { ...base, name: "without the vocabulary", vocabulary: false },
     withTuning("without the server prior", { serverPrior: 0 }),
     withTuning("without name coverage", { nameCoverage: 0 }),

@@ -53,21 +53,9 @@ export const SYNONYMS: readonly (readonly string[])[] = [
     "alter",
     "amend",
     "adjust",
-    "replace",
-    "swap",
   ],
   // Running something.
-  [
-    "run",
-    "execute",
-    "exec",
-    "invoke",
-    "trigger",
-    "launch",
-    "start",
-    "begin",
-    "evaluate",
-  ],
+  ["run", "execute", "exec", "invoke", "trigger", "launch", "start"],
   // Stopping it.
   ["stop", "cancel", "abort", "halt", "kill", "terminate"],
   // Sending something out.
@@ -78,8 +66,7 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["enable", "activate"],
   ["disable", "deactivate"],
   ["download", "export", "save"],
-  ["upload", "import", "attach"],
-  ["reply", "respond", "answer"],
+  ["upload", "import"],
   // Things.
   ["directory", "folder"],
   ["comment", "note", "reply"],
@@ -93,13 +80,7 @@ export const SYNONYMS: readonly (readonly string[])[] = [
   ["column", "field", "attribute", "property"],
   ["row", "record"],
   ["tag", "label"],
-  ["error", "exception", "crash", "failure"],
-  ["permission", "access", "allow", "grant", "permit", "authorize"],
-  ["html", "markup"],
-  ["dependency", "blocker", "prerequisite"],
-  ["customer", "client"],
-  ["flag", "toggle"],
-  ["latest", "recent", "newest"],
+  ["error", "exception"],
   ["meeting", "event", "appointment"],
 ];
 
@@ -112,10 +93,6 @@ export const HINTS: Readonly<Record<string, readonly string[]>> = {
   which: ["list"],
   all: ["list"],
   who: ["user", "member"],
-  // The names of environments point at environments.
-  staging: ["environment"],
-  production: ["environment"],
-  prod: ["environment"],
 };
 
 /**

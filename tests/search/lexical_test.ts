@@ -80,33 +80,6 @@ describe("createLexicalRanker() finds", () => {
     );
   });
 
-  it("a tool by the everyday word for its own (permitted → allowed, prod → environments)", () => {
-    const index = createLexicalRanker();
-    index.add([
-      tool(
-        "fs",
-        "list_allowed_directories",
-        "Lists the directories this server may use.",
-      ),
-      tool("fs", "list_directory", "Lists a directory's entries."),
-      tool(
-        "flags",
-        "get_flag_status_across_environments",
-        "Returns a flag's status.",
-      ),
-      tool("flags", "get_flag", "Returns a flag."),
-    ]);
-    const first = (query: string) => index.search(query, { k: 1 })[0]?.id;
-    assert.equal(
-      first("which directories am I permitted to touch?"),
-      "fs/list_allowed_directories",
-    );
-    assert.equal(
-      first("is the dark-mode flag on in staging and prod?"),
-      "flags/get_flag_status_across_environments",
-    );
-  });
-
   it("a tool by one of its parameter names", () => {
     assert.equal(ids("the record with SKU ab-1234")[0], "shop/get_item");
   });
