@@ -95,9 +95,16 @@ export type {
 export type {
   CatalogHub,
   ToolCatalog,
+  ToolRankerSource,
   ToolSearchOptions,
   ToolSearchResult,
 } from "./src/search/catalog.ts";
+export type {
+  ToolRanker,
+  ToolRankerSearchOptions,
+  ToolSearchEntry,
+  ToolSearchHit,
+} from "./src/search/types.ts";
 export type {
   AiSdkInputSchema,
   AiSdkModelOutput,

@@ -24,8 +24,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { build, stop } from "esbuild";
 import { createRequire } from "node:module";
-import { analyse } from "../src/search/_analyze.ts";
-import { FIELDS, fieldTerms } from "../src/search/_fields.ts";
+import { analyse, terms } from "../src/search/_analyze.ts";
+import { FIELD_TERMS, FIELDS, readFields } from "../src/search/_fields.ts";
 import { buildVocabulary, SYNONYMS } from "../src/search/_vocabulary.ts";
 import { createLexicalRanker, DEFAULT_TUNING } from "../src/search/lexical.ts";
 import type { ToolSearchEntry } from "../src/search/types.ts";
@@ -90,6 +90,16 @@ function plainDocs(entries: ToolSearchEntry[]): Doc[] {
     parameters: schemaText(entry.inputSchema),
     server: splitIdentifier(entry.server),
   }));
+}
+
+/** An entry's terms, field by field, as the lexical index reads them. */
+function fieldTerms(entry: ToolSearchEntry): string[][] {
+  const fields = FIELDS.map((): string[] => []);
+  readFields(entry, (field, text, maxChars) => {
+    const room = FIELD_TERMS[field]! - fields[field]!.length;
+    if (room > 0) fields[field]!.push(...terms(text, maxChars, room));
+  });
+  return fields;
 }
 
 /** The same fields as this library's analysis sees them, as terms. */

@@ -6,8 +6,12 @@
  * queries, not the task).
  *
  * ```sh
- * deno run -A bench/toolsearch_tune.ts [--toolsearch /work/shared/toolsearch] [--variants ablation|weights|packages]
+ * deno run -A bench/toolsearch_tune.ts [--toolsearch /work/shared/toolsearch] [--variants decisions|ablation|weights|vocabulary] [--cv]
  * ```
+ *
+ * The last columns are the check set (`bench/toolsearch_check.json`, written
+ * before any of this tuning): read them only to confirm that a change kept
+ * on the dev set's halves also helps requests nobody tuned on.
  *
  * Figures are Recall@5 and MRR@10 as `score.mjs` computes them.
  *
@@ -203,7 +207,29 @@ const MORE_ABBREVIATIONS: Record<string, string> = {
   qa: "quality assurance",
 };
 
+/** The decisions of the second round, each beside the state without it. */
+function decisions(): Variant[] {
+  const name = (value: number) => {
+    const weights = [...base.tuning.weights];
+    weights[0] = value;
+    return withTuning(`name weight ${value}`, { weights });
+  };
+  return [
+    base,
+    withTuning("without the verb intent", { intentPenalty: 1 }),
+    withTuning("verb intent ×0.5", { intentPenalty: 0.5 }),
+    withTuning("verb intent ×0.9", { intentPenalty: 0.9 }),
+    name(3),
+    name(1),
+    { ...base, name: "without the vocabulary", vocabulary: false },
+    withTuning("without the server prior", { serverPrior: 0 }),
+    withTuning("without name coverage", { nameCoverage: 0 }),
+    withTuning("without phrasal verbs", { phrases: false }),
+  ];
+}
+
 const VARIANTS: Record<string, () => Variant[]> = {
+  decisions,
   vocabulary: vocabularyVariants,
   ablation: () => [
     base,
@@ -251,7 +277,7 @@ function rankerOf(
     );
   const start = performance.now();
   const index = new LexicalIndex(variant.tuning, vocabulary);
-  for (const entry of entriesOf(catalog)) index.add(entry);
+  index.add(entriesOf(catalog));
   return { index, buildMs: performance.now() - start };
 }
 
@@ -348,6 +374,10 @@ if (import.meta.main) {
       toolsearch: { type: "string", default: "/work/shared/toolsearch" },
       variants: { type: "string", default: "ablation" },
       cv: { type: "boolean", default: false },
+      check: {
+        type: "string",
+        default: new URL("./toolsearch_check.json", import.meta.url).pathname,
+      },
     },
   });
   const catalog: BenchmarkCatalog = JSON.parse(
@@ -356,6 +386,7 @@ if (import.meta.main) {
   const queries: Query[] = JSON.parse(
     await Deno.readTextFile(join(values.toolsearch, "queries.dev.json")),
   );
+  const check: Query[] = JSON.parse(await Deno.readTextFile(values.check));
   const halves = [
     queries.filter((_, i) => i % 2 === 0),
     queries.filter((_, i) => i % 2 === 1),
@@ -395,22 +426,25 @@ if (import.meta.main) {
   if (make === undefined) throw new Error(`no variants ${values.variants}`);
   // deno-lint-ignore no-console
   console.log(
-    `variant | half A R@5/MRR | half B R@5/MRR | dev R@5/MRR | dev R@1 | R@10`,
+    `variant | half A R@5/MRR | half B R@5/MRR | dev R@5/MRR | dev R@1 | R@10 | check R@5/MRR | check R@1`,
   );
   for (const variant of make()) {
     const { index } = rankerOf(variant, catalog);
     const rank = (query: string) =>
       index.search(query, 10).map((hit) => hit.id);
-    const [a, bHalf, all] = [
+    const [a, bHalf, all, checked] = [
       await score(halves[0]!, rank),
       await score(halves[1]!, rank),
       await score(queries, rank),
+      await score(check, rank),
     ];
     // deno-lint-ignore no-console
     console.log(
       `${variant.name} | ${format(a)} | ${format(bHalf)} | ${format(all)} | ${
         all.r1.toFixed(3)
-      } | ${all.r10.toFixed(3)}`,
+      } | ${all.r10.toFixed(3)} | ${format(checked)} | ${
+        checked.r1.toFixed(3)
+      }`,
     );
   }
 }

@@ -220,9 +220,12 @@ interface WranglerBundle {
  * not minified). Measured at 120.7 KiB when the budget was set at 128 KiB,
  * and at 134.3 KiB when it went to 140 KiB with the lazily loaded
  * OpenTelemetry hooks, tool fingerprints and pins, and MCP Apps metadata,
- * which wrangler inlines like every lazy chunk.
+ * which wrangler inlines like every lazy chunk; and at 163.9 KiB when it
+ * went to 170 KiB with resources, prompts and completion, URI templates,
+ * durable task handles, the inherited environment and the probe's
+ * fallback, all loaded on first use and all inlined by wrangler.
  */
-export const WORKER_BUDGET_GZIP_BYTES = 140 * 1024;
+export const WORKER_BUDGET_GZIP_BYTES = 170 * 1024;
 
 /** The size of `code` gzipped, in bytes. */
 async function gzipSize(code: string): Promise<number> {

@@ -8,31 +8,40 @@
  * users write those words apart; a split word is also kept whole
  * (`onedrive`), so a query that writes it joined still meets it. Terms are
  * lower-cased, folded (`é` → `e`, `ﬁ` → `fi`) and stemmed
- * ({@linkcode cachedStem}); function words, single characters and runs
- * longer than {@linkcode MAX_TERM_LENGTH} are dropped.
+ * ({@linkcode stem}); function words, single characters and runs longer than
+ * {@linkcode MAX_TERM_LENGTH} are dropped.
  *
- * The scan works on character codes, not regular expressions: indexing a
- * catalog analyses a few megabytes of text, and this is most of the cost.
+ * The scan is one pass over character codes with a class table, no regular
+ * expressions: indexing a catalog analyses a few megabytes of text. The
+ * index turns the pieces it yields into term numbers (`_lexicon.ts`).
  *
  * @module
  */
 
-import { cachedStem } from "./_stem.ts";
+import { stem } from "./_stem.ts";
 
 /** Longest term kept; longer runs (hashes, base64) are not words. */
 export const MAX_TERM_LENGTH = 40;
+/** Longest run split into pieces; a longer one is skipped whole. */
+export const MAX_RUN = MAX_TERM_LENGTH * 4;
 
 /**
  * Function words that say nothing about which tool is meant. Kept short:
  * words like "all", "new" or "get" are evidence, and inverse document
  * frequency already discounts what is common.
  */
-const STOP_WORDS: ReadonlySet<string> = new Set(
+export const STOP_WORDS: ReadonlySet<string> = new Set(
   ("a an and are as at be been by can could did do does for from had has " +
     "have he her him his how i if in into is it its me my of on or our " +
     "please she so than that the their them then there these they this " +
     "those to us was we were will with would you your").split(" "),
 );
+
+/** Whether a lower-case piece is a term: not a function word, 2–40 long. */
+export function isTerm(piece: string): boolean {
+  return piece.length >= 2 && piece.length <= MAX_TERM_LENGTH &&
+    !STOP_WORDS.has(piece);
+}
 
 const NON_ASCII = /[\u0080-\uffff]/;
 const MARKS = /\p{M}+/gu;
@@ -41,13 +50,17 @@ const LETTER = /\p{L}/u;
 const NUMBER = /\p{N}/u;
 
 // Character classes of the scan.
-const SEPARATOR = 0;
-const LOWER = 1;
-const UPPER = 2;
-const DIGIT = 3;
+/** Not part of a word. */
+export const SEPARATOR = 0;
+/** A lower-case (or uncased) letter. */
+export const LOWER = 1;
+/** An upper-case letter. */
+export const UPPER = 2;
+/** A digit. */
+export const DIGIT = 3;
 
 /** The classes of the ASCII codes, looked up rather than computed. */
-const ASCII = new Uint8Array(128).map((_, code) =>
+export const ASCII: Uint8Array = new Uint8Array(128).map((_, code) =>
   code >= 97 && code <= 122
     ? LOWER
     : code >= 65 && code <= 90
@@ -58,7 +71,7 @@ const ASCII = new Uint8Array(128).map((_, code) =>
 );
 
 /** The class of one UTF-16 code unit (a surrogate separates). */
-function classOf(code: number): number {
+export function classOf(code: number): number {
   if (code < 128) return ASCII[code]!;
   if (code >= 0xd800 && code <= 0xdfff) return SEPARATOR;
   const char = String.fromCharCode(code);
@@ -81,29 +94,33 @@ export function fold(text: string): string {
 }
 
 /**
- * Whether an identifier breaks before position `j`: `aB`, `1B` (camelCase),
+ * Whether an identifier breaks before position `j` of a run whose classes
+ * are `classes` (two separators after its end): `aB`, `1B` (camelCase),
  * `ABcd` (the end of an acronym: `HTTPServer`, but not the plural `PRs`),
  * and between letters and digits (`v2`, `2fa`).
  */
-function breaksBefore(classes: number[], j: number): boolean {
+export function breaksBefore(classes: Uint8Array, j: number): boolean {
   const previous = classes[j - 1]!;
   const current = classes[j]!;
-  if (current === UPPER) {
-    return previous !== UPPER ||
-      (classes[j + 1] === LOWER && classes[j + 2] === LOWER);
-  }
-  return (previous === DIGIT) !== (current === DIGIT);
+  return current === UPPER
+    ? previous !== UPPER ||
+      (classes[j + 1] === LOWER && classes[j + 2] === LOWER)
+    : (previous === DIGIT) !== (current === DIGIT);
 }
 
 /**
  * Reads the words of a text one at a time, as lower-cased pieces split at
- * identifier boundaries. One scanner serves every call (nothing here is
- * asynchronous or re-entered), so scanning allocates only the pieces.
+ * identifier boundaries ({@linkcode breaksBefore}). A scanner is reused
+ * from text to text; scanning allocates only the pieces. (The index scans
+ * its tools' text without making strings: `_lexicon.ts`.)
  */
-class Scanner {
+export class Scanner {
   #source = "";
   #at = 0;
-  readonly #classes: number[] = [];
+  /** The classes of the current run, and two separators after it. */
+  readonly #classes = new Uint8Array(MAX_RUN + 2);
+  /** The pieces of the word {@linkcode next} read, lower-cased, in order. */
+  readonly pieces: string[] = [];
 
   /** Starts on `text`, read up to `maxChars`, folded. */
   reset(text: string, maxChars: number): void {
@@ -113,81 +130,89 @@ class Scanner {
     this.#at = 0;
   }
 
-  /** Fills `pieces` with the next word's; `false` at the end of the text. */
-  next(pieces: string[]): boolean {
+  /** Reads the next word into {@linkcode pieces}; `false` at the end. */
+  next(): boolean {
     const source = this.#source;
     const length = source.length;
     const classes = this.#classes;
+    const pieces = this.pieces;
     let i = this.#at;
     for (;;) {
+      let type = SEPARATOR;
       for (; i < length; i++) {
         const code = source.charCodeAt(i);
-        if ((code < 128 ? ASCII[code] : classOf(code)) !== SEPARATOR) break;
+        type = code < 128 ? ASCII[code]! : classOf(code);
+        if (type !== SEPARATOR) break;
       }
       if (i >= length) {
         this.#at = i;
         return false;
       }
       const start = i;
+      // Lower-case letters only: the common word of prose, one piece.
       let plain = true;
-      classes.length = 0;
       for (; i < length; i++) {
         const code = source.charCodeAt(i);
-        const type = code < 128 ? ASCII[code]! : classOf(code);
+        type = code < 128 ? ASCII[code]! : classOf(code);
         if (type === SEPARATOR) break;
         if (type !== LOWER) plain = false;
-        classes.push(type);
+        if (i - start < MAX_RUN) classes[i - start] = type;
       }
       const size = i - start;
-      if (size > MAX_TERM_LENGTH * 4) continue;
+      if (size > MAX_RUN) continue;
+      this.#at = i;
       pieces.length = 0;
-      if (plain) pieces.push(source.slice(start, i));
-      else {
-        let from = 0;
-        for (let j = 1; j <= size; j++) {
-          if (j < size && !breaksBefore(classes, j)) continue;
+      if (plain) {
+        pieces.push(source.slice(start, i));
+        return true;
+      }
+      classes[size] = SEPARATOR;
+      classes[size + 1] = SEPARATOR;
+      let from = 0;
+      for (let j = 1; j < size; j++) {
+        if (breaksBefore(classes, j)) {
           pieces.push(source.slice(start + from, start + j).toLowerCase());
           from = j;
         }
       }
-      this.#at = i;
+      pieces.push(source.slice(start + from, i).toLowerCase());
       return true;
     }
   }
-}
-
-const SCANNER = new Scanner();
-const PIECES: string[] = [];
-
-/**
- * Pushes the stemmed pieces of one word onto `parts`, leaving out function
- * words, single characters and over-long pieces.
- *
- * @returns The whole word, stemmed, when it had more than one piece.
- */
-function wordParts(pieces: string[], parts: string[]): string | undefined {
-  for (const piece of pieces) {
-    if (
-      piece.length < 2 || piece.length > MAX_TERM_LENGTH ||
-      STOP_WORDS.has(piece)
-    ) continue;
-    parts.push(cachedStem(piece));
-  }
-  if (pieces.length < 2) return undefined;
-  const whole = pieces.join("");
-  return whole.length <= MAX_TERM_LENGTH ? cachedStem(whole) : undefined;
 }
 
 /** One analysed word: its stemmed parts and, when it had several, itself. */
 export interface AnalysedWord {
   /** The stemmed parts, in order (`listCalendars` → `list`, `calendar`). */
   parts: string[];
-  /** The whole word, stemmed, when it had more than one part. */
+  /** The whole word, stemmed, when it had more than one piece. */
   whole?: string;
 }
 
 /**
- * Splits text into analysed words, at most `maxWords` (the query's side).
+ * The analysed word of a word's pieces: its stemmed parts (function words,
+ * single characters and over-long pieces left out) and, when it had more
+ * than one piece, its whole form stemmed; `undefined` when nothing is left.
+ *
+ * @param pieces A word's lower-case pieces, as {@linkcode Scanner} reads them.
+ * @returns The word, or `undefined`.
+ */
+export function analyseWord(
+  pieces: readonly string[],
+): AnalysedWord | undefined {
+  const parts: string[] = [];
+  for (const piece of pieces) if (isTerm(piece)) parts.push(stem(piece));
+  if (pieces.length < 2) return parts.length > 0 ? { parts } : undefined;
+  const whole = pieces.join("");
+  if (!isTerm(whole)) return parts.length > 0 ? { parts } : undefined;
+  return { parts, whole: stem(whole) };
+}
+
+const SCANNER = new Scanner();
+
+/**
+ * Splits text into analysed words, at most `maxWords`: how the vocabulary
+ * reads its words, and a test's view of the analysis.
  *
  * @param text Any text; read up to `maxChars`.
  * @param maxChars How much of `text` is read.
@@ -201,44 +226,16 @@ export function analyse(
 ): AnalysedWord[] {
   const words: AnalysedWord[] = [];
   SCANNER.reset(text, maxChars);
-  while (words.length < maxWords && SCANNER.next(PIECES)) {
-    const parts: string[] = [];
-    const whole = wordParts(PIECES, parts);
-    if (whole !== undefined) words.push({ parts, whole });
-    else if (parts.length > 0) words.push({ parts });
+  while (words.length < maxWords && SCANNER.next()) {
+    const word = analyseWord(SCANNER.pieces);
+    if (word !== undefined) words.push(word);
   }
   return words;
 }
 
 /**
- * Pushes the terms of a text onto `out` (the index's side): each word's
- * parts, then its whole form, until `out` holds `maxTerms`.
- *
- * @param out Where the terms go.
- * @param text Any text.
- * @param maxChars How much of `text` is read.
- * @param maxTerms Most terms `out` may hold.
- */
-export function pushTerms(
-  out: string[],
-  text: string,
-  maxChars: number,
-  maxTerms: number,
-): void {
-  if (text === "" || out.length >= maxTerms) return;
-  SCANNER.reset(text, maxChars);
-  while (SCANNER.next(PIECES)) {
-    const whole = wordParts(PIECES, out);
-    if (whole !== undefined) out.push(whole);
-    if (out.length >= maxTerms) {
-      out.length = maxTerms;
-      return;
-    }
-  }
-}
-
-/**
- * The terms of a text, in order: each word's parts, then its whole form.
+ * The terms of a text, in order, as the index reads a field: each word's
+ * parts, then its whole form.
  *
  * @param text Any text.
  * @param maxChars How much of `text` is read.
@@ -251,6 +248,10 @@ export function terms(
   maxTerms: number,
 ): string[] {
   const out: string[] = [];
-  pushTerms(out, text, maxChars, maxTerms);
+  for (const word of analyse(text, maxChars, Infinity)) {
+    out.push(...word.parts);
+    if (word.whole !== undefined) out.push(word.whole);
+    if (out.length >= maxTerms) return out.slice(0, maxTerms);
+  }
   return out;
 }

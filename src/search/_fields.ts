@@ -5,10 +5,9 @@
  * @module
  */
 
-import { analyse, pushTerms as pushText, terms } from "./_analyze.ts";
 import type { ToolSearchEntry } from "./types.ts";
 
-/** The fields of a tool's text, in the order of {@linkcode FieldTerms}. */
+/** The fields of a tool's text. */
 export const FIELDS = [
   "name",
   "title",
@@ -21,8 +20,13 @@ export const FIELDS = [
 /** One of {@linkcode FIELDS}. */
 export type Field = typeof FIELDS[number];
 
-/** A tool's terms, one list per field, in the order of {@linkcode FIELDS}. */
-export type FieldTerms = string[][];
+/** The field numbers, in the order of {@linkcode FIELDS}. */
+export const NAME = 0;
+export const TITLE = 1;
+export const DESCRIPTION = 2;
+export const PARAMETERS = 3;
+export const PARAMETER_TEXT = 4;
+export const SERVER = 5;
 
 /** Bounds on what is read of one tool. */
 export const LIMITS = {
@@ -45,42 +49,39 @@ export const LIMITS = {
   parameterTerms: 256,
 } as const;
 
+/**
+ * Most terms kept per field, by field number: a name, a title and a server
+ * name are short; a description and the parameters are long.
+ */
+export const FIELD_TERMS: readonly number[] = [
+  64,
+  64,
+  LIMITS.descriptionTerms,
+  LIMITS.parameterTerms,
+  LIMITS.parameterTerms,
+  16,
+];
+
+/**
+ * Receives a tool's text, piece by piece: `field` is a field number, and
+ * `text` is read up to `maxChars`.
+ */
+export type FieldSink = (field: number, text: string, maxChars: number) => void;
+
 /** Union keywords whose branches describe the same parameter. */
 const BRANCHES = ["anyOf", "oneOf", "allOf"] as const;
 
 /**
- * How many distinct words a name has, its whole forms left out: the
- * denominator of name coverage, the same for `create_collection` and
- * `createCollection`.
+ * Hands the text of an entry to `sink`, field by field (absent fields give
+ * nothing), each with its bound. Throws what the entry's getters throw.
  */
-export function nameWords(name: unknown): number {
-  const parts = new Set<string>();
-  for (const word of analyse(text(name), LIMITS.nameChars, 64)) {
-    for (const part of word.parts) parts.add(part);
-  }
-  return parts.size;
-}
-
-/** The terms of an entry, field by field; absent fields have none. */
-export function fieldTerms(entry: ToolSearchEntry): FieldTerms {
-  const name = text(entry.name);
-  const title = [text(entry.title), text(entry.annotations?.title)]
-    .filter((part) => part !== "").join(" ");
-  const parameters: string[] = [];
-  const parameterText: string[] = [];
-  readSchema(entry.inputSchema, parameters, parameterText);
-  return [
-    terms(name, LIMITS.nameChars, 64),
-    terms(title, LIMITS.nameChars * 2, 64),
-    terms(
-      text(entry.description),
-      LIMITS.descriptionChars,
-      LIMITS.descriptionTerms,
-    ),
-    parameters,
-    parameterText,
-    terms(text(entry.server), LIMITS.nameChars, 16),
-  ];
+export function readFields(entry: ToolSearchEntry, sink: FieldSink): void {
+  sink(NAME, text(entry.name), LIMITS.nameChars);
+  sink(TITLE, text(entry.title), LIMITS.nameChars);
+  sink(TITLE, text(entry.annotations?.title), LIMITS.nameChars);
+  sink(DESCRIPTION, text(entry.description), LIMITS.descriptionChars);
+  readSchema(entry.inputSchema, sink);
+  sink(SERVER, text(entry.server), LIMITS.nameChars);
 }
 
 function text(value: unknown): string {
@@ -92,15 +93,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Collects parameter names and their descriptions and enum values, walking
+ * Reads parameter names and their descriptions and enum values, walking
  * the schema without recursion, to {@linkcode LIMITS.schemaDepth} levels and
  * {@linkcode LIMITS.schemaNodes} nodes.
  */
-function readSchema(
-  schema: unknown,
-  names: string[],
-  prose: string[],
-): void {
+function readSchema(schema: unknown, sink: FieldSink): void {
   const stack: { node: unknown; depth: number }[] = [{
     node: schema,
     depth: 0,
@@ -117,11 +114,11 @@ function readSchema(
       for (const key in properties) {
         if (!Object.hasOwn(properties, key)) continue;
         if (++count > LIMITS.schemaNodes) break;
-        pushTerms(names, key, LIMITS.nameChars);
+        sink(PARAMETERS, key, LIMITS.nameChars);
         const child = properties[key];
         if (!isObject(child)) continue;
-        pushTerms(prose, text(child.description), LIMITS.parameterChars);
-        readEnum(child.enum, prose);
+        sink(PARAMETER_TEXT, text(child.description), LIMITS.parameterChars);
+        readEnum(child.enum, sink);
         if (deeper) stack.push({ node: child, depth: depth + 1 });
       }
     }
@@ -139,14 +136,12 @@ function readSchema(
   }
 }
 
-function readEnum(values: unknown, prose: string[]): void {
+function readEnum(values: unknown, sink: FieldSink): void {
   if (!Array.isArray(values)) return;
   for (let i = 0; i < values.length && i < LIMITS.enumValues; i++) {
     const value = values[i];
-    if (typeof value === "string") pushTerms(prose, value, LIMITS.enumChars);
+    if (typeof value === "string") {
+      sink(PARAMETER_TEXT, value, LIMITS.enumChars);
+    }
   }
-}
-
-function pushTerms(out: string[], source: string, maxChars: number): void {
-  pushText(out, source, maxChars, LIMITS.parameterTerms);
 }

@@ -26,18 +26,24 @@
  * ties are broken by id: an index built by adds and removes answers exactly
  * as one built afresh from the same tools.
  *
+ * Everything a search reads is laid out for it when tools are added: terms
+ * are numbers (`_lexicon.ts`); a term's postings are unboxed arrays of tool
+ * slots and saturated frequencies (`tf / (k1 + tf)`, fixed per tool); a
+ * term's count of tools per server is kept as tools come and go; each
+ * vocabulary word's alternatives are resolved to term numbers when the index
+ * is made; and the scratch of a search is typed arrays by slot, reused.
+ *
  * @module
  */
 
-import { analyse } from "./_analyze.ts";
-import {
-  FIELDS,
-  type FieldTerms,
-  fieldTerms,
-  nameWords as countNameWords,
-} from "./_fields.ts";
-import { type Alternative, rewritePhrases } from "./_vocabulary.ts";
+import { FIELD_TERMS, FIELDS, NAME, readFields } from "./_fields.ts";
+import { Lexicon } from "./_lexicon.ts";
+import { conflicts, INTENT_VERBS, READ } from "./_intent.ts";
+import { Postings } from "./_postings.ts";
+import { queryConcepts } from "./_query.ts";
+import { stem } from "./_stem.ts";
 import { top } from "./_top.ts";
+import type { Alternative } from "./_vocabulary.ts";
 import type { ToolSearchEntry, ToolSearchHit } from "./types.ts";
 
 /** The knobs of the scoring; the defaults are in `lexical.ts`. */
@@ -62,147 +68,272 @@ export interface Tuning {
   nameCoverage: number;
   /** Whether phrasal verbs ("turn on") are read as the verbs tools use. */
   phrases: boolean;
+  /**
+   * What a tool's score is multiplied by when the kind of action it does
+   * conflicts with the request's (`_intent.ts`); 1: no effect.
+   */
+  intentPenalty: number;
 }
 
-/** Characters and words read of a query. */
-const QUERY_CHARS = 2_048;
-const QUERY_WORDS = 64;
 const FIELD_COUNT = FIELDS.length;
-const NAME = 0;
+/** Released term numbers are reclaimed past this many unused ones. */
+const UNUSED_TERMS = 4_096;
 
-/** One tool. */
-interface Doc {
-  id: string;
-  /** Its server's number (see `#serverIds`). */
-  server: number;
-  /** Its place in the score arrays; reused after removal. */
-  slot: number;
-  /** How many distinct words its name has. */
-  nameWords: number;
-  /** Its postings, one per distinct term. */
-  postings: Posting[];
+/** A concept's alternatives: term numbers and what a match of each counts. */
+interface Expansion {
+  terms: Int32Array;
+  weights: Float64Array;
 }
 
-/** One term of one tool. */
-interface Posting {
-  term: string;
-  doc: Doc;
-  /** Whether the term is in the tool's name. */
-  inName: boolean;
-  /** Where it sits in its term's list. */
-  at: number;
-  /** Its weighted, length-normalised frequency (BM25F's pseudo-frequency). */
-  tf: number;
+function grown<T extends Float64Array | Int32Array | Uint8Array>(
+  array: T,
+  size: number,
+): T {
+  if (size <= array.length) return array;
+  const next = new (array.constructor as new (length: number) => T)(
+    Math.max(size, array.length * 2),
+  );
+  next.set(array);
+  return next;
 }
-
-/** One concept of a query: a word and what it may stand for. */
-type Concept = Alternative[];
 
 /** The index behind the built-in ranker. */
 export class LexicalIndex {
   readonly #tuning: Tuning;
-  readonly #vocabulary: ReadonlyMap<string, Alternative[]>;
-  readonly #docs = new Map<string, Doc>();
-  readonly #postings = new Map<string, Posting[]>();
-  /** Servers by name, numbered for the affinity arrays. */
-  readonly #serverIds = new Map<string, number>();
-  readonly #freeServerIds: number[] = [];
-  /** Tools per server number. */
-  #serverTools: number[] = [];
-  /** Scratch for the affinity, by server number. */
-  #serverCount: number[] = [];
-  #serverBest: number[] = [];
-  #serverAffinity: number[] = [];
+  readonly #lexicon = new Lexicon();
+  /** The alternatives of each vocabulary word, by term number. */
+  readonly #expansions: (Expansion | undefined)[] = [];
+  /** Terms the vocabulary names: never released. */
+  #pinned = new Uint8Array(64);
+  /** The kinds of action a verb names, by term number. */
+  #termIntent = new Uint8Array(64);
+  /** Whether a request of one mask of kinds conflicts with a tool of another. */
+  readonly #conflict = new Uint8Array(256);
+
+  readonly #postings = new Postings();
+
+  // Tools, by slot.
+  readonly #slots = new Map<string, number>();
+  readonly #ids: string[] = [];
+  #server = new Int32Array(64);
+  #nameWords = new Int32Array(64);
+  /** The kinds of action a tool does, by slot. */
+  #intent = new Uint8Array(64);
+  readonly #terms: (Int32Array | undefined)[] = [];
   readonly #freeSlots: number[] = [];
-  #slots = 0;
-  // Scratch, by slot, reused by every search (and cleared after it).
+  #slotCount = 0;
+
+  // Servers, by number.
+  readonly #serverIds = new Map<string, number>();
+  readonly #serverNames: string[] = [];
+  readonly #freeServers: number[] = [];
+  #serverTools = new Int32Array(16);
+
+  // Scratch of `add`, by field and by term.
+  readonly #fieldTerms: number[][] = FIELDS.map(() => []);
+  readonly #nameParts: number[] = [];
+  #frequency = new Float64Array(64);
+  #inName = new Uint8Array(64);
+  readonly #touchedTerms: number[] = [];
+  /** Reads one text of a tool into its field's terms. */
+  readonly #read = (field: number, text: string, maxChars: number) =>
+    this.#lexicon.scan(
+      text,
+      maxChars,
+      this.#fieldTerms[field]!,
+      FIELD_TERMS[field]!,
+      field === NAME ? this.#nameParts : undefined,
+    );
+
+  // Scratch of a search, by slot and by server number; clear between.
   #scores = new Float64Array(64);
   #best = new Float64Array(64);
-  #inName = new Float64Array(64);
+  #bestInName = new Float64Array(64);
   #named = new Float64Array(64);
+  #touched = new Int32Array(64);
+  #conceptTouched = new Int32Array(64);
+  #serverBest = new Float64Array(16);
+  #affinity = new Float64Array(16);
+  #conceptServers = new Int32Array(16);
+  // The answer being ranked, while `accept` is asked about it.
+  #answerSlots = new Int32Array(64);
+  #answerScores = new Float64Array(64);
+  #answering = false;
+  readonly #single: Expansion = {
+    terms: new Int32Array(1),
+    weights: new Float64Array([1]),
+  };
+  readonly #used = (term: string) =>
+    this.#postings.df(this.#lexicon.find(term)) > 0;
+  readonly #intentOf = (term: number) => this.#termIntent[term] ?? 0;
 
   constructor(
     tuning: Tuning,
-    vocabulary: ReadonlyMap<string, Alternative[]>,
+    vocabulary: ReadonlyMap<string, readonly Alternative[]>,
   ) {
     this.#tuning = tuning;
-    this.#vocabulary = vocabulary;
+    for (const [kind, verbs] of Object.entries(INTENT_VERBS)) {
+      for (const verb of verbs) {
+        const id = this.#pin(stem(verb));
+        this.#termIntent = grown(this.#termIntent, id + 1);
+        this.#termIntent[id]! |= Number(kind);
+      }
+    }
+    for (let request = 0; request < 16; request++) {
+      for (let tool = 0; tool < 16; tool++) {
+        this.#conflict[request << 4 | tool] = conflicts(request, tool) ? 1 : 0;
+      }
+    }
+    for (const [term, alternatives] of vocabulary) {
+      const ids = [term, ...alternatives.map((a) => a.term)].map((t) =>
+        this.#pin(t)
+      );
+      this.#expansions[ids[0]!] = {
+        terms: Int32Array.from(ids),
+        weights: Float64Array.from([1, ...alternatives.map((a) => a.weight)]),
+      };
+    }
   }
 
-  /** Indexes one tool, replacing one with its id; skips what is no tool. */
-  add(entry: ToolSearchEntry): void {
-    let fields: FieldTerms;
-    let nameWords: number;
+  /** How many terms the index holds numbers for (its lexicon's size). */
+  get termCount(): number {
+    return this.#lexicon.size;
+  }
+
+  /** Indexes tools, replacing any with their ids; skips what is no tool. */
+  add(entries: readonly ToolSearchEntry[]): void {
+    for (const entry of entries) this.#add(entry);
+    this.#reclaimTerms();
+  }
+
+  /** Removes tools by id; unknown ids are ignored. */
+  remove(ids: readonly string[]): void {
+    for (const id of ids) this.#remove(id);
+    this.#reclaimTerms();
+  }
+
+  #add(entry: ToolSearchEntry): void {
+    const fields = this.#fieldTerms;
+    const parts = this.#nameParts;
+    for (const field of fields) field.length = 0;
+    parts.length = 0;
+    let id: string;
+    let server: string;
+    let readOnly: boolean;
     try {
       if (typeof entry?.id !== "string") return;
-      fields = fieldTerms(entry);
-      nameWords = countNameWords(entry.name);
+      id = entry.id;
+      readFields(entry, this.#read);
+      server = typeof entry.server === "string" ? entry.server : "";
+      readOnly = entry.annotations?.readOnlyHint === true;
     } catch {
       // A hostile entry (a throwing getter) is left out; the others stay.
       return;
     }
-    this.remove(entry.id);
-    const server = this.#serverId(
-      typeof entry.server === "string" ? entry.server : "",
-    );
-    const doc: Doc = {
-      id: entry.id,
-      server,
-      slot: this.#takeSlot(),
-      nameWords,
-      postings: [],
-    };
+    this.#remove(id);
+    const slot = this.#takeSlot();
+    this.#slots.set(id, slot);
+    this.#ids[slot] = id;
+    const serverNumber = this.#serverNumber(server);
+    this.#server[slot] = serverNumber;
+    this.#serverTools[serverNumber]!++;
+    const capacity = this.#lexicon.capacity;
+    this.#frequency = grown(this.#frequency, capacity);
+    this.#inName = grown(this.#inName, capacity);
+    this.#nameWords[slot] = this.#distinct(parts);
+    let intent = 0;
+    for (const part of parts) intent |= this.#termIntent[part] ?? 0;
+    this.#intent[slot] = intent === 0 && readOnly ? READ : intent;
+
     // BM25F's pseudo-frequency summed occurrence by occurrence: each adds
-    // its field's weight over the field's length normalisation.
-    const { weights, b, pivots } = this.#tuning;
-    const frequencies = new Map<string, number>();
+    // its field's weight over the field's length normalisation. A field
+    // weighted 0 is no evidence at all.
+    const frequency = this.#frequency;
+    const inName = this.#inName;
+    const touched = this.#touchedTerms;
+    const { weights, b, pivots, k1 } = this.#tuning;
     for (let field = 0; field < FIELD_COUNT; field++) {
       const terms = fields[field]!;
-      const share = weights[field]! /
+      const weight = weights[field]!;
+      if (terms.length === 0 || !(weight > 0)) continue;
+      const share = weight /
         (1 - b[field]! + b[field]! * terms.length / pivots[field]!);
-      for (const term of terms) {
-        frequencies.set(term, (frequencies.get(term) ?? 0) + share);
+      for (let i = 0; i < terms.length; i++) {
+        const term = terms[i]!;
+        if (frequency[term] === 0) touched.push(term);
+        frequency[term] = frequency[term]! + share;
+        if (field === NAME) inName[term] = 1;
       }
     }
-    const named = new Set(fields[NAME]);
-    this.#docs.set(doc.id, doc);
-    this.#serverTools[server]!++;
-    for (const [term, tf] of frequencies) {
-      let list = this.#postings.get(term);
-      if (list === undefined) this.#postings.set(term, list = []);
-      const posting: Posting = {
+    const postings = new Int32Array(touched.length);
+    for (let i = 0; i < touched.length; i++) {
+      const term = touched[i]!;
+      const tf = frequency[term]!;
+      this.#postings.add(
         term,
-        doc,
-        inName: named.has(term),
-        at: list.length,
-        tf,
-      };
-      list.push(posting);
-      doc.postings.push(posting);
+        slot,
+        inName[term] === 1,
+        tf / (k1 + tf),
+        serverNumber,
+      );
+      postings[i] = term;
+      frequency[term] = 0;
+      inName[term] = 0;
     }
+    touched.length = 0;
+    this.#terms[slot] = postings;
   }
 
-  /** Removes a tool by id; an unknown id is ignored. */
-  remove(id: string): void {
-    const doc = this.#docs.get(id);
-    if (doc === undefined) return;
-    this.#docs.delete(id);
-    this.#freeSlots.push(doc.slot);
-    if (--this.#serverTools[doc.server]! === 0) {
-      this.#freeServerIds.push(doc.server);
-      for (const [name, id] of this.#serverIds) {
-        if (id === doc.server) this.#serverIds.delete(name);
+  /** How many distinct numbers `terms` holds. */
+  #distinct(terms: number[]): number {
+    const seen = this.#inName;
+    let count = 0;
+    for (const term of terms) {
+      if (seen[term] === 0) count++;
+      seen[term] = 1;
+    }
+    for (const term of terms) seen[term] = 0;
+    return count;
+  }
+
+  #remove(id: string): void {
+    const slot = this.#slots.get(id);
+    if (slot === undefined) return;
+    this.#slots.delete(id);
+    this.#ids[slot] = "";
+    this.#freeSlots.push(slot);
+    const server = this.#server[slot]!;
+    if (--this.#serverTools[server]! === 0) {
+      this.#serverIds.delete(this.#serverNames[server]!);
+      this.#freeServers.push(server);
+    }
+    for (const term of this.#terms[slot]!) {
+      this.#postings.remove(term, slot, server);
+    }
+    this.#terms[slot] = undefined;
+  }
+
+  /**
+   * Releases the numbers of terms no tool uses any more once there are
+   * many: tools that come and go with new words do not grow the lexicon
+   * without end.
+   */
+  #reclaimTerms(): void {
+    const lexicon = this.#lexicon;
+    const postings = this.#postings;
+    const unused = lexicon.size - postings.used;
+    if (unused <= UNUSED_TERMS || unused <= postings.used) return;
+    const released: number[] = [];
+    for (let term = 0; term < lexicon.capacity; term++) {
+      if (
+        lexicon.terms[term] !== "" && postings.df(term) === 0 &&
+        this.#pinned[term] !== 1
+      ) {
+        released.push(term);
+        postings.drop(term);
       }
     }
-    for (const posting of doc.postings) {
-      const list = this.#postings.get(posting.term)!;
-      const last = list.pop()!;
-      if (last !== posting) {
-        list[posting.at] = last;
-        last.at = posting.at;
-      }
-      if (list.length === 0) this.#postings.delete(posting.term);
-    }
+    lexicon.release(released);
   }
 
   /** The best `k` tools for a query that `accept` lets through. */
@@ -211,168 +342,183 @@ export class LexicalIndex {
     k: number,
     accept?: (id: string) => boolean,
   ): ToolSearchHit[] {
-    const n = this.#docs.size;
+    const n = this.#slots.size;
     if (n === 0 || !(k >= 1)) return [];
-    const concepts = this.#concepts(query);
-    if (concepts.length === 0) return [];
-    const touched = this.#score(concepts);
-    const scores = new Float64Array(touched.length);
-    touched.forEach((doc, i) => {
-      scores[i] = this.#scores[doc.slot]!;
-      this.#scores[doc.slot] = 0;
-      this.#named[doc.slot] = 0;
-    });
-    // The scratch is clear before `accept` runs: it may search again.
-    return top(touched, scores, Math.floor(k), accept);
-  }
-
-  /** Scores the tools that match any concept; returns them, unordered. */
-  #score(concepts: Concept[]): Doc[] {
     const tuning = this.#tuning;
-    const n = this.#docs.size;
+    const { concepts, intent } = queryConcepts(query, this.#lexicon, {
+      phrases: tuning.phrases,
+      joinWords: tuning.joinWords,
+      used: this.#used,
+      intentOf: this.#intentOf,
+    });
+    if (concepts.length === 0) return [];
+    const count = this.#score(concepts, n);
+    // The answer's arrays, which `accept` must not see change: the index's
+    // own, unless this search runs inside another's `accept`. The scratch
+    // is clear before `accept` runs.
+    const outer = !this.#answering;
+    if (outer) {
+      this.#answerSlots = grown(this.#answerSlots, count);
+      this.#answerScores = grown(this.#answerScores, count);
+    }
+    const slots = outer ? this.#answerSlots : new Int32Array(count);
+    const final = outer ? this.#answerScores : new Float64Array(count);
+    const touched = this.#touched;
     const scores = this.#scores;
-    const best = this.#best;
-    const inName = this.#inName;
     const named = this.#named;
-    // Per server number: tools with the term, the concept's best share,
-    // and the affinity summed over concepts.
-    const perServer = this.#serverCount;
-    const serverBest = this.#serverBest;
-    const affinity = this.#serverAffinity;
-    const serverTotal = this.#serverIds.size;
-    const servers = this.#serverTools.length;
+    const nameWords = this.#nameWords;
+    const serverOf = this.#server;
+    const affinity = this.#affinity;
+    const { nameCoverage, serverPrior, intentPenalty } = tuning;
+    const toolIntent = this.#intent;
+    const conflict = this.#conflict;
+    for (let i = 0; i < count; i++) {
+      const slot = touched[i]!;
+      slots[i] = slot;
+      const coverage = Math.min(
+        1,
+        named[slot]! / Math.max(1, nameWords[slot]!),
+      );
+      final[i] = scores[slot]! + nameCoverage * coverage +
+        serverPrior * affinity[serverOf[slot]!]!;
+      if (conflict[intent << 4 | toolIntent[slot]!] === 1) {
+        final[i] = final[i]! * intentPenalty;
+      }
+      scores[slot] = 0;
+      named[slot] = 0;
+    }
     affinity.fill(0);
-    const touched: Doc[] = [];
-    const conceptTouched: Doc[] = [];
-    const inNames = tuning.weights[NAME]! > 0;
-    for (const concept of concepts) {
-      serverBest.fill(0);
-      for (const { term, weight } of concept) {
-        const list = this.#postings.get(term);
-        if (list === undefined) continue;
-        const df = list.length;
-        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-        for (const posting of list) {
-          const tf = posting.tf;
-          // Only in fields weighted 0: not evidence at all.
-          if (tf === 0) continue;
-          const score = weight * idf * tf / (tuning.k1 + tf);
-          const doc = posting.doc;
-          const slot = doc.slot;
-          if (best[slot] === 0) conceptTouched.push(doc);
-          if (score > best[slot]!) best[slot] = score;
-          if (inNames && posting.inName && weight > inName[slot]!) {
-            inName[slot] = weight;
-          }
-          perServer[doc.server] = perServer[doc.server]! + 1;
-        }
-        this.#serverShares(weight, serverTotal, servers);
-      }
-      for (const doc of conceptTouched) {
-        const slot = doc.slot;
-        if (scores[slot] === 0 && named[slot] === 0) touched.push(doc);
-        scores[slot] = scores[slot]! + best[slot]!;
-        named[slot] = named[slot]! + inName[slot]!;
-        best[slot] = 0;
-        inName[slot] = 0;
-      }
-      conceptTouched.length = 0;
-      for (let server = 0; server < servers; server++) {
-        affinity[server] = affinity[server]! + serverBest[server]!;
-      }
+    if (!outer) {
+      return top(this.#ids, slots, final, count, Math.floor(k), accept);
     }
-    for (const doc of touched) {
-      const slot = doc.slot;
-      const coverage = Math.min(1, named[slot]! / Math.max(1, doc.nameWords));
-      scores[slot] = scores[slot]! + tuning.nameCoverage * coverage +
-        tuning.serverPrior * affinity[doc.server]!;
+    this.#answering = true;
+    try {
+      return top(this.#ids, slots, final, count, Math.floor(k), accept);
+    } finally {
+      this.#answering = false;
     }
-    return touched;
   }
 
   /**
-   * Folds one term's count of tools per server (in `#serverCount`, which it
-   * clears) into the concept's best share per server: the share of the
-   * server's tools that use the term, weighted by how few servers do.
+   * Scores the tools that match any concept (given as head terms): BM25F
+   * in `#scores`, name matches in `#named`, the server affinity in
+   * `#affinity`. Leaves their slots in `#touched`; returns how many.
    */
-  #serverShares(weight: number, serverTotal: number, servers: number): void {
-    const perServer = this.#serverCount;
+  #score(concepts: number[], n: number): number {
+    const scores = this.#scores;
+    const best = this.#best;
+    const bestInName = this.#bestInName;
+    const named = this.#named;
+    const touched = this.#touched;
+    const conceptTouched = this.#conceptTouched;
     const serverBest = this.#serverBest;
-    const tools = this.#serverTools;
-    let using = 0;
-    for (let server = 0; server < servers; server++) {
-      if (perServer[server]! > 0) using++;
+    const affinity = this.#affinity;
+    const conceptServers = this.#conceptServers;
+    const serverTools = this.#serverTools;
+    const serverTotal = this.#serverIds.size;
+    const postingSlots = this.#postings.slots;
+    const postingTf = this.#postings.tfs;
+    const termServers = this.#postings.servers;
+    let touchedCount = 0;
+    for (const head of concepts) {
+      const expansion = this.#expansionOf(head);
+      const terms = expansion.terms;
+      const weights = expansion.weights;
+      let conceptCount = 0;
+      let conceptServerCount = 0;
+      for (let a = 0; a < terms.length; a++) {
+        const term = terms[a]!;
+        const slots = postingSlots[term];
+        if (slots === undefined || slots.length === 0) continue;
+        const tfs = postingTf[term]!;
+        const df = slots.length;
+        const weight = weights[a]!;
+        const scale = weight * Math.log(1 + (n - df + 0.5) / (df + 0.5));
+        for (let i = 0; i < df; i++) {
+          const entry = slots[i]!;
+          const slot = entry >> 1;
+          const score = scale * tfs[i]!;
+          const previous = best[slot]!;
+          if (previous === 0) conceptTouched[conceptCount++] = slot;
+          if (score > previous) best[slot] = score;
+          if ((entry & 1) === 1 && weight > bestInName[slot]!) {
+            bestInName[slot] = weight;
+          }
+        }
+        // The server prior: the share of each server's tools that use the
+        // term, weighted by how few servers do; a concept's best term.
+        const pairs = termServers[term]!;
+        const spread = weight * Math.log(1 + serverTotal / (pairs.length / 2));
+        for (let i = 0; i < pairs.length; i += 2) {
+          const server = pairs[i]!;
+          const value = spread * pairs[i + 1]! / serverTools[server]!;
+          const previous = serverBest[server]!;
+          if (previous === 0) conceptServers[conceptServerCount++] = server;
+          if (value > previous) serverBest[server] = value;
+        }
+      }
+      for (let i = 0; i < conceptCount; i++) {
+        const slot = conceptTouched[i]!;
+        if (scores[slot] === 0 && named[slot] === 0) {
+          touched[touchedCount++] = slot;
+        }
+        scores[slot] = scores[slot]! + best[slot]!;
+        named[slot] = named[slot]! + bestInName[slot]!;
+        best[slot] = 0;
+        bestInName[slot] = 0;
+      }
+      for (let i = 0; i < conceptServerCount; i++) {
+        const server = conceptServers[i]!;
+        affinity[server] = affinity[server]! + serverBest[server]!;
+        serverBest[server] = 0;
+      }
     }
-    const idf = Math.log(1 + serverTotal / Math.max(1, using));
-    for (let server = 0; server < servers; server++) {
-      const count = perServer[server]!;
-      if (count === 0) continue;
-      perServer[server] = 0;
-      const value = weight * idf * count / tools[server]!;
-      if (value > serverBest[server]!) serverBest[server] = value;
-    }
+    return touchedCount;
   }
 
-  /** A query's concepts: each word with its alternatives, once each. */
-  #concepts(query: string): Concept[] {
-    const seen = new Set<string>();
-    const concepts: Concept[] = [];
-    const push = (term: string) => {
-      if (seen.has(term)) return;
-      seen.add(term);
-      concepts.push([{ term, weight: 1 }, ...this.#vocabulary.get(term) ?? []]);
-    };
-    let text = typeof query === "string" ? query.slice(0, QUERY_CHARS) : "";
-    if (this.#tuning.phrases) text = rewritePhrases(text);
-    let previous: string | undefined;
-    for (const word of analyse(text, QUERY_CHARS, QUERY_WORDS)) {
-      // A joined word the tools use (`OneDrive`) is one concept, not two.
-      if (word.whole !== undefined && this.#postings.has(word.whole)) {
-        push(word.whole);
-        previous = word.whole;
-        continue;
-      }
-      for (const part of word.parts) {
-        // Words written apart that tools write joined (`argo cd`).
-        if (
-          this.#tuning.joinWords && previous !== undefined &&
-          this.#postings.has(previous + part)
-        ) push(previous + part);
-        push(part);
-        previous = part;
-      }
-    }
-    return concepts;
+  #expansionOf(term: number): Expansion {
+    const expansion = this.#expansions[term];
+    if (expansion !== undefined) return expansion;
+    this.#single.terms[0] = term;
+    return this.#single;
   }
 
-  #serverId(name: string): number {
-    let id = this.#serverIds.get(name);
-    if (id === undefined) {
-      id = this.#freeServerIds.pop() ?? this.#serverTools.length;
-      this.#serverIds.set(name, id);
-      this.#serverTools[id] = 0;
-      this.#serverCount[id] = 0;
-      this.#serverBest[id] = 0;
-      this.#serverAffinity[id] = 0;
-    }
+  #pin(term: string): number {
+    const id = this.#lexicon.intern(term);
+    this.#pinned = grown(this.#pinned, id + 1);
+    this.#pinned[id] = 1;
     return id;
+  }
+
+  #serverNumber(name: string): number {
+    let number = this.#serverIds.get(name);
+    if (number === undefined) {
+      number = this.#freeServers.pop() ?? this.#serverNames.length;
+      this.#serverIds.set(name, number);
+      this.#serverNames[number] = name;
+      const size = this.#serverNames.length;
+      this.#serverTools = grown(this.#serverTools, size);
+      this.#serverBest = grown(this.#serverBest, size);
+      this.#affinity = grown(this.#affinity, size);
+      this.#conceptServers = grown(this.#conceptServers, size);
+    }
+    return number;
   }
 
   #takeSlot(): number {
     const free = this.#freeSlots.pop();
     if (free !== undefined) return free;
-    const slot = this.#slots++;
-    if (slot >= this.#scores.length) {
-      const grow = (old: Float64Array) => {
-        const next = new Float64Array(old.length * 2);
-        next.set(old);
-        return next;
-      };
-      this.#scores = grow(this.#scores);
-      this.#best = grow(this.#best);
-      this.#inName = grow(this.#inName);
-      this.#named = grow(this.#named);
-    }
+    const slot = this.#slotCount++;
+    const size = slot + 1;
+    this.#server = grown(this.#server, size);
+    this.#nameWords = grown(this.#nameWords, size);
+    this.#intent = grown(this.#intent, size);
+    this.#scores = grown(this.#scores, size);
+    this.#best = grown(this.#best, size);
+    this.#bestInName = grown(this.#bestInName, size);
+    this.#named = grown(this.#named, size);
+    this.#touched = grown(this.#touched, size);
+    this.#conceptTouched = grown(this.#conceptTouched, size);
     return slot;
   }
 }

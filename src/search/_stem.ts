@@ -17,7 +17,7 @@
  * @returns Its stem.
  */
 export function stem(term: string): string {
-  if (term.length < 3 || !/^[a-z]+$/.test(term)) return term;
+  if (term.length < 3 || !isLowerAscii(term)) return term;
   let word = term;
   // 1a: plurals.
   if (word.endsWith("sses")) word = word.slice(0, -2);
@@ -30,8 +30,9 @@ export function stem(term: string): string {
     const suffix = word.endsWith("ed") ? 2 : word.endsWith("ing") ? 3 : 0;
     if (suffix > 0 && hasVowel(word.slice(0, -suffix))) {
       word = word.slice(0, -suffix);
-      if (/(?:at|bl|iz)$/.test(word)) word += "e";
-      else if (/([^aeiouylsz])\1$/.test(word)) word = word.slice(0, -1);
+      if (word.endsWith("at") || word.endsWith("bl") || word.endsWith("iz")) {
+        word += "e";
+      } else if (endsDouble(word)) word = word.slice(0, -1);
       else if (measure(word) === 1 && endsCvc(word)) word += "e";
     }
   }
@@ -47,26 +48,6 @@ export function stem(term: string): string {
   }
   if (word.endsWith("ll") && measure(word) > 1) word = word.slice(0, -1);
   return word;
-}
-
-/** Stems already computed: a catalog's vocabulary is small. */
-const STEMS = new Map<string, string>();
-/** Most stems kept; past it the cache starts again (hostile text is varied). */
-const MAX_STEMS = 50_000;
-
-/**
- * {@linkcode stem}, remembered.
- *
- * @param term A lower-case term.
- * @returns Its stem.
- */
-export function cachedStem(term: string): string {
-  let stemmed = STEMS.get(term);
-  if (stemmed === undefined) {
-    if (STEMS.size >= MAX_STEMS) STEMS.clear();
-    STEMS.set(term, stemmed = stem(term));
-  }
-  return stemmed;
 }
 
 /** Whether letter `i` of `word` is a consonant in Porter's sense. */
@@ -101,5 +82,21 @@ function hasVowel(word: string): boolean {
 function endsCvc(word: string): boolean {
   const n = word.length;
   return n >= 3 && isConsonant(word, n - 1) && !isConsonant(word, n - 2) &&
-    isConsonant(word, n - 3) && !/[wxy]$/.test(word);
+    isConsonant(word, n - 3) && !"wxy".includes(word[n - 1]!);
+}
+
+/** Whether `term` is lower-case ASCII letters only. */
+function isLowerAscii(term: string): boolean {
+  for (let i = 0; i < term.length; i++) {
+    const code = term.charCodeAt(i);
+    if (code < 97 || code > 122) return false;
+  }
+  return true;
+}
+
+/** Ends in a double consonant other than l, s or z (`hopp`, not `fall`). */
+function endsDouble(word: string): boolean {
+  const n = word.length;
+  const last = word[n - 1]!;
+  return n >= 2 && last === word[n - 2] && !"aeiouylsz".includes(last);
 }

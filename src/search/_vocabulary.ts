@@ -122,22 +122,23 @@ export const PHRASES: Readonly<Record<string, string>> = {
   "bring up": "show",
 };
 
-const PHRASE = new RegExp(
-  `\\b(?:${Object.keys(PHRASES).join("|").replaceAll(" ", "\\s+")})\\b`,
-  "gi",
+/** {@linkcode PHRASES} by their two words, each to the words it stands for. */
+const PHRASE_WORDS: ReadonlyMap<string, readonly string[]> = new Map(
+  Object.entries(PHRASES).map(([phrase, verbs]) => [phrase, verbs.split(" ")]),
 );
 
 /**
- * A request with its phrasal verbs replaced by the verbs tools use.
+ * The verbs tools use for a phrasal verb of two words, if it is one.
  *
- * @param text A request, or part of one.
- * @returns The same text, phrases replaced.
+ * @param first The first word, lower-case (`turn`).
+ * @param second The second word, lower-case (`on`).
+ * @returns The words it stands for (`["enable"]`), or `undefined`.
  */
-export function rewritePhrases(text: string): string {
-  return text.replace(
-    PHRASE,
-    (phrase) => PHRASES[phrase.toLowerCase().replace(/\s+/g, " ")] ?? phrase,
-  );
+export function phraseOf(
+  first: string,
+  second: string,
+): readonly string[] | undefined {
+  return PHRASE_WORDS.get(`${first} ${second}`);
 }
 
 /**

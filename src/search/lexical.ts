@@ -60,7 +60,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   readonly synonymWeight: number;
 } = {
   // name, title, description, parameters, parameterText, server
-  weights: [3, 2, 1, 0.5, 0.3, 1],
+  weights: [1.5, 2, 1, 0.5, 0.3, 1],
   b: [0.3, 0.3, 0.75, 0.5, 0.5, 0],
   // Typical lengths in terms (the mean lengths of 1,577 real tools' fields,
   // rounded): BM25's average length, fixed.
@@ -71,6 +71,7 @@ export const DEFAULT_TUNING: Readonly<Tuning> & {
   nameCoverage: 2,
   phrases: true,
   synonymWeight: 0.6,
+  intentPenalty: 0.7,
 };
 
 /**
@@ -134,10 +135,10 @@ export function createLexicalRanker(
   );
   return {
     add(entries: readonly ToolSearchEntry[]): void {
-      for (const entry of entries) index.add(entry);
+      index.add(entries);
     },
     remove(ids: readonly string[]): void {
-      for (const id of ids) index.remove(id);
+      index.remove(ids);
     },
     search(query: string, options: ToolRankerSearchOptions): ToolSearchHit[] {
       return index.search(query, options.k, options.accept);

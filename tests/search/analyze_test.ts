@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { analyse, terms } from "../../src/search/_analyze.ts";
 import { stem } from "../../src/search/_stem.ts";
-import { rewritePhrases } from "../../src/search/_vocabulary.ts";
+import { phraseOf } from "../../src/search/_vocabulary.ts";
 
 describe("terms()", () => {
   it("splits identifiers at snake_case, kebab-case, camelCase, acronyms and digits", () => {
@@ -108,10 +108,11 @@ describe("stem()", () => {
   });
 });
 
-describe("rewritePhrases()", () => {
-  it("reads phrasal verbs as the verbs tools use, whatever their case and spacing", () => {
-    assert.equal(rewritePhrases("Turn  on the flag"), "enable the flag");
-    assert.equal(rewritePhrases("tear down staging"), "delete stop staging");
-    assert.equal(rewritePhrases("turnstile on"), "turnstile on");
+describe("phraseOf()", () => {
+  it("reads phrasal verbs as the verbs tools use", () => {
+    assert.deepEqual(phraseOf("turn", "on"), ["enable"]);
+    assert.deepEqual(phraseOf("tear", "down"), ["delete", "stop"]);
+    assert.equal(phraseOf("turnstile", "on"), undefined);
+    assert.equal(phraseOf("on", "turn"), undefined);
   });
 });

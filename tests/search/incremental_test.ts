@@ -9,6 +9,8 @@ import {
   createLexicalRanker,
   type ToolSearchEntry,
 } from "@cleveragents/mcp-adapter/search";
+import { LexicalIndex } from "../../src/search/_index.ts";
+import { DEFAULT_TUNING } from "../../src/search/lexical.ts";
 
 const WORDS = (
   "get list create delete update search run stop send move copy issue " +
@@ -138,5 +140,35 @@ describe("a lexical ranker updated by add() and remove()", () => {
     ]);
     ranker.remove(["a/y"]);
     assert.deepEqual(ranker.search("report", { k: 5 }), []);
+  });
+});
+
+describe("a lexical index whose tools come and go with new words", () => {
+  it("releases the words no tool uses any more: its terms stay bounded", () => {
+    const index = new LexicalIndex(DEFAULT_TUNING, new Map());
+    const word = (i: number, j: number) =>
+      `w${
+        (i * 1_000 + j).toString(36).replace(/\d/g, (d) => "qrstuvwxyz"[+d]!)
+      }`;
+    let peak = 0;
+    for (let i = 0; i < 300; i++) {
+      index.remove([`s/tool${i - 1}`]);
+      index.add([{
+        id: `s/tool${i}`,
+        server: "s",
+        name: `tool${i}`,
+        description: Array.from({ length: 100 }, (_, j) => word(i, j)).join(
+          " ",
+        ),
+      }]);
+      peak = Math.max(peak, index.termCount);
+    }
+    // 30,000 words have passed through; at most the unused allowance and
+    // the live tool's words are held.
+    assert.ok(peak < 4_096 + 300, `${peak} terms held`);
+    assert.deepEqual(index.search(word(299, 7), 5).map((hit) => hit.id), [
+      "s/tool299",
+    ]);
+    assert.deepEqual(index.search(word(3, 7), 5), []);
   });
 });

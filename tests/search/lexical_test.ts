@@ -116,6 +116,68 @@ describe("createLexicalRanker() finds", () => {
   });
 });
 
+describe("createLexicalRanker() reads what a request asks done", () => {
+  // Each pair shares its words, and BM25 alone favours the wrong one.
+  const first = (entries: ToolSearchEntry[], query: string) => {
+    const ranker = createLexicalRanker();
+    ranker.add(entries);
+    return ranker.search(query, { k: 1 })[0]?.id;
+  };
+
+  it("a question reads: a tool that creates does not answer it", () => {
+    const entries = [
+      tool(
+        "notes",
+        "create_notebook",
+        "Creates a notebook. A notebook holds notebook sections and notebook pages.",
+      ),
+      tool(
+        "notes",
+        "get_notebooks",
+        "Returns the notebooks of the account, with each one's owner, sharing settings and the date it was last modified.",
+      ),
+    ];
+    assert.equal(
+      first(entries, "Which notebooks do I have?"),
+      "notes/get_notebooks",
+    );
+  });
+
+  it("a request to make something is not answered by a tool that deletes", () => {
+    const entries = [
+      tool(
+        "notes",
+        "delete_page",
+        "Deletes a page. The page is gone for good.",
+      ),
+      tool(
+        "notes",
+        "write_page",
+        "Writes a page into a section of a notebook, from the HTML given, with its title and its content.",
+      ),
+    ];
+    assert.equal(
+      first(entries, "Put my meeting notes on a new page"),
+      "notes/write_page",
+    );
+  });
+
+  it("a verb used as a noun asks nothing (a to-do list is not listing)", () => {
+    const entries = [
+      tool(
+        "notes",
+        "patch_page",
+        "Appends blocks to a page, after the last block or after the block given, as children of the block.",
+      ),
+      tool("notes", "get_page", "Returns a page."),
+    ];
+    assert.equal(
+      first(entries, "Append a to-do list to the page"),
+      "notes/patch_page",
+    );
+  });
+});
+
 describe("search()", () => {
   it("answers best first, at most k hits, with scores comparable within the answer", () => {
     const hits = ranker().search("list the files of a directory", { k: 4 });
@@ -144,6 +206,22 @@ describe("search()", () => {
     // Asked only about tools that matched the query, never the whole catalog.
     assert.ok(seen.length < CATALOG.length, `asked about ${seen.length}`);
     assert.deepEqual(ids("search issues", 5, () => false), []);
+  });
+
+  it("answers the same when accept itself searches the same ranker", () => {
+    const index = ranker();
+    const plain = index.search("list the files of a directory", { k: 4 });
+    const inner: string[] = [];
+    const nested = index.search("list the files of a directory", {
+      k: 4,
+      accept: (id) => {
+        inner.push(index.search("create a feature flag", { k: 1 })[0]!.id);
+        return id !== "";
+      },
+    });
+    assert.deepEqual(nested, plain);
+    assert.ok(inner.length >= 4);
+    assert.ok(inner.every((id) => id === "flags/create_feature_flag"));
   });
 
   it("finds nothing for an empty query, a query of symbols, or k below 1", () => {
