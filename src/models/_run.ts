@@ -9,7 +9,7 @@
 
 import { errorMessage } from "../util/caught.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
-import type { Entry, Runner } from "./_codec.ts";
+import type { Codec, Entry, Runner } from "./_codec.ts";
 import { forModel, registryOf, toolsOf } from "./_entries.ts";
 import {
   declined,
@@ -28,6 +28,8 @@ import type {
 } from "./options.ts";
 import { closest } from "../util/closest.ts";
 import { toolAlias } from "../tools/alias.ts";
+import type { ModelProvider } from "./types.ts";
+import type { DispatchResult, ProviderShapes } from "./shapes.ts";
 
 /**
  * The tools a dispatcher may find beyond those it declared (the search
@@ -126,6 +128,29 @@ export function runner(
       ...overrides,
       invokeOptions: { ...defaults.invokeOptions, ...overrides?.invokeOptions },
     }, shaping);
+  };
+}
+
+/**
+ * One tool call of the model's, whole: read in `codec`'s form, run by `run`
+ * (unless it could not be read), and its outcome written back as the
+ * provider's tool-result message. What every dispatcher's `run()` does.
+ */
+export async function dispatchCall<P extends ModelProvider>(
+  codec: Codec<P>,
+  call: ProviderShapes[P]["call"],
+  run: Runner,
+  overrides?: DispatchOptions,
+): Promise<DispatchResult<P>> {
+  const { id, name, args, error } = codec.decode(call);
+  const outcome = error === undefined
+    ? await run({ name, args, raw: call }, overrides)
+    : failure(error);
+  return {
+    message: codec.encode(id, name, outcome),
+    text: outcome.text,
+    result: outcome.result,
+    cut: outcome.cut,
   };
 }
 

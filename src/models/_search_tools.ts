@@ -34,7 +34,7 @@ import {
 import { instructionsFragment } from "./_instructions.ts";
 import { isSchema, type Schema } from "./_json_schema.ts";
 import type { ResultPages } from "./_pages.ts";
-import { runner } from "./_run.ts";
+import { dispatchCall, runner } from "./_run.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
@@ -246,16 +246,7 @@ export function searchTools<P extends ModelProvider>(
           cut: undefined,
         };
       }
-      const { id, name, args, error } = codec.decode(call);
-      const outcome = error === undefined
-        ? await routed({ name, args, raw: call }, overrides)
-        : failure(error);
-      return {
-        message: codec.encode(id, name, outcome),
-        text: outcome.text,
-        result: outcome.result,
-        cut: outcome.cut,
-      };
+      return await dispatchCall(codec, call, routed, overrides);
     },
   };
 }

@@ -8,14 +8,13 @@
  */
 
 import type { Codec, Runner } from "./_codec.ts";
-import { failure } from "./_content.ts";
 import { buildEntries, catalogOf } from "./_entries.ts";
 import { decide, searchSettings } from "./_handoff.ts";
 import { type HandedOver, searchTools } from "./_search_tools.ts";
 import { instructionsFragment } from "./_instructions.ts";
 import { ResultPages } from "./_pages.ts";
 import { codecOf } from "./_providers.ts";
-import { runner } from "./_run.ts";
+import { dispatchCall, runner } from "./_run.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
@@ -247,16 +246,7 @@ function flatTools<P extends ModelProvider>(
       options.instructionsMaxChars,
     ),
     async run(call, overrides) {
-      const { id, name, args, error } = codec.decode(call);
-      const outcome = error === undefined
-        ? await run({ name, args, raw: call }, overrides)
-        : failure(error);
-      return {
-        message: codec.encode(id, name, outcome),
-        text: outcome.text,
-        result: outcome.result,
-        cut: outcome.cut,
-      };
+      return await dispatchCall(codec, call, run, overrides);
     },
   };
 }
