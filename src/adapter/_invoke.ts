@@ -2,18 +2,20 @@
  * `invoke()` as a sequence of named stages, run once and in order, the way
  * the config loader reads (`config/load.ts`): deadline → tool → arguments
  * → validate → call → check output → envelope. Each stage either hands the
- * next what it needs or throws: a {@linkcode CallFailure} for what it found
+ * next what it needs or throws: a {@linkcode Refused} for what it found
  * wrong itself (not found, invalid arguments, an `isError` result, output
- * that fails its schema), worded by the envelopes, or what a wait or the
- * server threw. The envelope stage
- * turns either into the `MCPToolResult` (`_envelope.ts`, the one
- * classifier, loaded with the first outcome); only a missing connection, a
- * login to approve and a tool held back by its pin are thrown. Internal.
+ * that fails its schema), or what a wait or the server threw. The envelope
+ * stage turns either into the `MCPToolResult` (`_envelope.ts`, the one
+ * classifier and all the wording, loaded with the first outcome); only a
+ * missing connection, a login to approve and a tool held back by its pin
+ * are thrown. A stage with nothing to wait for runs synchronously: a call
+ * pays a turn of the event loop only where it waits (the connection, a
+ * schema compiled off the hot path, the server). Internal.
  *
  * @module
  */
 
-import type { CallFailure, FailureContext, Refusal } from "./_envelope.ts";
+import type { FailureContext, Refusal } from "./_envelope.ts";
 import type { Connection, ToolCallOptions } from "../protocol/connection.ts";
 import type { Durable } from "../tasks/durable.ts";
 import type {
@@ -26,7 +28,10 @@ import { MCPTimeoutError } from "../errors.ts";
 import { lazy } from "../util/lazy.ts";
 import { redactError } from "../util/redact.ts";
 import { checkTimeoutMs, race } from "../util/time.ts";
-import { validatorFor } from "../validation/validation.ts";
+import {
+  type ArgumentValidator,
+  validatorFor,
+} from "../validation/validation.ts";
 import type { ServerTools } from "./_tools.ts";
 
 /** The envelopes and the classifier, loaded by the first call's outcome. */
@@ -36,6 +41,11 @@ const outputCheck = lazy(() => import("../validation/output.ts"));
 
 /** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
 const ANY_ARGUMENTS = {};
+
+/** What a stage found wrong itself; worded by the envelope stage. */
+class Refused {
+  constructor(readonly refusal: Refusal) {}
+}
 
 /** What the stages read of their adapter. */
 export interface Caller {
@@ -121,18 +131,25 @@ export async function runCall(
 ): Promise<MCPToolResult> {
   const call = deadline(caller, request);
   try {
-    const tool = await toolOf(call);
-    const args = await argumentsOf(call);
-    await validate(call, tool, args);
+    let tool = toolOf(call);
+    if (tool instanceof Promise) tool = await tool;
+    const args = argumentsOf(call);
+    const validated = validate(call, tool, args);
+    if (validated) await validated;
     const result = await callTool(call, tool, args);
-    await checkOutput(call, tool, result);
+    const checked = checkOutput(call, tool, result);
+    if (checked) await checked;
     return (envelopes.value ?? await envelopes.load()).called(
       result,
       call.started,
     );
   } catch (error) {
-    const { callFailed } = envelopes.value ?? await envelopes.load();
-    return callFailed(error, call.name, failureContext(call));
+    const { callFailed, refused } = envelopes.value ?? await envelopes.load();
+    return callFailed(
+      error instanceof Refused ? refused(call.name, error.refusal) : error,
+      call.name,
+      failureContext(call),
+    );
   }
 }
 
@@ -159,12 +176,18 @@ function deadline(caller: Caller, request: CallRequest): Call {
  * (connected, the list cached); else the wait for a (re)connect or a
  * fresh list spends the call's own total deadline.
  */
-async function toolOf(call: Call): Promise<MCPToolDescriptor> {
-  const { caller, name, options, totalTimeoutMs } = call;
-  const { connection, tools } = caller;
-  const cached = connection.ready ? tools.cached(name) : undefined;
+function toolOf(call: Call): MCPToolDescriptor | Promise<MCPToolDescriptor> {
+  const { connection, tools } = call.caller;
+  const cached = connection.ready ? tools.cached(call.name) : undefined;
   if (cached) return cached;
   call.waited = true;
+  return lookUp(call);
+}
+
+/** The tool, once the connection and the list are there. */
+async function lookUp(call: Call): Promise<MCPToolDescriptor> {
+  const { caller, name, options, totalTimeoutMs } = call;
+  const { tools } = caller;
   const tool = await race(tools.lookUp(name), {
     signal: options.signal,
     timeoutMs: totalTimeoutMs,
@@ -177,7 +200,7 @@ async function toolOf(call: Call): Promise<MCPToolDescriptor> {
   if (tool) return tool;
   const held = tools.heldError(name);
   if (held) throw redactError(held, caller.secrets());
-  throw await refuse(name, {
+  throw new Refused({
     kind: "not_found",
     server: caller.server,
     names: tools.exposedNames(),
@@ -185,12 +208,12 @@ async function toolOf(call: Call): Promise<MCPToolDescriptor> {
 }
 
 /** Arguments: an object of named arguments. */
-async function argumentsOf(call: Call): Promise<Record<string, unknown>> {
-  const { args, name } = call;
+function argumentsOf(call: Call): Record<string, unknown> {
+  const { args } = call;
   if (typeof args === "object" && args !== null && !Array.isArray(args)) {
     return args as Record<string, unknown>;
   }
-  throw await refuse(name, { kind: "not_an_object", given: args });
+  throw new Refused({ kind: "not_an_object", given: args });
 }
 
 /**
@@ -201,35 +224,52 @@ async function argumentsOf(call: Call): Promise<Record<string, unknown>> {
  * list was a wait on a response), the total one from the start. A resumed
  * call's arguments went out with it; only their hash is kept.
  */
-async function validate(
+function validate(
   call: Call,
   tool: MCPToolDescriptor,
   args: Record<string, unknown>,
-): Promise<void> {
-  const { caller, name, options, timeoutMs, totalTimeoutMs, started } = call;
-  let validator = validatorFor(
-    caller.validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
+): void | Promise<void> {
+  const validator = validatorFor(
+    call.caller.validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
   );
   if (validator instanceof Promise) {
-    call.waited = true;
-    const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
-    validator = await race(validator, {
-      signal: options.signal,
-      timeoutMs: Math.min(
-        timeoutMs,
-        (totalTimeoutMs ?? Infinity) - (performance.now() - started),
+    return compiled(call, validator).then((ready) =>
+      checkArguments(call, ready, args)
+    );
+  }
+  checkArguments(call, validator, args);
+}
+
+/** The validator being compiled, within the call's deadlines. */
+async function compiled(
+  call: Call,
+  validator: Promise<ArgumentValidator>,
+): Promise<ArgumentValidator> {
+  const { options, timeoutMs, totalTimeoutMs, started } = call;
+  call.waited = true;
+  const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
+  return await race(validator, {
+    signal: options.signal,
+    timeoutMs: Math.min(
+      timeoutMs,
+      (totalTimeoutMs ?? Infinity) - (performance.now() - started),
+    ),
+    onTimeout: () =>
+      new MCPTimeoutError(
+        `it ran past its deadline of ${deadlineMs} ms while its input schema was prepared for validation`,
+        deadlineMs,
       ),
-      onTimeout: () =>
-        new MCPTimeoutError(
-          `it ran past its deadline of ${deadlineMs} ms while its input schema was prepared for validation`,
-          deadlineMs,
-        ),
-    });
-  }
+  });
+}
+
+/** The arguments against the validator; a resumed call's are not checked again. */
+function checkArguments(
+  call: Call,
+  validator: ArgumentValidator,
+  args: Record<string, unknown>,
+): void {
   const problems = !call.resume && validator(args);
-  if (problems) {
-    throw await refuse(name, { kind: "invalid", problems });
-  }
+  if (problems) throw new Refused({ kind: "invalid", problems });
 }
 
 /**
@@ -292,27 +332,36 @@ async function callTool(
  * check loads with the first tool that has one and, once its validator is
  * compiled, runs without a wait.
  */
-async function checkOutput(
+function checkOutput(
   call: Call,
   tool: MCPToolDescriptor,
   result: MCPCallResult,
-): Promise<void> {
-  const { name, caller } = call;
+): void | Promise<void> {
   if (result.isError === true) {
-    throw await refuse(name, { kind: "tool_error", result });
+    throw new Refused({ kind: "tool_error", result });
   }
-  if (tool.outputSchema === undefined || !caller.validateOutput) return;
-  const check = outputCheck.value ?? await outputCheck.load();
-  let problem = check.outputProblem(tool.outputSchema, result);
-  if (problem instanceof Promise) problem = await problem;
-  if (problem !== undefined) {
-    throw await refuse(name, { kind: "output", problem, result });
+  const schema = tool.outputSchema;
+  if (schema === undefined || !call.caller.validateOutput) return;
+  const check = outputCheck.value;
+  if (check === undefined) {
+    return outputCheck.load().then((check) =>
+      outputMatches(check.outputProblem(schema, result), result)
+    );
   }
+  return outputMatches(check.outputProblem(schema, result), result);
 }
 
-/** A failure a stage found itself, worded by the envelopes. */
-async function refuse(tool: string, refusal: Refusal): Promise<CallFailure> {
-  return (envelopes.value ?? await envelopes.load()).refused(tool, refusal);
+/** Throws the output check's problem, once it is known. */
+function outputMatches(
+  problem: string | undefined | Promise<string | undefined>,
+  result: MCPCallResult,
+): void | Promise<void> {
+  if (problem instanceof Promise) {
+    return problem.then((problem) => outputMatches(problem, result));
+  }
+  if (problem !== undefined) {
+    throw new Refused({ kind: "output", problem, result });
+  }
 }
 
 function failureContext(call: Call): FailureContext {
