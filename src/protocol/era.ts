@@ -101,7 +101,7 @@ export function modernCapabilities(
   extensions?: Record<string, unknown>,
 ): Record<string, unknown> {
   // Tasks are accepted on every request: a tool call the server runs as a
-  // task is followed to its end (`_task_ext.ts`).
+  // task is followed to its end (`tasks/modern.ts`).
   const capabilities: Record<string, unknown> = {
     extensions: { ...extensions, [TASKS_EXTENSION]: {} },
   };
