@@ -23,6 +23,11 @@
  *   instead of `node:child_process`. The default is the faster of the two
  *   (on Deno 2.9, `node:child_process` takes about half the client CPU per
  *   call), so that the ceiling is the fastest client a user could write.
+ * - `--raw-writes=each`: the raw stdio client writes each message at once,
+ *   on its own, as the minimal client the issues measured with does. The
+ *   default, `tick`, writes the messages of one tick in one write, as ours
+ *   does: on Deno with 64 calls in flight it takes about two thirds of the
+ *   CPU per call (2026-12-05), so it is the ceiling.
  * - `--raw-no-signal`: the raw HTTP client gives its POSTs no abort signal.
  *   By default it gives each POST its own, as a client must to stop its
  *   requests in flight (ours does the same; the SDK's passes one shared
@@ -104,7 +109,11 @@ import {
 } from "./_echo_server.ts";
 import { modernCall, modernHeaders } from "./_modern_wire.ts";
 import { RawHttpClient } from "./_raw_http.ts";
-import { type RawProcessApi, RawStdioClient } from "./_raw_stdio.ts";
+import {
+  type RawProcessApi,
+  RawStdioClient,
+  type RawWrites,
+} from "./_raw_stdio.ts";
 
 /** Slices per round; each client makes a quarter of its calls per turn. */
 const SLICES = 4;
@@ -322,6 +331,7 @@ interface Options {
   clients: ClientName[];
   cpuProf: string | undefined;
   rawApi: RawProcessApi;
+  rawWrites: RawWrites;
   rawSignal: boolean;
 }
 
@@ -336,6 +346,7 @@ function parseOptions(args: string[]): Options {
     clients: [...CLIENTS],
     cpuProf: undefined,
     rawApi: "node",
+    rawWrites: "tick",
     rawSignal: true,
   };
   for (const arg of args) {
@@ -369,6 +380,10 @@ function parseOptions(args: string[]): Options {
       flag === "--raw-api" && (value === "node" || value === "native")
     ) {
       options.rawApi = value;
+    } else if (
+      flag === "--raw-writes" && (value === "tick" || value === "each")
+    ) {
+      options.rawWrites = value;
     } else if (arg === "--raw-no-signal") {
       options.rawSignal = false;
     } else if (flag === "--cpu-prof" && value !== "") {
@@ -465,7 +480,10 @@ async function rawCaller(
 ): Promise<Caller> {
   const modern = server !== "legacy";
   if (transport === "stdio") {
-    const raw = await RawStdioClient.start(stdioServer(server), options.rawApi);
+    const raw = await RawStdioClient.start(stdioServer(server), {
+      api: options.rawApi,
+      writes: options.rawWrites,
+    });
     cleanups.push({ what: "raw stdio client", run: () => raw.close() });
     if (!modern) {
       await raw.initialize();
@@ -744,18 +762,21 @@ function formatUs(value: number): string {
     : Math.round(value).toLocaleString("en-US");
 }
 
-function runtimeLabel({ rawApi, rawSignal }: Options): string {
+function runtimeLabel({ rawApi, rawWrites, rawSignal }: Options): string {
   const deno = (globalThis as { Deno?: { version: Record<string, string> } })
     .Deno;
+  const writes = rawWrites === "tick"
+    ? "one write per tick"
+    : "one write per message";
   return deno === undefined
-    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball${
+    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball, raw stdio with ${writes}${
       rawSignal
         ? ", raw HTTP with an abort signal per request"
         : ", raw HTTP without abort signals"
     }`
     : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout, raw stdio on ${
       rawApi === "node" ? "node:child_process" : "Deno.Command"
-    }${
+    } with ${writes}${
       rawSignal
         ? ", raw HTTP with an abort signal per request"
         : ", raw HTTP without abort signals"
