@@ -46,7 +46,7 @@ export {
   DPoPSession,
   type DPoPSessionOptions,
   withDPoP,
-} from "./src/transports/oauth/dpop.ts";
+} from "./src/auth/dpop.ts";
 export {
   EnterpriseAuthProvider,
   type EnterpriseAuthProviderOptions,
@@ -55,7 +55,7 @@ export {
   type SecretSource,
   WorkloadIdentityProvider,
   type WorkloadIdentityProviderOptions,
-} from "./src/transports/oauth/jwt_bearer.ts";
+} from "./src/auth/jwt_bearer.ts";
 export { configAuth } from "./src/auth/from_config.ts";
 export {
   type RedisClientLike,
@@ -93,7 +93,7 @@ export type {
   DPoPProofRequest,
   DPoPSessionLike,
   OAuthClientProviderLike,
-} from "./src/transports/oauth/state.ts";
+} from "./src/auth/provider.ts";
 export type {
   EnterpriseManagedAuth,
   OAuthLoginAuth,

@@ -48,11 +48,8 @@ export type {
   ServerEntry,
   WorkloadIdentityAuth,
 } from "./src/config/load.ts";
-export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
-export type {
-  DPoPProofRequest,
-  DPoPSessionLike,
-} from "./src/transports/oauth/state.ts";
+export type { OAuthClientProviderLike } from "./src/auth/provider.ts";
+export type { DPoPProofRequest, DPoPSessionLike } from "./src/auth/provider.ts";
 export type { MCPServerConfig, MCPTransportKind } from "./src/server_config.ts";
 export type { CapabilityOverrides } from "./src/tools/capabilities.ts";
 export type { JsonSchema, MCPToolFilter, ToolCapability } from "./src/types.ts";

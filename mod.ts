@@ -29,7 +29,7 @@
  * @module
  */
 
-export { MCPToolAdapter } from "./src/adapter.ts";
+export { MCPToolAdapter } from "./src/adapter/adapter.ts";
 export type {
   ConnectOptions,
   InvokeOptions,
@@ -38,13 +38,10 @@ export type {
   RegisterToolsOptions,
   ResumeTaskOptions,
   TransportFactory,
-} from "./src/adapter.ts";
+} from "./src/adapter/adapter.ts";
 export type { TaskHandle, TaskStore } from "./src/tasks/store.ts";
-export type { OAuthClientProviderLike } from "./src/transports/oauth.ts";
-export type {
-  DPoPProofRequest,
-  DPoPSessionLike,
-} from "./src/transports/oauth/state.ts";
+export type { OAuthClientProviderLike } from "./src/auth/provider.ts";
+export type { DPoPProofRequest, DPoPSessionLike } from "./src/auth/provider.ts";
 export type {
   ClientHandlers,
   ElicitationRequest,
@@ -74,7 +71,7 @@ export {
   MCPSessionExpiredError,
   MCPTimeoutError,
 } from "./src/errors.ts";
-export type { MCPAdapterErrorOptions } from "./src/errors.ts";
+export type { MCPAdapterErrorOptions, MCPErrorCode } from "./src/errors.ts";
 export {
   applyCapabilityOverrides,
   inferCapabilities,

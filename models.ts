@@ -118,7 +118,6 @@ export type {
   AnthropicToolResult,
   AnthropicToolResultMessage,
   AnthropicToolUse,
-  FlatDefinitionShapes,
   GeminiFunctionCall,
   GeminiFunctionDeclaration,
   GeminiFunctionResponseContent,
@@ -136,7 +135,10 @@ export type {
   OpenAIResponsesFunctionCall,
   OpenAIResponsesFunctionCallOutput,
   OpenAIResponsesTool,
+} from "./src/models/types.ts";
+export type {
+  FlatDefinitionShapes,
   ProviderShapes,
   ResultOf,
   TurnOf,
-} from "./src/models/types.ts";
+} from "./src/models/shapes.ts";

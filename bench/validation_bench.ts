@@ -1,7 +1,7 @@
 /**
  * Cost of checking a tool call's arguments against its `inputSchema` before
  * the call, as `MCPToolAdapter.invoke()` does: the validator from
- * `src/validation.ts`, compiled once and reused (what the adapter caches per
+ * `src/validation/validation.ts`, compiled once and reused (what the adapter caches per
  * tool), against the baseline of compiling it for every call (a new
  * `@cfworker/json-schema` `Validator` each time, without our pattern
  * vetting, so the baseline is the cheapest per-call compile). A third entry calls the
@@ -24,7 +24,7 @@
  */
 
 import { type Schema, Validator } from "@cfworker/json-schema";
-import { compileValidator } from "../src/protocol/validation.ts";
+import { compileValidator } from "../src/validation/validation.ts";
 import type { JsonSchema } from "../src/types.ts";
 
 const schema: JsonSchema = {
@@ -116,7 +116,7 @@ Deno.bench({
 });
 
 Deno.bench({
-  name: "ours: compiled once (src/validation.ts)",
+  name: "ours: compiled once (src/validation/)",
   group: "valid args",
   fn() {
     cached(valid);
@@ -141,7 +141,7 @@ Deno.bench({
 });
 
 Deno.bench({
-  name: "ours: compiled once (src/validation.ts)",
+  name: "ours: compiled once (src/validation/)",
   group: "invalid args",
   fn() {
     cached(invalid);

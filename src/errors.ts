@@ -5,6 +5,67 @@
  * @module
  */
 
+/**
+ * The `code` of every error this library throws or reports to `onError`:
+ * one literal each, stable across releases. `MCPAdapterError.code` is typed
+ * with it (and still takes any string, for errors of your own).
+ *
+ * - Connecting: `connection_failed`, `authorization_required`,
+ *   `not_connected`, `session_expired`, `request_lost`,
+ *   `oauth_issuer_missing`.
+ * - Requests: `protocol_error` (a JSON-RPC error answer), `timeout`,
+ *   `invalid_response` (an answer not as the specification says),
+ *   `input_required` (input no handler answers), `not_supported`,
+ *   `too_many_subscriptions`.
+ * - Your input: `invalid_config`, `invalid_argument`.
+ * - Tools: `tool_held` (pinned, changed), `not_pinned`, `no_web_crypto`.
+ * - Tasks: `task_cancelled`, `task_not_found`, `task_elsewhere`,
+ *   `task_leased`, `task_lost`, `task_store`.
+ * - What a server sent that was set aside (to `onError`): `invalid_tool`,
+ *   `invalid_ui_metadata`, `invalid_resource`, `invalid_prompt`.
+ * - A hub's: `unknown_server`, `server_disabled`; search: `search_failed`.
+ *
+ * @example
+ * ```ts
+ * import { MCPAdapterError, type MCPErrorCode } from "@cleveragents/mcp-adapter";
+ *
+ * const retryable: MCPErrorCode[] = ["timeout", "request_lost"];
+ * const error: unknown = new MCPAdapterError("timeout", "tools/call timed out");
+ * if (error instanceof MCPAdapterError) console.log(retryable.includes(error.code as MCPErrorCode));
+ * ```
+ */
+export type MCPErrorCode =
+  | "connection_failed"
+  | "authorization_required"
+  | "not_connected"
+  | "session_expired"
+  | "request_lost"
+  | "oauth_issuer_missing"
+  | "protocol_error"
+  | "timeout"
+  | "invalid_response"
+  | "input_required"
+  | "not_supported"
+  | "too_many_subscriptions"
+  | "invalid_config"
+  | "invalid_argument"
+  | "tool_held"
+  | "not_pinned"
+  | "no_web_crypto"
+  | "task_cancelled"
+  | "task_not_found"
+  | "task_elsewhere"
+  | "task_leased"
+  | "task_lost"
+  | "task_store"
+  | "invalid_tool"
+  | "invalid_ui_metadata"
+  | "invalid_resource"
+  | "invalid_prompt"
+  | "unknown_server"
+  | "server_disabled"
+  | "search_failed";
+
 /** Options accepted by every adapter error. */
 export interface MCPAdapterErrorOptions {
   /** The underlying error. */
@@ -23,8 +84,8 @@ export interface MCPAdapterErrorOptions {
  * ```
  */
 export class MCPAdapterError extends Error {
-  /** Stable, machine-readable error code. */
-  readonly code: string;
+  /** Stable, machine-readable error code: one of {@linkcode MCPErrorCode} for this library's errors. */
+  readonly code: MCPErrorCode | (string & Record<never, never>);
 
   /**
    * Creates an error.
@@ -33,7 +94,11 @@ export class MCPAdapterError extends Error {
    * @param message Human-readable message: names the value and says what to do.
    * @param options The cause, if any.
    */
-  constructor(code: string, message: string, options?: MCPAdapterErrorOptions) {
+  constructor(
+    code: MCPErrorCode | (string & Record<never, never>),
+    message: string,
+    options?: MCPAdapterErrorOptions,
+  ) {
     super(message, options);
     this.name = "MCPAdapterError";
     this.code = code;

@@ -10,21 +10,22 @@ import {
   type MCPProtocolEra,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
-} from "./adapter.ts";
+} from "./adapter/adapter.ts";
 import { configSecrets, redact } from "./util/redact.ts";
 import { SerialQueue } from "./util/serial_queue.ts";
+import { lazy } from "./util/lazy.ts";
 import { delay } from "./util/time.ts";
 import type { ServerEntry } from "./config/load.ts";
 import { type MCPServerConfig, validateServerConfig } from "./server_config.ts";
 import { isRecord } from "./util/values.ts";
-import type { OAuthClientProviderLike } from "./adapter.ts";
+import type { OAuthClientProviderLike } from "./adapter/adapter.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
   MCPNotConnectedError,
 } from "./errors.ts";
 import { namespaceProblem, ToolRegistry } from "./tools/registry.ts";
-import { errorMessage } from "./util/errors.ts";
+import { errorMessage } from "./util/caught.ts";
 import type { MCPLogLevel, MCPToolResult } from "./types.ts";
 import type { TaskHandle } from "./tasks/store.ts";
 import type { MCPTransportKind } from "./server_config.ts";
@@ -38,7 +39,7 @@ export type { ServerAuth, ServerEntry } from "./config/load.ts";
 export type { HubList, MCPProvenance } from "./adapter/aggregate.ts";
 
 /** Resources and prompts across servers (`adapter/aggregate.ts`), loaded with the first use. */
-const aggregate = () => import("./adapter/aggregate.ts");
+const aggregates = lazy(() => import("./adapter/aggregate.ts"));
 
 /** Where one server of a {@linkcode MCPToolHub} stands. */
 export interface HubServerStatus {
@@ -464,7 +465,7 @@ export class MCPToolHub {
    * @returns The resources, and the servers that failed.
    */
   async listResources(): Promise<HubList<shapes.MCPResource>> {
-    return (await aggregate()).listResources(this.#members());
+    return (await aggregates.load()).listResources(this.#members());
   }
 
   /**
@@ -474,7 +475,7 @@ export class MCPToolHub {
    * @returns The templates, and the servers that failed.
    */
   async listResourceTemplates(): Promise<HubList<shapes.MCPResourceTemplate>> {
-    return (await aggregate()).listResourceTemplates(this.#members());
+    return (await aggregates.load()).listResourceTemplates(this.#members());
   }
 
   /**
@@ -484,7 +485,7 @@ export class MCPToolHub {
    * @returns The prompts, and the servers that failed.
    */
   async listPrompts(): Promise<HubList<shapes.MCPPrompt>> {
-    return (await aggregate()).listPrompts(this.#members());
+    return (await aggregates.load()).listPrompts(this.#members());
   }
 
   /**
@@ -510,7 +511,11 @@ export class MCPToolHub {
     id: string,
     options?: shapes.ReadResourceOptions,
   ): Promise<shapes.MCPOutcome<shapes.MCPResourceRead>> {
-    return await (await aggregate()).readResource(this.#members(), id, options);
+    return await (await aggregates.load()).readResource(
+      this.#members(),
+      id,
+      options,
+    );
   }
 
   /**
@@ -528,7 +533,7 @@ export class MCPToolHub {
     args?: Record<string, string>,
     options?: shapes.PromptOptions,
   ): Promise<shapes.MCPOutcome<shapes.MCPPromptMessages>> {
-    return await (await aggregate()).getPrompt(
+    return await (await aggregates.load()).getPrompt(
       this.#members(),
       id,
       args,

@@ -142,8 +142,9 @@ const FIELDS: ReadonlySet<string> = new Set([
 ]);
 /** An `inheritEnv` entry: a variable name, or a prefix and `*`. */
 export const INHERITED_NAME = /^[A-Za-z_][A-Za-z0-9_()]*\*?$/;
+/** A control character: refused in paths and arguments (see {@linkcode controlCharacterProblem}). */
 // deno-lint-ignore no-control-regex
-const CONTROL = /[\x00-\x1f\x7f]/;
+export const CONTROL = /[\x00-\x1f\x7f]/;
 const CONTROL_NAMES: Record<string, string> = {
   "\t": "a tab (\\t)",
   "\n": "a line break (\\n)",
@@ -208,14 +209,14 @@ export function serverConfigProblems(
   if (typeof name !== "string" || name.trim() === "") {
     report(
       ["name"],
-      `expected a non-empty string such as "github", got ${describe(name)}`,
+      `expected a non-empty string such as "github", got ${valueOrKind(name)}`,
     );
   }
   if (!TRANSPORTS.includes(transport as MCPTransportKind)) {
     report(
       ["transport"],
       `expected "stdio", "sse" or "streamable-http", got ${
-        describe(transport)
+        valueOrKind(transport)
       }`,
     );
     return problems;
@@ -229,7 +230,7 @@ export function serverConfigProblems(
       `expected one of ${
         PROTOCOL_CHOICES.map((choice) => JSON.stringify(choice)).join(", ")
       }, got ${
-        describe(protocol)
+        valueOrKind(protocol)
       }; "auto" (the default) finds the server's era by itself`,
     );
   }
@@ -255,7 +256,7 @@ export function serverConfigProblems(
       report(
         ["command"],
         `expected the program that starts the server, such as "npx", got ${
-          describe(command)
+          valueOrKind(command)
         }`,
       );
     } else {
@@ -284,7 +285,7 @@ export function serverConfigProblems(
           report(
             ["inheritEnv", index],
             `expected a variable name ("DATABASE_URL") or a prefix and * ("AWS_*"), got ${
-              describe(name)
+              valueOrKind(name)
             }${
               name === "*"
                 ? "; the server never inherits everything: name what it needs"
@@ -322,7 +323,7 @@ export function serverConfigProblems(
     if (fallback !== undefined && typeof fallback !== "boolean") {
       report(
         ["fallback"],
-        `expected true or false, got ${describe(fallback)}`,
+        `expected true or false, got ${valueOrKind(fallback)}`,
       );
     } else if (fallback !== undefined && transport === "sse") {
       report(
@@ -430,7 +431,7 @@ function checkStringMap(
 }
 
 /** A short, safe rendering of a non-secret value for error messages. */
-function describe(value: unknown): string {
+function valueOrKind(value: unknown): string {
   return typeof value === "string" || typeof value === "number" ||
       typeof value === "boolean" || value == null
     ? describeValue(value)

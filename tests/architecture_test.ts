@@ -169,6 +169,24 @@ export function importsOf(
   return edges;
 }
 
+/**
+ * The files of `src/util/` (by name, without `.ts`) that the picture's
+ * `util/` list does not name: the list runs from the line that opens with
+ * `util/` to the end of the picture.
+ */
+export function unlistedUtilities(
+  markdown: string,
+  files: readonly string[],
+): string[] {
+  const start = markdown.indexOf("util/ ");
+  const end = markdown.indexOf("```", start);
+  if (start === -1 || end === -1) return [...files];
+  const listed = new Set(
+    markdown.slice(start + "util/ ".length, end).match(/[a-z_]+/g) ?? [],
+  );
+  return files.filter((file) => !listed.has(file));
+}
+
 /** The package's source: the entries of `deno.json` and everything under `src/`. */
 async function sourceFiles(): Promise<string[]> {
   const config = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8"));
@@ -205,6 +223,24 @@ describe("the import contract of ARCHITECTURE.md", () => {
         );
       }
       assert.deepEqual(breaches(layers, files, edges), []);
+    },
+  );
+
+  it(
+    "names every file of src/util/ in the picture",
+    { skip: !("Deno" in globalThis) },
+    async () => {
+      const markdown = await readFile(join(ROOT, "ARCHITECTURE.md"), "utf8");
+      const utilities = (await readdir(join(ROOT, "src", "util")))
+        .filter((name) => name.endsWith(".ts"))
+        .map((name) => name.slice(0, -".ts".length));
+      assert.ok(utilities.length > 10);
+      assert.deepEqual(unlistedUtilities(markdown, utilities), []);
+      assert.deepEqual(
+        unlistedUtilities(markdown, [...utilities, "not_listed"]),
+        ["not_listed"],
+        "a file the list does not name is found",
+      );
     },
   );
 

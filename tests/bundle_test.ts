@@ -67,9 +67,9 @@ const BROWSER_OPTIONS = {
  * What the root entry may load eagerly, minified and gzipped: what an edge
  * function pays at cold start. Raise it only with a reason in the commit.
  */
-const BUDGET_GZIP_BYTES = 29.5 * 1024;
+const BUDGET_GZIP_BYTES = 29.25 * 1024;
 /** The lazily loaded stdio backends, as source (Deno) or packed (Node). */
-const BACKEND = /(?:^|\/)_process\/(?:deno|node)\.[jt]s$/;
+const BACKEND = /(?:^|\/)_process\/(?:deno_host|child_process)\.[jt]s$/;
 
 /** One output file of the bundle, with what the metafile says about it. */
 interface Chunk {
@@ -269,7 +269,7 @@ describe("the root entry bundled with esbuild for platform neutral", () => {
       backends.map((chunk) => chunk.meta.entryPoint!.replace(/^.*\//, ""))
         .sort()
         .map((name) => name.replace(/\.[jt]s$/, "")),
-      ["deno", "node"],
+      ["child_process", "deno_host"],
       "expected one chunk per stdio backend; did src/transports/stdio.ts stop importing them lazily?",
     );
     for (const backend of backends) {
@@ -363,7 +363,7 @@ describe("the root entry bundled with esbuild for platform neutral", () => {
         kib(gzipped)
       } gzip, over its budget of ${
         kib(BUDGET_GZIP_BYTES)
-      }: load the new code lazily (as src/protocol/validation.ts loads its validator) or make room`,
+      }: load the new code lazily (with lazy() of src/util/lazy.ts, as src/validation/validation.ts loads its validator) or make room`,
     );
     const lazy = [
       ...backends.map((chunk) =>

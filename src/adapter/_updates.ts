@@ -22,7 +22,7 @@ import type {
 } from "../protocol/connection.ts";
 import type { JSONRPCNotification } from "../transports/transport.ts";
 import type { MCPListKind } from "../protocol/content_types.ts";
-import { asError } from "../util/errors.ts";
+import { asError } from "../util/caught.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
 import { race } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";

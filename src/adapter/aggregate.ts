@@ -9,12 +9,12 @@
  * @module
  */
 
-import type { MCPToolAdapter } from "../adapter.ts";
+import type { MCPToolAdapter } from "./adapter.ts";
 import type * as shapes from "../protocol/content_types.ts";
 import { quoted } from "../protocol/resource_list.ts";
 import { didYouMean } from "../util/closest.ts";
-import { errorMessage } from "../util/errors.ts";
-import { failed } from "./_outcome.ts";
+import { errorMessage } from "../util/caught.ts";
+import { failed } from "./_envelope.ts";
 
 /** One connected server of a hub. */
 export interface HubMember {

@@ -10,7 +10,7 @@
 import type { ToolsChangeReason } from "../protocol/connection.ts";
 import type { JSONRPCNotification } from "../transports/transport.ts";
 import type { MCPListKind } from "../protocol/content_types.ts";
-import { checkTimeoutMs } from "../protocol/connection.ts";
+import { checkTimeoutMs } from "../util/time.ts";
 import { MCPAdapterError } from "../errors.ts";
 import { quoted, uriProblem } from "../protocol/resource_list.ts";
 import type { ContentContext } from "./_context.ts";

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { checkTimeoutMs } from "../protocol/connection.ts";
+import { checkTimeoutMs } from "../util/time.ts";
 import {
   completionOf,
   promptMessages,
@@ -31,7 +31,7 @@ import { didYouMean } from "../util/closest.ts";
 import { isRecord } from "../util/values.ts";
 import type { ContentContext } from "./_context.ts";
 import { ListCache } from "./_lists.ts";
-import { failed, failure, succeeded } from "./_outcome.ts";
+import { failed, failure, succeeded } from "./_envelope.ts";
 import type { Updates } from "./_updates.ts";
 import type { Resources } from "./resources.ts";
 

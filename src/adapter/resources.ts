@@ -10,7 +10,7 @@
  * @module
  */
 
-import { checkTimeoutMs } from "../protocol/connection.ts";
+import { checkTimeoutMs } from "../util/time.ts";
 import {
   quoted,
   readContents,
@@ -30,7 +30,7 @@ import { didYouMean } from "../util/closest.ts";
 import { UriTemplate } from "../util/uri_template.ts";
 import { type ContentContext, Notes } from "./_context.ts";
 import { ListCache } from "./_lists.ts";
-import { failed, failure, succeeded } from "./_outcome.ts";
+import { failed, failure, succeeded } from "./_envelope.ts";
 import type { Updates } from "./_updates.ts";
 
 /** The default `maxBytes` of `readResource()`: 8 MiB, as for an app's HTML. */

@@ -17,8 +17,8 @@ import {
   EnterpriseAuthProvider,
   type SecretSource,
   WorkloadIdentityProvider,
-} from "../transports/oauth/jwt_bearer.ts";
-import type { OAuthClientProviderLike } from "../transports/oauth/state.ts";
+} from "./jwt_bearer.ts";
+import type { OAuthClientProviderLike } from "./provider.ts";
 
 const providers = new WeakMap<ServerEntry, OAuthClientProviderLike>();
 

@@ -8,7 +8,7 @@
  */
 
 import type { ServerEntry } from "../config/types.ts";
-import type { OAuthClientProviderLike } from "../transports/oauth.ts";
+import type { OAuthClientProviderLike } from "./provider.ts";
 import { configAuth } from "./from_config.ts";
 import type { OAuthTokenStore } from "./store.ts";
 import { tokenStoreAuth } from "./token_store.ts";

@@ -13,7 +13,7 @@
 
 import type { ServerEntry } from "../config/load.ts";
 import { MCPAuthorizationRequiredError } from "../errors.ts";
-import type { OAuthClientProviderLike } from "../transports/oauth.ts";
+import type { OAuthClientProviderLike } from "./provider.ts";
 import {
   FileTokenStore,
   type FileTokenStoreOptions,

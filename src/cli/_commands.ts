@@ -15,9 +15,9 @@ import type {
   MCPToolFailure,
   MCPToolResult,
 } from "../types.ts";
-import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter.ts";
-import { toolArguments } from "./_arguments.ts";
-import { errorMessage } from "../util/errors.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter/adapter.ts";
+import { toolArguments } from "./_tool_args.ts";
+import { errorMessage } from "../util/caught.ts";
 import { printable, printableText } from "../util/terminal.ts";
 import {
   CliError,
@@ -26,7 +26,7 @@ import {
   OK,
   TOOL_ERROR,
   USAGE,
-} from "./_errors.ts";
+} from "./_exit.ts";
 import { inConfigOrder, namespaceOf, withHub, withTool } from "./_hub.ts";
 import {
   binaryOf,

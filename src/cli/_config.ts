@@ -9,8 +9,8 @@ import { resolve } from "node:path";
 import type { Ask } from "./_handlers.ts";
 import type { ConfigInput } from "../config/load.ts";
 import { loadConfig, type ServerEntry } from "../config/load.ts";
-import { errorMessage } from "../util/errors.ts";
-import { CliError, USAGE } from "./_errors.ts";
+import { errorMessage } from "../util/caught.ts";
+import { CliError, USAGE } from "./_exit.ts";
 
 /** Looked for in the working directory, in this order. */
 export const CONFIG_FILES = ["mcp.yaml", "mcp.json", ".mcp.json"];

@@ -9,7 +9,7 @@
 
 import type { MCPOutcome } from "../adapter/types.ts";
 import { printable, printableText } from "../util/terminal.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { setOwn } from "../util/values.ts";
 import { base64Size } from "../util/bytes.ts";
 import { exitCodeOf, reportFailures } from "./_commands.ts";
@@ -21,9 +21,9 @@ import {
   OK,
   USAGE,
   UsageError,
-} from "./_errors.ts";
+} from "./_exit.ts";
 import { withHub } from "./_hub.ts";
-import { expectOperands, parseMs } from "./_operands.ts";
+import { expectOperands, parseMs } from "./_usage.ts";
 import { firstLine, writeJson, writeResult, writeTable } from "./_output.ts";
 import { type CommandSpec, defineCommand, type OptionSpec } from "./_spec.ts";
 import type { MCPToolHub } from "../hub.ts";

@@ -7,7 +7,7 @@
 
 import type { CliOutput } from "./_output.ts";
 import type { ServerEntry } from "../config/types.ts";
-import type { MCPToolAdapterOptions } from "../adapter.ts";
+import type { MCPToolAdapterOptions } from "../adapter/adapter.ts";
 
 /** One run of a command: where to print, what cancels it, the servers of the config. */
 export interface Context {

@@ -11,7 +11,7 @@ import type {
   ClientHandlers,
   ElicitationRequest,
   ElicitationResult,
-} from "../adapter.ts";
+} from "../adapter/adapter.ts";
 import type { CliOutput } from "./_output.ts";
 import { isRecord } from "../util/values.ts";
 import { printable, printableText } from "../util/terminal.ts";
@@ -86,7 +86,9 @@ async function elicit(
       }
       const value = read(text, type, options);
       if (value === undefined) {
-        stderr.write(`  expected ${printable(describe(type, options))}.\n`);
+        stderr.write(
+          `  expected ${printable(expectedInput(type, options))}.\n`,
+        );
         continue;
       }
       content[name] = value;
@@ -126,7 +128,7 @@ function read(
   }
 }
 
-function describe(type: string, options: readonly string[]): string {
+function expectedInput(type: string, options: readonly string[]): string {
   if (options.length > 0) return `one of ${options.join(", ")}`;
   return type === "integer"
     ? "a whole number"

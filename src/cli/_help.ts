@@ -25,7 +25,7 @@ export function programHelp(): string {
           row(
             "nested" in option && option.nested ? "      " : "  ",
             option.kind === "rest" ? `-- ${option.value}` : optionLabel(option),
-            describe(option),
+            optionHelp(option),
             PROGRAM_COLUMN,
           ),
       ).join("\n")
@@ -52,7 +52,7 @@ export function commandHelp(command: CommandSpec): string {
       ? undefined
       : `Options:\n${
         listed.map((option) =>
-          row("  ", optionLabel(option), describe(option), 2 + width)
+          row("  ", optionLabel(option), optionHelp(option), 2 + width)
         ).join("\n")
       }`,
     command.footer,
@@ -60,7 +60,7 @@ export function commandHelp(command: CommandSpec): string {
 }
 
 /** An option's help; a repeatable one says so. */
-function describe(option: OptionSpec): string {
+function optionHelp(option: OptionSpec): string {
   return `${option.kind === "values" ? "(repeatable) " : ""}${
     option.help ?? ""
   }`;

@@ -11,7 +11,7 @@ import { type HubServerStatus, MCPToolHub } from "../hub.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 import { didYouMean } from "../util/closest.ts";
 import type { Context } from "./_context.ts";
-import { CliError, CONNECTION, INTERRUPTED, USAGE } from "./_errors.ts";
+import { CliError, CONNECTION, INTERRUPTED, USAGE } from "./_exit.ts";
 import { writeLog } from "./_output.ts";
 import { serverAuth } from "../auth/server_auth.ts";
 

@@ -17,8 +17,8 @@ import {
   validateServerConfig,
 } from "../server_config.ts";
 import { MCPConfigError } from "../errors.ts";
-import type { Options } from "./_args.ts";
-import { UsageError } from "./_errors.ts";
+import type { Options } from "./_command_line.ts";
+import { UsageError } from "./_exit.ts";
 import { isRecord, setOwn } from "../util/values.ts";
 
 /**

@@ -4,7 +4,7 @@
  * loopback listener on 127.0.0.1 catches the browser's redirect; the
  * browser is opened with the platform's opener where there is one, and the
  * URL is always printed (for SSH sessions). The checks are the OAuth
- * flow's own (`../transports/oauth/guard.ts`): only an `https:` (or
+ * flow's own (`../auth/_guard.ts`): only an `https:` (or
  * loopback `http:`) authorization URL reaches the user, and the redirect's
  * query goes whole to `finishAuth()`, which refuses a wrong or missing
  * `iss` before the code is used; the browser's page says how it ended.
@@ -18,13 +18,13 @@ import process from "node:process";
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { ServerEntry } from "../config/load.ts";
-import { MCPToolAdapter } from "../adapter.ts";
+import { MCPToolAdapter } from "../adapter/adapter.ts";
 import { MCPAuthorizationRequiredError, MCPConfigError } from "../errors.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { printable } from "../util/terminal.ts";
 import { race } from "../util/time.ts";
 import type { Command, Context } from "./_context.ts";
-import { CliError, CONNECTION, OK, USAGE } from "./_errors.ts";
+import { CliError, CONNECTION, OK, USAGE } from "./_exit.ts";
 import {
   StoredOAuthProvider,
   storeKey,

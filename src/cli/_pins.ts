@@ -13,13 +13,13 @@ import { resolve } from "node:path";
 import type { HubServerStatus } from "../hub.ts";
 import type { PinnedTools } from "../tools/fingerprint.ts";
 import { checkPins, type ToolChange, type ToolDrift } from "../tools/drift.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { isRecord, setOwn } from "../util/values.ts";
 import { printable } from "../util/terminal.ts";
 import type { CliOutput } from "./_output.ts";
 import { writeJson } from "./_output.ts";
 import type { Command, Context } from "./_context.ts";
-import { CliError, CONNECTION, DRIFT, OK, USAGE } from "./_errors.ts";
+import { CliError, CONNECTION, DRIFT, OK, USAGE } from "./_exit.ts";
 import { withHub } from "./_hub.ts";
 
 /** The pin file: each server's pins, by server name. */

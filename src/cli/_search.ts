@@ -10,7 +10,7 @@ import { toolCatalog } from "../search/catalog.ts";
 import { printableText } from "../util/terminal.ts";
 import { reportFailures } from "./_commands.ts";
 import type { Command } from "./_context.ts";
-import { CONNECTION, OK } from "./_errors.ts";
+import { CONNECTION, OK } from "./_exit.ts";
 import { withHub } from "./_hub.ts";
 import { firstLine, writeJson, writeTable } from "./_output.ts";
 

@@ -7,17 +7,17 @@
  * @module
  */
 
-import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter.ts";
+import { DEFAULT_REQUEST_TIMEOUT_MS } from "../adapter/adapter.ts";
 import {
   callCommand,
   checkCommand,
   schemaCommand,
   toolsCommand,
 } from "./_commands.ts";
-import { UsageError } from "./_errors.ts";
+import { UsageError } from "./_exit.ts";
 import { CONTENT_COMMANDS } from "./_content.ts";
 import { LOGIN_TIMEOUT_MS, loginCommand, logoutCommand } from "./_login.ts";
-import { expectOperands, parseMs } from "./_operands.ts";
+import { expectOperands, parseMs } from "./_usage.ts";
 import { pinCheckCommand } from "./_pins.ts";
 import { resumeCommand, tasksCommand } from "./_tasks.ts";
 import { searchCommand } from "./_search.ts";

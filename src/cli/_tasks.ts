@@ -23,7 +23,7 @@ import {
   OK,
   TOOL_ERROR,
   USAGE,
-} from "./_errors.ts";
+} from "./_exit.ts";
 import { withHub } from "./_hub.ts";
 import { watched } from "./_commands.ts";
 import { writeJson, writeRaw, writeResult, writeTable } from "./_output.ts";

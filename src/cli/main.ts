@@ -11,15 +11,19 @@ export type { CliOutput } from "./_output.ts";
 import process from "node:process";
 import type { CliOutput } from "./_output.ts";
 import { readConfig } from "./_config.ts";
-import { type CommandLine, GLOBAL_NAMES, readCommandLine } from "./_args.ts";
+import {
+  type CommandLine,
+  GLOBAL_NAMES,
+  readCommandLine,
+} from "./_command_line.ts";
 import { type Ask, cliHandlers } from "./_handlers.ts";
 import { inlineServer } from "./_inline.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { didYouMean } from "../util/closest.ts";
 import { VERSION } from "../version.ts";
-import { CliError, INTERRUPTED, OK, USAGE, UsageError } from "./_errors.ts";
+import { CliError, INTERRUPTED, OK, USAGE, UsageError } from "./_exit.ts";
 import { commandHelp, programHelp } from "./_help.ts";
-import { parseMs } from "./_operands.ts";
+import { parseMs } from "./_usage.ts";
 import { COMMANDS } from "./_table.ts";
 import { tokenStorePath } from "../auth/file_store.ts";
 import { cliTaskStore } from "./_tasks.ts";

@@ -12,7 +12,7 @@ import { realpathSync } from "node:fs";
 import { setTimeout as startTimer } from "node:timers";
 import { fileURLToPath } from "node:url";
 import type { CliOptions } from "./main.ts";
-import { INTERRUPTED, OK, TOOL_ERROR } from "./_errors.ts";
+import { INTERRUPTED, OK, TOOL_ERROR } from "./_exit.ts";
 import { guardedOutput } from "./_stdio.ts";
 import { interruptOnSignals } from "./_signals.ts";
 import { printable } from "../util/terminal.ts";

@@ -7,7 +7,7 @@
  */
 
 import { setOwn } from "../util/values.ts";
-import { MCPConfigFileError, type MCPConfigFileProblem } from "./errors.ts";
+import { MCPConfigFileError, type MCPConfigFileProblem } from "./file_error.ts";
 import {
   type ParsedDocument,
   parseDocument,

@@ -10,7 +10,7 @@
 
 import type { ConfigFormat, ConfigText } from "./types.ts";
 import { LOADER_SCHEMA } from "./schema.ts";
-import { MCPConfigFileError } from "./errors.ts";
+import { MCPConfigFileError } from "./file_error.ts";
 import {
   fileError,
   readDocument,

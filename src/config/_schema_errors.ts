@@ -16,7 +16,7 @@ import { type OutputUnit, type Schema, Validator } from "@cfworker/json-schema";
 import { ConfigProblem, type Path } from "../util/problem.ts";
 import { isRecord, kindOf } from "../util/values.ts";
 import type { JsonSchema } from "../types.ts";
-import { editDistance } from "../util/closest.ts";
+import { closest } from "../util/closest.ts";
 
 const validators = new WeakMap<JsonSchema, Validator>();
 
@@ -340,21 +340,5 @@ function shortValue(value: unknown): string {
 
 /** The known field `key` most likely misspells, if any. */
 function suggest(key: string, known: readonly string[]): string | undefined {
-  const normal = normalize(key);
-  let best: string | undefined;
-  let bestDistance = 3;
-  for (const candidate of known) {
-    const distance = normalize(candidate) === normal
-      ? 0
-      : editDistance(key.toLowerCase(), candidate.toLowerCase(), bestDistance);
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function normalize(name: string): string {
-  return name.toLowerCase().replace(/[-_\s]/g, "");
+  return closest(key, known);
 }

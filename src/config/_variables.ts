@@ -13,7 +13,11 @@ import { isRecord } from "../util/values.ts";
 import { envLookup, type Variables } from "./_interpolate.ts";
 import type { Servers } from "./_drafts.ts";
 import type { ParsedConfig } from "./_parse.ts";
-import type { LoadConfigOptions, ParseConfigOptions } from "./types.ts";
+import type {
+  ConfigInput,
+  LoadConfigOptions,
+  ParseConfigOptions,
+} from "./types.ts";
 
 /** Folders in which editors keep a project's `mcp.json`: the project is the folder above. */
 const EDITOR_FOLDERS = new Set([".vscode", ".cursor"]);
@@ -94,31 +98,6 @@ function workspaceOf(folder: string): string {
     ? folder.slice(0, separator)
     : folder;
 }
-
-/** One input of a config file's `inputs` list, as a function that asks for it sees it. */
-export interface ConfigInput {
-  /** The id that `${input:id}` names. */
-  id: string;
-  /** VS Code's input type, e.g. `"promptString"` or `"pickString"`, when given. */
-  type?: string;
-  /** What to ask, as the file words it. */
-  description?: string;
-  /** `true` when the value is secret: do not echo it. Its value is redacted like an env value. */
-  password: boolean;
-  /** The value to offer, when the file gives one. */
-  default?: string;
-  /** `pickString`: the values to choose from. */
-  options?: string[];
-}
-
-/**
- * Values for `${input:id}`: a record of id → value, or a function that is
- * asked once for each input the file declares and uses (in file order, one
- * at a time, so it may prompt on a terminal).
- */
-export type ConfigInputs =
-  | Readonly<Record<string, string>>
-  | ((input: ConfigInput) => string | Promise<string>);
 
 /**
  * The inputs a file declares, by id. The schema has checked the list's

@@ -34,10 +34,11 @@ export {
   MCPConfigFileError,
   type MCPConfigFileErrorOptions,
   type MCPConfigFileProblem,
-} from "./errors.ts";
-export type { ConfigInput, ConfigInputs } from "./_variables.ts";
+} from "./file_error.ts";
 export type {
   ConfigFormat,
+  ConfigInput,
+  ConfigInputs,
   ConfigText,
   ConfigVariableOptions,
   EnterpriseManagedAuth,

@@ -13,15 +13,64 @@
 import type { JsonSchema } from "../types.ts";
 import {
   COMMON_FIELDS,
+  CONTROL,
   INHERITED_NAME,
   PROTOCOL_CHOICES,
   REMOTE_FIELDS,
   STDIO_FIELDS,
 } from "../server_config.ts";
+import { BAD_HEADER_VALUE, HEADER_NAME } from "../util/http_checks.ts";
 
-const NAME_PATTERN = "^[^/]+$";
+/*
+ * The server-config fields below describe what `serverConfigProblems()`
+ * checks, from its own constants (the fields of each transport, the
+ * characters it refuses), for editors; a `${VAR}` reference passes, as its
+ * value is checked after replacement. `tests/config/schema_pin_test.ts`
+ * holds the two to the same verdict on every entry without references.
+ */
+
+/**
+ * A pattern for text with no character of `characters` (a one-class
+ * regular expression) and, with `nonBlank`, not only white space.
+ */
+function without(characters: RegExp, nonBlank = false): string {
+  return `^${nonBlank ? "(?=[\\s\\S]*\\S)" : ""}[^${
+    characters.source.slice(1, -1)
+  }]*$`;
+}
+
+/** A path or an argument: no control character (a JSON "\t" in "C:\tools"). */
+const NO_CONTROL = without(CONTROL);
+const NO_CONTROL_MESSAGE =
+  "contains a control character: a backslash in a quoted string starts an escape; write \\\\ or / for each backslash of a path";
+
+const NAME_PATTERN = "^(?=[\\s\\S]*\\S)[^/]+$";
 const NAME_MESSAGE =
   'expected a name without "/" (it becomes the tool namespace); write e.g. "github"';
+
+/**
+ * The `server.allOf` rule that refuses, as `serverConfigProblems()` does,
+ * the fields `transport` does not use.
+ */
+function unused(
+  transport: string,
+  fields: readonly string[],
+  instead: string,
+): JsonSchema {
+  return {
+    if: {
+      required: ["transport"],
+      properties: { transport: { const: transport } },
+    },
+    then: {
+      properties: Object.fromEntries(fields.map((field) => [field, {
+        not: {},
+        errorMessage:
+          `is not used by the "${transport}" transport; remove it, or set transport to ${instead}`,
+      }])),
+    },
+  };
+}
 const VARIABLES =
   "${VAR}, ${env:VAR} and ${VAR:-default} are replaced from the environment, ${workspaceFolder} by the project folder, ${userHome} by the home folder, ${input:ID} by the value of an input; $${ is a literal ${.";
 
@@ -385,6 +434,23 @@ export const CONFIG_SCHEMA: JsonSchema = {
               'sse and streamable-http transports need "url"; write e.g. url: "https://example.com/mcp"',
           },
         },
+        unused("stdio", REMOTE_FIELDS, '"streamable-http" or "sse"'),
+        unused("sse", STDIO_FIELDS, '"stdio"'),
+        unused("streamable-http", STDIO_FIELDS, '"stdio"'),
+        {
+          if: {
+            required: ["transport"],
+            properties: { transport: { const: "sse" } },
+          },
+          then: {
+            properties: {
+              fallback: {
+                not: {},
+                errorMessage: 'is only used by "streamable-http"; remove it',
+              },
+            },
+          },
+        },
       ],
     },
     namedServers: {
@@ -460,12 +526,19 @@ export const CONFIG_SCHEMA: JsonSchema = {
       type: "string",
       description: `stdio: the program that starts the server. ${VARIABLES}`,
       minLength: 1,
+      pattern: without(CONTROL, true),
+      patternErrorMessage:
+        `expected the program that starts the server, such as "npx", without control characters (write \\\\ or / for each backslash of a path)`,
       examples: ["npx"],
     },
     args: {
       type: "array",
       description: `stdio: the program's arguments. ${VARIABLES}`,
-      items: { type: "string" },
+      items: {
+        type: "string",
+        pattern: NO_CONTROL,
+        patternErrorMessage: NO_CONTROL_MESSAGE,
+      },
       examples: [["-y", "@modelcontextprotocol/server-filesystem", "."]],
     },
     env: {
@@ -544,12 +617,14 @@ export const CONFIG_SCHEMA: JsonSchema = {
       type: "string",
       description:
         `stdio: the working directory of the server process. ${VARIABLES}`,
+      pattern: NO_CONTROL,
+      patternErrorMessage: NO_CONTROL_MESSAGE,
       examples: ["${workspaceFolder}"],
     },
     url: {
       type: "string",
       description: `sse / streamable-http: the server's URL. ${VARIABLES}`,
-      pattern: "^(?:[hH][tT][tT][pP][sS]?://|\\$\\{)",
+      pattern: "^(?:[hH][tT][tT][pP][sS]?://[^/?#\\s]|\\$\\{)",
       patternErrorMessage:
         'expected an http(s) URL; write e.g. "https://example.com/mcp"',
       examples: ["https://example.com/mcp"],
@@ -558,7 +633,16 @@ export const CONFIG_SCHEMA: JsonSchema = {
       type: "object",
       description:
         `sse / streamable-http: HTTP headers sent with every request. ${VARIABLES}`,
-      additionalProperties: { type: "string" },
+      propertyNames: {
+        pattern: HEADER_NAME.source,
+        patternErrorMessage:
+          "is not a valid HTTP header name; use letters, digits and dashes",
+      },
+      additionalProperties: {
+        type: "string",
+        pattern: without(BAD_HEADER_VALUE),
+        patternErrorMessage: "must not contain line breaks or NUL characters",
+      },
       examples: [{ Authorization: "Bearer ${API_TOKEN}" }],
     },
     fallback: {

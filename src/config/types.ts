@@ -6,7 +6,6 @@
  * @module
  */
 
-import type { ConfigInputs } from "./_variables.ts";
 import type { MCPServerConfig } from "../server_config.ts";
 import type { CapabilityOverrides } from "../tools/capabilities.ts";
 import type { MCPToolFilter } from "../types.ts";
@@ -179,3 +178,28 @@ export interface ConfigText {
   /** The file name used in messages. Default `"<inline>"`. */
   source?: string;
 }
+
+/** One input of a config file's `inputs` list, as a function that asks for it sees it. */
+export interface ConfigInput {
+  /** The id that `${input:id}` names. */
+  id: string;
+  /** VS Code's input type, e.g. `"promptString"` or `"pickString"`, when given. */
+  type?: string;
+  /** What to ask, as the file words it. */
+  description?: string;
+  /** `true` when the value is secret: do not echo it. Its value is redacted like an env value. */
+  password: boolean;
+  /** The value to offer, when the file gives one. */
+  default?: string;
+  /** `pickString`: the values to choose from. */
+  options?: string[];
+}
+
+/**
+ * Values for `${input:id}`: a record of id → value, or a function that is
+ * asked once for each input the file declares and uses (in file order, one
+ * at a time, so it may prompt on a terminal).
+ */
+export type ConfigInputs =
+  | Readonly<Record<string, string>>
+  | ((input: ConfigInput) => string | Promise<string>);

@@ -18,11 +18,8 @@ import type {
   SchemaReport,
   ToolDefinitionOptions,
 } from "./options.ts";
-import type {
-  FlatDefinitionShapes,
-  ModelProvider,
-  ProviderShapes,
-} from "./types.ts";
+import type { ModelProvider } from "./types.ts";
+import type { FlatDefinitionShapes, ProviderShapes } from "./shapes.ts";
 
 /** A tool's arguments schema in a provider's dialect, and what was changed. */
 export interface Dialect {

@@ -24,7 +24,7 @@ import type {
 import type { ModelProvider } from "./types.ts";
 import { MAX_SCHEMA_DEPTH } from "./_json_schema.ts";
 import { nestedDeeperThan } from "../util/values.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 
 const identity = (args: Record<string, unknown>) => args;
 
@@ -111,7 +111,7 @@ function buildEntry(
   return {
     tool,
     name,
-    description: describe(tool, options, dialect.hint),
+    description: modelDescription(tool, options, dialect.hint),
     schema: dialect.schema,
     strict: dialect.strict ?? false,
     restore: dialect.restore ?? identity,
@@ -123,7 +123,7 @@ function buildEntry(
  * The description a model reads: title, description, capability, root
  * hint; the server's text without what a person cannot see.
  */
-export function describe(
+export function modelDescription(
   tool: RegisteredTool,
   options: ToolDefinitionOptions,
   hint: string | undefined,

@@ -18,7 +18,9 @@
  */
 
 import { setOwn } from "../util/values.ts";
-import type { Schema } from "./_json_schema.ts";
+
+/** A JSON Schema node, as `_json_schema.ts` reads one. */
+type Schema = { [key: string]: unknown };
 
 /** Where definitions live at the root. */
 const CONTAINERS = ["$defs", "definitions"] as const;

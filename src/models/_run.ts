@@ -7,7 +7,7 @@
  * @module
  */
 
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { Entry, Runner } from "./_codec.ts";
 import { forModel, registryOf, toolsOf } from "./_entries.ts";
@@ -26,7 +26,7 @@ import type {
   ModelToolsOptions,
   ToolSource,
 } from "./options.ts";
-import { editDistance } from "../util/closest.ts";
+import { closest } from "../util/closest.ts";
 import { toolAlias } from "../tools/alias.ts";
 
 /**
@@ -245,7 +245,7 @@ function parseArguments(
         error: `The arguments for tool ${
           JSON.stringify(name)
         } are not valid JSON (${errorMessage(error)}): ${
-          excerpt(raw)
+          quotedExcerpt(raw)
         }. Send the arguments as one JSON object, e.g. {"name": "value"}.`,
       };
     }
@@ -257,19 +257,22 @@ function parseArguments(
         JSON.stringify(name)
       } must be a JSON object of named arguments, got ${
         Array.isArray(value) ? "an array" : typeof value
-      }: ${excerpt(JSON.stringify(value))}.`,
+      }: ${quotedExcerpt(JSON.stringify(value))}.`,
     };
   }
   return { args: value };
 }
 
-function excerpt(text: string): string {
+function quotedExcerpt(text: string): string {
   const flat = text.replace(/\s+/g, " ");
   return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 77)}...` : flat);
 }
 
 function unknownTool(name: string, names: readonly string[]): string {
-  const guess = closest(name, names);
+  // A model often drops the namespace: the tool part is compared too.
+  const guess = closest(name, names, {
+    forms: (candidate) => [candidate.slice(candidate.indexOf("__") + 2)],
+  });
   return `Unknown tool ${JSON.stringify(name)}.${
     guess === undefined ? "" : ` Did you mean ${JSON.stringify(guess)}?`
   } Call one of the tools you were given: ${list(names)}.`;
@@ -278,32 +281,4 @@ function unknownTool(name: string, names: readonly string[]): string {
 function list(names: readonly string[]): string {
   const shown = names.slice(0, 30).join(", ");
   return names.length > 30 ? `${shown}, … (${names.length} in all)` : shown;
-}
-
-/** The name nearest to `name` by edit distance, if near enough to suggest. */
-function closest(name: string, names: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  const wanted = normalize(name);
-  for (const candidate of names) {
-    const full = normalize(candidate);
-    // A model often drops the namespace: compare with the tool part too.
-    const tool = full.slice(full.indexOf("__") + 2);
-    const distance = Math.min(
-      editDistance(wanted, full),
-      editDistance(wanted, tool),
-    );
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3))
-    ? best
-    : undefined;
-}
-
-/** Lower case, with `-`, `.` and spaces read as `_`. */
-function normalize(name: string): string {
-  return name.toLowerCase().replace(/[-. ]/g, "_");
 }

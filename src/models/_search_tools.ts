@@ -16,10 +16,10 @@
 import type { ToolCatalog, ToolSearchResult } from "../search/catalog.ts";
 import { toolAlias } from "../tools/alias.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import type { Codec, Entry, Runner, SearchDeclaration } from "./_codec.ts";
 import { failure, type Outcome } from "./_content.ts";
-import { buildEntries, describe, entryOrOmission } from "./_entries.ts";
+import { buildEntries, entryOrOmission, modelDescription } from "./_entries.ts";
 import {
   CALL_TOOL,
   callParameters,
@@ -35,7 +35,6 @@ import { instructionsFragment } from "./_instructions.ts";
 import { isSchema, type Schema } from "./_json_schema.ts";
 import type { ResultPages } from "./_pages.ts";
 import { runner } from "./_run.ts";
-import type { DispatchResult } from "./model_tools.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
@@ -43,7 +42,8 @@ import type {
   ToolHandoff,
   ToolSource,
 } from "./options.ts";
-import type { ModelProvider, ProviderShapes } from "./types.ts";
+import type { ModelProvider } from "./types.ts";
+import type { DispatchResult, ProviderShapes } from "./shapes.ts";
 
 /** The largest input schema shown in a search result, as JSON characters. */
 const MAX_SCHEMA_CHARS = 16_000;
@@ -283,7 +283,7 @@ function rawEntry(tool: RegisteredTool, options: ModelToolsOptions): Entry {
   return {
     tool,
     name,
-    description: describe(tool, options, undefined),
+    description: modelDescription(tool, options, undefined),
     schema: tool.inputSchema,
     strict: false,
     restore: identity,
@@ -365,7 +365,7 @@ function results(
     lines.push(JSON.stringify({
       name: hit.alias,
       description: shown(
-        describe(hit.tool, options, undefined) ?? "",
+        modelDescription(hit.tool, options, undefined) ?? "",
         MAX_DESCRIPTION_CHARS,
       ),
       inputSchema: shownSchema(hit.tool.inputSchema),

@@ -16,23 +16,22 @@ import { instructionsFragment } from "./_instructions.ts";
 import { ResultPages } from "./_pages.ts";
 import { codecOf } from "./_providers.ts";
 import { runner } from "./_run.ts";
-import type { MCPToolResult } from "../types.ts";
 import type {
   DispatchOptions,
   ModelToolsOptions,
-  ResultCut,
   SchemaReport,
   ToolDefinitionOptions,
   ToolHandoff,
   ToolSource,
 } from "./options.ts";
+import type { ModelProvider } from "./types.ts";
 import type {
+  DispatchResult,
   FlatDefinitionShapes,
-  ModelProvider,
   ProviderShapes,
   ResultOf,
   TurnOf,
-} from "./types.ts";
+} from "./shapes.ts";
 
 // Re-exported so this module documents on its own (`deno doc --lint`).
 export type {
@@ -47,31 +46,14 @@ export type {
   ToolSource,
 } from "./options.ts";
 
-/**
- * One call, run: what the model is sent, and the whole result for the
- * host.
- */
-export interface DispatchResult<P extends ModelProvider> {
-  /** The provider's tool-result message(s): what `dispatch()` returns. */
-  message: ProviderShapes[P]["result"];
-  /** The text the model reads in it (within the result budget), or the error message. */
-  text: string;
-  /**
-   * The tool's result envelope, untouched (`result.data` is the server's
-   * `MCPCallResult`); `undefined` when no tool ran (an unknown name, bad
-   * arguments, a refused approval).
-   */
-  result: MCPToolResult | undefined;
-  /** What the result budget left out, if anything. */
-  cut: ResultCut | undefined;
-}
+export type { ModelProvider } from "./types.ts";
 export type {
+  DispatchResult,
   FlatDefinitionShapes,
-  ModelProvider,
   ProviderShapes,
   ResultOf,
   TurnOf,
-} from "./types.ts";
+} from "./shapes.ts";
 
 /** One provider's view of a set of tools: definitions, and dispatch of calls. */
 export interface ModelTools<P extends ModelProvider> {

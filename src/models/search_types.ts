@@ -11,6 +11,8 @@
 import type { JsonSchema } from "../types.ts";
 import type { OpenAIResponsesTool } from "./types.ts";
 
+export type { AnthropicToolReference } from "./types.ts";
+
 /**
  * Anthropic's server-side tool search (BM25 over the deferred tools):
  * `{ type: "tool_search_tool_bm25_20251119", name: "tool_search_tool_bm25" }`.
@@ -20,17 +22,6 @@ export interface AnthropicToolSearchTool {
   type: "tool_search_tool_bm25_20251119";
   /** Its fixed name. */
   name: "tool_search_tool_bm25";
-}
-
-/**
- * A `tool_reference` block of a `tool_result`: the tool it names (declared
- * with `defer_loading: true`) is loaded for the model.
- */
-export interface AnthropicToolReference {
-  /** Always `"tool_reference"`. */
-  type: "tool_reference";
-  /** The deferred tool's name. */
-  tool_name: string;
 }
 
 /**

@@ -7,14 +7,6 @@
  */
 
 import type { JsonSchema, MCPToolResult } from "../types.ts";
-import type {
-  AnthropicToolReference,
-  AnthropicToolSearchTool,
-  OpenAIResponsesNamespace,
-  OpenAIResponsesToolSearch,
-  OpenAIResponsesToolSearchCall,
-  OpenAIResponsesToolSearchOutput,
-} from "./search_types.ts";
 
 /** The model APIs whose tool formats this module speaks. */
 export type ModelProvider =
@@ -163,6 +155,17 @@ export interface AnthropicToolUse {
   name: string;
   /** The input object. */
   input: unknown;
+}
+
+/**
+ * A `tool_reference` block of a `tool_result`: the tool it names (declared
+ * with `defer_loading: true`) is loaded for the model.
+ */
+export interface AnthropicToolReference {
+  /** Always `"tool_reference"`. */
+  type: "tool_reference";
+  /** The deferred tool's name. */
+  tool_name: string;
 }
 
 /** A content block of a tool result. */
@@ -424,90 +427,4 @@ export interface AiSdkToolMessage {
   role: "tool";
   /** One result per call, in order. */
   content: AiSdkToolResultPart[];
-}
-
-// --- per provider ------------------------------------------------------------
-
-/**
- * Each provider's definitions when every tool is declared (the flat
- * hand-off, and what `toolDefinitions()` returns).
- */
-export interface FlatDefinitionShapes {
-  /** OpenAI Chat Completions. */
-  "openai-chat": OpenAIChatTool[];
-  /** OpenAI Responses. */
-  "openai-responses": OpenAIResponsesTool[];
-  /** Anthropic Messages. */
-  anthropic: AnthropicTool[];
-  /** Gemini, `parametersJsonSchema`. */
-  gemini: GeminiTool[];
-  /** Gemini, OpenAPI-subset `parameters`. */
-  "gemini-openapi": GeminiOpenApiTool[];
-  /** The Vercel AI SDK. */
-  "ai-sdk": Record<string, AiSdkTool>;
-}
-
-/**
- * What `dispatch()` returns for a call of type `C`: for OpenAI Responses a
- * `tool_search_call` is answered with a `tool_search_output`, a
- * `function_call` with a `function_call_output`.
- */
-export type ResultOf<P extends ModelProvider, C> = P extends "openai-responses"
-  ? C extends OpenAIResponsesToolSearchCall ? OpenAIResponsesToolSearchOutput
-  : OpenAIResponsesFunctionCallOutput
-  : ProviderShapes[P]["result"];
-
-/** What `dispatchAll()` returns for calls of type `C` (see {@linkcode ResultOf}). */
-export type TurnOf<P extends ModelProvider, C> = P extends "openai-responses"
-  ? ResultOf<P, C>[]
-  : ProviderShapes[P]["turn"];
-
-/** Each provider's definition, call, result and turn types. */
-export interface ProviderShapes {
-  /** OpenAI Chat Completions. */
-  "openai-chat": {
-    definitions: OpenAIChatTool[];
-    call: OpenAIChatToolCall;
-    result: OpenAIChatMessage[];
-    turn: OpenAIChatMessage[];
-  };
-  /** OpenAI Responses. */
-  "openai-responses": {
-    definitions: Array<
-      OpenAIResponsesTool | OpenAIResponsesToolSearch | OpenAIResponsesNamespace
-    >;
-    call: OpenAIResponsesFunctionCall | OpenAIResponsesToolSearchCall;
-    result: OpenAIResponsesFunctionCallOutput | OpenAIResponsesToolSearchOutput;
-    turn: Array<
-      OpenAIResponsesFunctionCallOutput | OpenAIResponsesToolSearchOutput
-    >;
-  };
-  /** Anthropic Messages. */
-  anthropic: {
-    definitions: Array<AnthropicTool | AnthropicToolSearchTool>;
-    call: AnthropicToolUse;
-    result: AnthropicToolResult;
-    turn: AnthropicToolResultMessage;
-  };
-  /** Gemini (`@google/genai`, REST), `parametersJsonSchema`. */
-  gemini: {
-    definitions: GeminiTool[];
-    call: GeminiFunctionCall;
-    result: GeminiFunctionResponsePart;
-    turn: GeminiFunctionResponseContent;
-  };
-  /** Gemini with OpenAPI-subset `parameters` (older endpoints, Vertex AI). */
-  "gemini-openapi": {
-    definitions: GeminiOpenApiTool[];
-    call: GeminiFunctionCall;
-    result: GeminiFunctionResponsePart;
-    turn: GeminiFunctionResponseContent;
-  };
-  /** Vercel AI SDK 7 (`ai`): tool results carry images as `file` parts. */
-  "ai-sdk": {
-    definitions: Record<string, AiSdkTool>;
-    call: AiSdkToolCall;
-    result: AiSdkToolResultPart;
-    turn: AiSdkToolMessage;
-  };
 }

@@ -1,7 +1,9 @@
 /**
  * Answers the server's requests with the client's handlers: elicitation
- * (with the schema's defaults filled in), sampling and roots. Loaded with
- * the first request that has a handler.
+ * (with the schema's defaults filled in), sampling and roots; a 2025-era
+ * server's requests one by one, a modern server's input requests (of a
+ * request's rounds, `_input.ts`, or of a task, `tasks/modern.ts`) all of
+ * one answer at once. Loaded with the first request that has a handler.
  *
  * @module
  */
@@ -9,14 +11,15 @@
 import type { Result } from "./session.ts";
 import type { JSONRPCRequest } from "../transports/transport.ts";
 import type { JsonSchema } from "../types.ts";
-import { isRecord } from "../util/values.ts";
+import { isRecord, kindOf } from "../util/values.ts";
 import { MCPAdapterError } from "../errors.ts";
 import { webUrlProblem } from "../util/url_policy.ts";
-import type {
-  ClientHandlers,
-  ElicitationRequest,
-  ElicitationResult,
-  SamplingRequest,
+import {
+  answers,
+  type ClientHandlers,
+  type ElicitationRequest,
+  type ElicitationResult,
+  type SamplingRequest,
 } from "./handlers.ts";
 
 const RELATED_TASK = "io.modelcontextprotocol/related-task";
@@ -119,4 +122,90 @@ function withDefaults(
     ) content[field] = property.default;
   }
   return { ...answer, content };
+}
+
+/** Which handler answers each kind of input request, for messages. */
+const HANDLER_NAMES: Readonly<Record<string, string>> = {
+  "elicitation/create": "handlers.elicitation",
+  "sampling/createMessage": "handlers.sampling",
+  "roots/list": "handlers.roots",
+};
+/** The most input requests one answer may hold. */
+const MAX_INPUT_REQUESTS = 64;
+
+/**
+ * The answers to input requests (one round's, or a task's), by the
+ * server's keys.
+ *
+ * @throws {MCPAdapterError} `input_required` when no handler answers a
+ * request; `invalid_response` for malformed requests, or too many.
+ */
+export async function answerAll(
+  context: { handlers: ClientHandlers | undefined; label: string },
+  method: string,
+  requests: unknown,
+): Promise<Record<string, unknown>> {
+  const responses: Record<string, unknown> = {};
+  if (requests === undefined) return responses;
+  const { handlers, label } = context;
+  if (!isRecord(requests)) {
+    throw malformed(label, method, `inputRequests is ${kindOf(requests)}`);
+  }
+  const entries = Object.entries(requests);
+  if (entries.length > MAX_INPUT_REQUESTS) {
+    throw malformed(
+      label,
+      method,
+      `${entries.length} input requests (at most ${MAX_INPUT_REQUESTS} are answered)`,
+    );
+  }
+  const answered = await Promise.all(entries.map(async ([key, request]) => {
+    if (!isRecord(request) || typeof request.method !== "string") {
+      throw malformed(
+        label,
+        method,
+        `input request ${JSON.stringify(key)} has no method`,
+      );
+    }
+    const kind = request.method;
+    if (!answers(handlers, kind)) {
+      // Own keys only: a kind named `constructor` is a kind we do not know.
+      const handler = Object.hasOwn(HANDLER_NAMES, kind)
+        ? HANDLER_NAMES[kind]
+        : undefined;
+      throw new MCPAdapterError(
+        "input_required",
+        handler === undefined
+          ? `MCP server "${label}" needs input of a kind this client does not know (${
+            JSON.stringify(kind.slice(0, 60))
+          }) to complete "${method}"`
+          : `MCP server "${label}" needs input (${kind}) to complete "${method}": give the adapter ${handler} to answer it`,
+      );
+    }
+    const params = isRecord(request.params) ? request.params : {};
+    return [
+      key,
+      await answer(handlers!, { jsonrpc: "2.0", id: 0, method: kind, params }),
+    ] as const;
+  }));
+  for (const [key, response] of answered) {
+    Object.defineProperty(responses, key, {
+      value: response,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return responses;
+}
+
+function malformed(
+  label: string,
+  method: string,
+  what: string,
+): MCPAdapterError {
+  return new MCPAdapterError(
+    "invalid_response",
+    `MCP server "${label}" asked for input to "${method}" with ${what}; report this to the server's maintainers`,
+  );
 }

@@ -19,7 +19,7 @@ import {
 import type { MCPServerConfig } from "../server_config.ts";
 import type { TransportActivity } from "../transports/transport.ts";
 import { redact, redactError } from "../util/redact.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 
 /** What the failed attempt saw of the server. */
 export interface AttemptSeen {

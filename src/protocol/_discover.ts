@@ -28,13 +28,16 @@ import {
   MCPTimeoutError,
   MCPUnusableAnswerError,
 } from "../errors.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { isRecord } from "../util/values.ts";
 import { excerpt } from "../util/redact.ts";
 import { isModernVersion, LEGACY_PROTOCOL_VERSIONS } from "../version.ts";
-import { META_SERVER_INFO, UNSUPPORTED_PROTOCOL_VERSION } from "./era.ts";
+import {
+  type MCPServerInfo,
+  META_SERVER_INFO,
+  UNSUPPORTED_PROTOCOL_VERSION,
+} from "./era.ts";
 import type { Result, Session } from "./session.ts";
-import type { MCPServerInfo } from "./connection.ts";
 import type { MCPServerConfig } from "../server_config.ts";
 
 /** What the probe found out. */

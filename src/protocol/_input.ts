@@ -11,21 +11,11 @@
  */
 
 import { MCPAdapterError, MCPTimeoutError } from "../errors.ts";
-import { isRecord, kindOf } from "../util/values.ts";
 import { race } from "../util/time.ts";
-import { answers, type ClientHandlers } from "./handlers.ts";
-import { answer } from "./_answer.ts";
+import type { ClientHandlers } from "./handlers.ts";
+import { answerAll } from "./_answer.ts";
 import type { RequestOptions, Result, Session } from "./session.ts";
-import type { ModernTaskContext, ModernTaskOptions } from "./_task_ext.ts";
-
-/** Which handler answers each kind of input request, for messages. */
-const HANDLER_NAMES: Readonly<Record<string, string>> = {
-  "elicitation/create": "handlers.elicitation",
-  "sampling/createMessage": "handlers.sampling",
-  "roots/list": "handlers.roots",
-};
-/** The most input requests one answer may hold. */
-const MAX_INPUT_REQUESTS = 64;
+import type { ModernTaskContext, ModernTaskOptions } from "./tasks/modern.ts";
 
 /** What the rounds need from the connection. */
 export interface InputContext {
@@ -45,7 +35,7 @@ export interface InputContext {
  * What a modern result that is not `complete` becomes: `input_required`
  * runs the client's handlers for what the server asks (multi round-trip
  * requests) and sends the request again; a `tools/call` may become a task
- * (the tasks extension, `_task_ext.ts`), followed to its end; anything
+ * (the tasks extension, `tasks/modern.ts`), followed to its end; anything
  * else is an invalid answer.
  *
  * @throws {MCPAdapterError} `invalid_response` for a result type this client did not ask for.
@@ -60,7 +50,7 @@ export async function settle(
   result = await inputRounds(context, method, params, options, result);
   const type = result.resultType;
   if (type === "task" && method === "tools/call") {
-    const { followTask } = await import("./_task_ext.ts");
+    const { followTask } = await import("./tasks/modern.ts");
     return await followTask(context, String(params.name), result, options);
   }
   // A task's own requests may say "task" too (the extension's examples do).
@@ -128,81 +118,4 @@ export async function inputRounds(
     } else delete retry.requestState;
     result = await context.session.request(method, retry, options);
   }
-}
-
-/**
- * The answers to input requests (one round's, or a task's), by the
- * server's keys.
- *
- * @throws {MCPAdapterError} `input_required` when no handler answers a
- * request; `invalid_response` for malformed requests, or too many.
- */
-export async function answerAll(
-  context: Pick<InputContext, "handlers" | "label">,
-  method: string,
-  requests: unknown,
-): Promise<Record<string, unknown>> {
-  const responses: Record<string, unknown> = {};
-  if (requests === undefined) return responses;
-  const { handlers, label } = context;
-  if (!isRecord(requests)) {
-    throw malformed(label, method, `inputRequests is ${kindOf(requests)}`);
-  }
-  const entries = Object.entries(requests);
-  if (entries.length > MAX_INPUT_REQUESTS) {
-    throw malformed(
-      label,
-      method,
-      `${entries.length} input requests (at most ${MAX_INPUT_REQUESTS} are answered)`,
-    );
-  }
-  const answered = await Promise.all(entries.map(async ([key, request]) => {
-    if (!isRecord(request) || typeof request.method !== "string") {
-      throw malformed(
-        label,
-        method,
-        `input request ${JSON.stringify(key)} has no method`,
-      );
-    }
-    const kind = request.method;
-    if (!answers(handlers, kind)) {
-      // Own keys only: a kind named `constructor` is a kind we do not know.
-      const handler = Object.hasOwn(HANDLER_NAMES, kind)
-        ? HANDLER_NAMES[kind]
-        : undefined;
-      throw new MCPAdapterError(
-        "input_required",
-        handler === undefined
-          ? `MCP server "${label}" needs input of a kind this client does not know (${
-            JSON.stringify(kind.slice(0, 60))
-          }) to complete "${method}"`
-          : `MCP server "${label}" needs input (${kind}) to complete "${method}": give the adapter ${handler} to answer it`,
-      );
-    }
-    const params = isRecord(request.params) ? request.params : {};
-    return [
-      key,
-      await answer(handlers!, { jsonrpc: "2.0", id: 0, method: kind, params }),
-    ] as const;
-  }));
-  for (const [key, response] of answered) {
-    Object.defineProperty(responses, key, {
-      value: response,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
-  return responses;
-}
-
-function malformed(
-  label: string,
-  method: string,
-  what: string,
-): MCPAdapterError {
-  return new MCPAdapterError(
-    "invalid_response",
-    `MCP server "${label}" asked for input to "${method}" with ${what}; report this to the server's maintainers`,
-  );
 }

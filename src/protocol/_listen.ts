@@ -26,7 +26,7 @@ import type {
   JSONRPCNotification,
   RequestId,
 } from "../transports/transport.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { isRecord } from "../util/values.ts";
 import { META_SUBSCRIPTION_ID } from "./era.ts";
 import type { Session } from "./session.ts";

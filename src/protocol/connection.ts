@@ -25,7 +25,10 @@ import {
   type ClientHandlers,
 } from "./handlers.ts";
 import { type RequestOptions, type Result, Session } from "./session.ts";
-import type { TaskCallOptions } from "./_task_watch.ts";
+import type { TaskCallOptions } from "./tasks/watch.ts";
+import type { ToolList } from "./tool_list.ts";
+
+export type { MCPServerInfo, ToolList };
 import type { ListenOptions, Subscription } from "./_listen.ts";
 
 export type {
@@ -44,16 +47,21 @@ import {
   type TransportOptions,
 } from "../transports/create.ts";
 import { mergeSecrets, redact, redactError } from "../util/redact.ts";
-import { asError, errorMessage } from "../util/errors.ts";
-import { race, timerMs } from "../util/time.ts";
+import { asError, errorMessage } from "../util/caught.ts";
+import { checkTimeoutMs, race, timerMs } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
-import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
+import type {
+  MCPLogHandler,
+  MCPLogLevel,
+  MCPToolDescriptor,
+} from "../types.ts";
+import { lazy } from "../util/lazy.ts";
 import { type ConnectionTelemetry, loadTelemetry } from "../telemetry/hook.ts";
 import type { MCPTelemetryOptions } from "../telemetry/types.ts";
 import {
   envelope,
-  type MCPProtocolEra,
+  type MCPServerInfo,
   META_SUBSCRIPTION_ID,
   modernCapabilities,
   type ProtocolPlan,
@@ -89,20 +97,16 @@ const MAX_INPUT_ROUNDS = 10;
  */
 const legacyEndpoints = new Set<string>();
 
+/** The pager and the tools' reader, loaded by the first listing. */
+const toolList = lazy(() => import("./tool_list.ts"));
+/** The `x-mcp-header` rules, loaded by the first tool listing over modern HTTP. */
+const paramHeaders = lazy(() => import("./param_headers.ts"));
+
+/** Log messages and levels, loaded by a connection with `onLog` or the first `setLogLevel()`. */
+const logging = lazy(() => import("./_logging.ts"));
+
 /** Thrown inside a handshake: the stdio server exited on the probe. */
 class RestartForHandshake extends Error {}
-
-/** The log levels of `logging/setLevel` and `notifications/message`, least severe first. */
-export const LOG_LEVELS: readonly MCPLogLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
 
 /** Makes a fresh transport for each connection attempt. */
 export type TransportFactory = () => MCPTransport | Promise<MCPTransport>;
@@ -115,21 +119,12 @@ export interface ConnectOptions {
   signal?: AbortSignal;
 }
 
-/** What a server said about itself in `initialize` or `server/discover`. */
-export interface MCPServerInfo {
-  /** The negotiated protocol version. */
-  protocolVersion: string;
-  /**
-   * `"modern"` (2026-07-28 and later: per-request protocol, no session) or
-   * `"legacy"` (the 2025 era's `initialize` handshake).
-   */
-  era: MCPProtocolEra;
-  /** The server's name and version. */
-  serverInfo: { name: string; version: string };
-  /** The server's capabilities. */
-  capabilities: Record<string, unknown>;
-  /** Usage hints for the model, when the server sent some. */
-  instructions?: string;
+/** How a tool is called: `invoke()`'s request options, and the task it may be or resume. */
+export interface ToolCallOptions extends TaskCallOptions {
+  /** Ask for a task when the tool allows one (`taskSupport: "optional"`). */
+  task?: boolean | undefined;
+  /** The answer that created a task earlier: follow that task instead of calling. */
+  resume?: Result | undefined;
 }
 
 /** Why a tool list may have changed: our own connect/close, or the server's doing. */
@@ -248,7 +243,7 @@ export class Connection {
    * Whether requests go over modern streamable HTTP, where tools' `x-mcp-header`
    * parameters are mirrored into `Mcp-Param-*` headers.
    */
-  get mirrorsParams(): boolean {
+  get #mirrorsParams(): boolean {
     return this.#server?.era === "modern" && this.#kind === "streamable-http";
   }
 
@@ -478,6 +473,7 @@ export class Connection {
     let session: Session | undefined;
     try {
       if (options.signal?.aborted) throw options.signal.reason;
+      if (this.#options.onLog) await logging.load();
       this.#telemetry ??= await loadTelemetry(this.#options.telemetry)
         ?.then((telemetry) =>
           telemetry.connection(this.#options.config, () => this.secrets)
@@ -855,7 +851,12 @@ export class Connection {
     if (method === "notifications/tools/list_changed") {
       this.#options.onToolsChanged("list_changed");
     } else if (method === "notifications/message") {
-      this.#onLog(notification.params);
+      // Loaded before the first session of a connection with `onLog`.
+      logging.value?.deliverLog(notification.params, {
+        onLog: this.#options.onLog,
+        onError: this.#options.onError,
+        label: this.#name,
+      });
     } else if (method === "notifications/tasks/status") {
       this.#wakeTasks(notification.params ?? {});
     } else this.#options.onNotice?.(notification);
@@ -866,12 +867,88 @@ export class Connection {
   }
 
   /**
+   * Lists the server's tools (`tools/list`), every page within one
+   * deadline; the reader (`tool_list.ts`) loads with the first listing.
+   * Each entry is read and checked; on modern HTTP a tool whose
+   * `x-mcp-header` annotations break the rules is left out, with a `note`
+   * (a client must not call it). The list says until when it is fresh and
+   * whether it is the user's own (MCP 2026-07-28 `ttlMs`, `cacheScope`).
+   *
+   * @param timeoutMs The deadline of each page and of the whole listing.
+   * @param note Told what was left out, and why.
+   * @throws {MCPNotConnectedError} When not connected.
+   * @throws {MCPAdapterError} `invalid_response` when the pagination is broken.
+   */
+  async listTools(
+    timeoutMs: number,
+    note: (message: string) => void,
+  ): Promise<ToolList> {
+    const startedAt = performance.now();
+    const [{ listAllTools }, headers] = await Promise.all([
+      toolList.load(),
+      this.#mirrorsParams ? paramHeaders.load() : undefined,
+    ]);
+    return await listAllTools(
+      (cursor) =>
+        this.request(
+          "tools/list",
+          cursor === undefined ? undefined : { cursor },
+          { timeoutMs, totalTimeoutMs: timeoutMs, startedAt },
+        ),
+      {
+        server: this.#name,
+        modern: this.#server?.era === "modern",
+        startedAt,
+        headerProblem: headers?.headerProblem,
+        note,
+      },
+    );
+  }
+
+  /**
+   * Calls a tool (`tools/call`): as a task when the tool requires one, or
+   * allows one and `options.task` asks, and the server takes tasks
+   * (2025-11-25; a modern server may answer any call with a task of the
+   * extension); with `options.resume`, follows the task an earlier call
+   * created (durable tasks). On modern HTTP the tool's `x-mcp-header`
+   * parameters go as `Mcp-Param-*` headers too.
+   *
+   * @param tool The tool, as listed.
+   * @param args Its arguments, checked.
+   * @param options Deadlines, cancellation, progress, task status and the telemetry parent.
+   * @param now `performance.now()` read by the caller, when it did not wait since.
+   * @throws {MCPNotConnectedError} When not connected, or the session ends.
+   */
+  callTool(
+    tool: MCPToolDescriptor,
+    args: Record<string, unknown>,
+    options: ToolCallOptions,
+    now?: number,
+  ): Promise<Result> {
+    const params = { name: tool.name, arguments: args };
+    // Loaded by the tool listing of a modern HTTP connection.
+    const headers = this.#mirrorsParams
+      ? paramHeaders.value?.paramHeaderValues(tool.inputSchema, args)
+      : undefined;
+    const sent = headers === undefined ? options : { ...options, headers };
+    if (options.resume) {
+      return this.#callTask({ name: tool.name }, sent, options.resume);
+    }
+    const taskSupport = tool.execution?.taskSupport;
+    return (taskSupport === "required" ||
+        (taskSupport === "optional" && options.task === true)) &&
+        this.#acceptsToolTasks
+      ? this.#callTask(params, sent)
+      : this.request("tools/call", params, sent, now);
+  }
+
+  /**
    * Whether the server takes task-augmented `tools/call` (2025-11-25's
    * `tasks.requests.tools.call`). The era decides: a modern server's tasks
    * are the extension's, which any request may answer with, whatever its
    * capabilities repeat of the 2025 era.
    */
-  get acceptsToolTasks(): boolean {
+  get #acceptsToolTasks(): boolean {
     if (this.#server?.era !== "legacy") return false;
     const tasks = this.#server?.capabilities.tasks as
       | { requests?: { tools?: { call?: unknown } } }
@@ -882,13 +959,13 @@ export class Connection {
   /**
    * Calls a tool as a task (MCP 2025-11-25): creates it, polls it to its
    * end and returns its result, as `request("tools/call", …)` would. The
-   * task machinery (`_tasks.ts`) is loaded on the first task call. With
+   * task machinery (`tasks/legacy.ts`) is loaded on the first task call. With
    * `resumed`, the answer that created a task earlier (maybe in another
    * process: durable tasks), follows that task instead, of either era.
    *
    * @throws {MCPNotConnectedError} When not connected, or the session ends.
    */
-  async callTask(
+  async #callTask(
     params: Record<string, unknown>,
     options: TaskCallOptions,
     resumed?: Result,
@@ -903,7 +980,7 @@ export class Connection {
         resumed,
       );
     }
-    const { runToolTask } = await import("./_tasks.ts");
+    const { runToolTask } = await import("./tasks/legacy.ts");
     const tasks = this.#server?.capabilities.tasks as { cancel?: unknown };
     return await runToolTask(
       {
@@ -926,33 +1003,6 @@ export class Connection {
     );
   }
 
-  /** Hands a log message to `onLog`; one with an unknown level is reported, not passed on. */
-  #onLog(params: Record<string, unknown> | undefined): void {
-    const onLog = this.#options.onLog;
-    if (!onLog) return;
-    const level = params?.level as MCPLogLevel;
-    if (!LOG_LEVELS.includes(level)) {
-      this.#options.onError?.(
-        new Error(
-          `MCP server "${this.#name}" sent a log message of unknown level ${
-            JSON.stringify(level)
-          }`,
-        ),
-      );
-      return;
-    }
-    const logger = params!.logger;
-    try {
-      onLog(
-        level,
-        typeof logger === "string" ? logger : undefined,
-        params!.data,
-      );
-    } catch (error) {
-      this.#options.onError?.(asError(error));
-    }
-  }
-
   /**
    * Asks the server for log messages of `level` and above, when it declares
    * the `logging` capability. The level is kept: every later session
@@ -962,14 +1012,7 @@ export class Connection {
    * @throws {MCPConfigError} When `level` is not a log level.
    */
   async setLogLevel(level: MCPLogLevel, timeoutMs: number): Promise<boolean> {
-    if (!LOG_LEVELS.includes(level)) {
-      throw new MCPConfigError(
-        "level",
-        `The log level must be one of ${LOG_LEVELS.join(", ")}; got ${
-          JSON.stringify(level)
-        }`,
-      );
-    }
+    (await logging.load()).checkLogLevel(level);
     await this.whenReady("set the log level");
     this.#logLevel = level;
     if (!this.#server?.capabilities.logging) return false;
@@ -993,25 +1036,4 @@ export class Connection {
       timeoutMs: this.#options.connectTimeoutMs,
     }).catch((error) => this.#options.onError?.(asError(error)));
   }
-}
-
-/**
- * Checks an optional deadline option.
- *
- * @throws {MCPConfigError} When it is not a positive finite number of milliseconds.
- */
-export function checkTimeoutMs(
-  field: string,
-  value: number | undefined,
-): number | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new MCPConfigError(
-      field,
-      `${field} must be a positive number of milliseconds (e.g. 30000), got ${
-        JSON.stringify(value)
-      }`,
-    );
-  }
-  return value;
 }

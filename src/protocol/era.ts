@@ -20,6 +20,23 @@ import { type ClientHandlers, elicitationCapability } from "./handlers.ts";
 /** Which era a connection speaks. */
 export type MCPProtocolEra = "modern" | "legacy";
 
+/** What a server said about itself in `initialize` or `server/discover`. */
+export interface MCPServerInfo {
+  /** The negotiated protocol version. */
+  protocolVersion: string;
+  /**
+   * `"modern"` (2026-07-28 and later: per-request protocol, no session) or
+   * `"legacy"` (the 2025 era's `initialize` handshake).
+   */
+  era: MCPProtocolEra;
+  /** The server's name and version. */
+  serverInfo: { name: string; version: string };
+  /** The server's capabilities. */
+  capabilities: Record<string, unknown>;
+  /** Usage hints for the model, when the server sent some. */
+  instructions?: string;
+}
+
 /** The `_meta` key of a request's protocol version. */
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 /** The `_meta` key of a request's client capabilities. */
@@ -109,59 +126,4 @@ export function envelope(
   };
   if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
   return Object.freeze(meta);
-}
-
-/** The client capabilities a handler gives (`handlers.<name>`). */
-const HANDLED = ["elicitation", "sampling", "roots"];
-
-/** `-32602`: invalid params; modern servers also use it for a resource or tool not found. */
-const INVALID_PARAMS = -32602;
-
-/**
- * The `errorKind` of a JSON-RPC error a server answered a tool call with,
- * and a hint (empty, or a sentence that starts with "; ") saying what to do.
- */
-export function protocolErrorKind(
-  error: { rpcCode: number; message: string; data: unknown },
-): { kind: "server_error" | "not_found" | "connection"; hint: string } {
-  switch (error.rpcCode) {
-    case UNSUPPORTED_PROTOCOL_VERSION:
-      return {
-        kind: "connection",
-        hint:
-          "; the server no longer speaks the protocol revision this connection uses: call reconnect() to negotiate again",
-      };
-    case MISSING_CLIENT_CAPABILITY: {
-      const data = error.data as { requiredCapabilities?: unknown } | undefined;
-      const needed = data?.requiredCapabilities;
-      const names = needed !== null && typeof needed === "object"
-        ? Object.keys(needed).slice(0, 8)
-        : [];
-      const handlers = names.filter((name) => HANDLED.includes(name));
-      return {
-        kind: "server_error",
-        hint: handlers.length > 0
-          ? `; the server needs the client to answer ${
-            handlers.join(" and ")
-          }: give the adapter ${
-            handlers.map((name) => `handlers.${name}`).join(" and ")
-          }`
-          : `; the server needs client capabilities this client does not have (${
-            names.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")
-          })`,
-      };
-    }
-    case HEADER_MISMATCH:
-      return {
-        kind: "server_error",
-        hint:
-          "; the server found the request's HTTP headers and body disagreeing, a bug in a proxy, the server or this library: report it",
-      };
-    case INVALID_PARAMS:
-      return /\bnot found\b/i.test(error.message)
-        ? { kind: "not_found", hint: "" }
-        : { kind: "server_error", hint: "" };
-    default:
-      return { kind: "server_error", hint: "" };
-  }
 }

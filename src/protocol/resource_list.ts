@@ -108,7 +108,7 @@ export function annotationsOf(value: unknown): MCPAnnotations | undefined {
 }
 
 /** The display fields and hints resources and templates share. */
-function describe(
+function readDisplayFields(
   raw: Record<string, unknown>,
   into: Partial<MCPResource>,
   where: string,
@@ -147,7 +147,7 @@ export function toResource(raw: unknown, note: Note): MCPResource | undefined {
   }
   const uri = raw.uri as string;
   const resource: MCPResource = { uri, name: nameOf(raw.name) ?? uri };
-  describe(raw, resource, `resource ${quoted(uri)}`, note);
+  readDisplayFields(raw, resource, `resource ${quoted(uri)}`, note);
   if (Number.isSafeInteger(raw.size) && (raw.size as number) >= 0) {
     resource.size = raw.size as number;
   }
@@ -177,7 +177,12 @@ export function toTemplate(
     name: nameOf(raw.name) ?? uriTemplate,
     variables: [...parsed.variables],
   };
-  describe(raw, template, `resource template ${quoted(uriTemplate)}`, note);
+  readDisplayFields(
+    raw,
+    template,
+    `resource template ${quoted(uriTemplate)}`,
+    note,
+  );
   return template;
 }
 

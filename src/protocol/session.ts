@@ -23,7 +23,7 @@ import type {
   TransportActivity,
 } from "../transports/transport.ts";
 import type { MCPProgress } from "../types.ts";
-import { asError } from "../util/errors.ts";
+import { asError } from "../util/caught.ts";
 import { isRecord, kindOf } from "../util/values.ts";
 import { timerMs } from "../util/time.ts";
 import type { ExpectedFailure, SessionTelemetry } from "../telemetry/hook.ts";

@@ -19,7 +19,7 @@ import {
 } from "../tools/registry.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { forModel } from "../tools/visibility.ts";
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { describeValue } from "../util/values.ts";
 import { loadDefaultRanker } from "./_default_ranker.ts";
 import type { ToolRanker, ToolSearchEntry } from "./types.ts";

@@ -2,8 +2,8 @@
  * Spans and metrics by the OpenTelemetry semantic conventions for MCP
  * (`open-telemetry/semantic-conventions-genai`, `docs/gen-ai/mcp.md`), and
  * the trace context carried to the server in `params._meta`. Loaded by
- * `hook.ts` only when tracing is on. It imports nothing of OpenTelemetry:
- * it talks to the providers (given, or registered in the API's global
+ * `hook.ts` only when tracing is on; it implements `_contract.ts`. It
+ * imports nothing of OpenTelemetry: it talks to the providers (given, or registered in the API's global
  * registry) through their interfaces, so bundles for any runtime stay the
  * same. Internal.
  *
@@ -21,8 +21,8 @@ import type {
   SessionTelemetry,
   Telemetry,
   TracedRequest,
-} from "./hook.ts";
-import { OTEL_API_KEY } from "./hook.ts";
+} from "./_contract.ts";
+import { OTEL_API_KEY } from "./_contract.ts";
 import type {
   MCPAttributes,
   MCPHistogram,
@@ -183,7 +183,8 @@ export function serverAttributes(
 /** Creates the telemetry of the adapters that share `options`. */
 export function createTelemetry(options: MCPTelemetryOptions): Telemetry {
   return {
-    connection: (config, secrets) => new Connection(config, options, secrets),
+    connection: (config, secrets) =>
+      new ConnectionSpans(config, options, secrets),
   };
 }
 
@@ -230,7 +231,8 @@ class Instruments {
 
 const shared = new WeakMap<MCPTelemetryOptions, Instruments>();
 
-class Connection implements ConnectionTelemetry {
+/** The spans and metrics of one server connection (not the protocol's `Connection`). */
+class ConnectionSpans implements ConnectionTelemetry {
   readonly #config: MCPServerConfig;
   readonly #instruments: Instruments;
   readonly #options: MCPTelemetryOptions;
@@ -255,9 +257,9 @@ class Connection implements ConnectionTelemetry {
     this.server = serverAttributes(config, config.transport);
   }
 
-  session(kind: string, sessionId: () => string | undefined): Session {
+  session(kind: string, sessionId: () => string | undefined): SessionSpans {
     this.server = serverAttributes(this.#config, kind);
-    return new Session(
+    return new SessionSpans(
       this.#instruments,
       this.server,
       sessionId,
@@ -358,7 +360,8 @@ function toolOf(
     : undefined;
 }
 
-class Session implements SessionTelemetry {
+/** The spans and metrics of one session (not the protocol's `Session`). */
+class SessionSpans implements SessionTelemetry {
   readonly #instruments: Instruments;
   readonly #server: MCPAttributes;
   readonly #sessionId: () => string | undefined;

@@ -8,14 +8,15 @@
  * @module
  */
 
-import { errorMessage } from "../util/errors.ts";
+import { errorMessage } from "../util/caught.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./limits.ts";
-import { discardBody, EventReader, readCapped, readWhole } from "./_body.ts";
-import { checkHeaders } from "./_headers.ts";
+import { discardBody, EventReader, readWhole } from "./_body.ts";
+import { readCapped } from "../util/read_body.ts";
+import { checkHeaders, REDIRECT_STATUSES } from "./_headers.ts";
 import type { RemoteTransportOptions } from "./remote.ts";
 import { mergeSecrets, redact, secretsOf } from "../util/redact.ts";
 import type { MCPAuthorizationCallback } from "./transport.ts";
-import { type AuthHooks, oauthHooks } from "./oauth.ts";
+import { type AuthHooks, oauthHooks } from "../auth/hooks.ts";
 import {
   MCPAdapterError,
   MCPConfigError,
@@ -24,15 +25,6 @@ import {
 
 /** Authorizations one request may run before its refusal is returned. */
 const MAX_AUTH_ROUNDS = 3;
-/** The statuses of a redirect, followed within the origin (`_redirect.ts`). */
-export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([
-  301,
-  302,
-  303,
-  307,
-  308,
-]);
-
 /**
  * Why a fetch failed, with its cause: Node's fetch says only "fetch failed"
  * and keeps the reason ("connect ECONNREFUSED 127.0.0.1:3001") in `cause`.

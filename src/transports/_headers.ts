@@ -2,13 +2,23 @@
  * The configured side of a remote transport's requests: its server URL and
  * headers, checked once when the transport is made (the rules themselves
  * are `util/http_checks.ts`, which the server-config check shares), and
- * the media type of a response. Web standards only. Internal.
+ * the media type and redirect statuses of a response. Web standards only.
+ * Internal.
  *
  * @module
  */
 
 import { MCPConfigError } from "../errors.ts";
 import { httpUrl, isHeaderName, isHeaderValue } from "../util/http_checks.ts";
+
+/** The statuses of a redirect, followed within the origin (`_redirect.ts`). */
+export const REDIRECT_STATUSES: ReadonlySet<number> = new Set([
+  301,
+  302,
+  303,
+  307,
+  308,
+]);
 
 /** The `type/subtype` of a Content-Type header, lower-cased, without parameters. */
 export function mediaType(header: string | null): string | undefined {

@@ -9,7 +9,7 @@
 import { displayUrl } from "../util/redact.ts";
 import { MCPConnectionError } from "../errors.ts";
 import { discardBody } from "./_body.ts";
-import { REDIRECT_STATUSES } from "./_client.ts";
+import { REDIRECT_STATUSES } from "./_headers.ts";
 
 const MAX_REDIRECTS = 5;
 

@@ -5,7 +5,7 @@
  */
 
 import type { MCPServerConfig } from "../server_config.ts";
-import type { OAuthClientProviderLike } from "./oauth.ts";
+import type { OAuthClientProviderLike } from "../auth/provider.ts";
 import type { MCPTransport } from "./transport.ts";
 import { SSEClientTransport } from "./sse.ts";
 import { StdioTransport, type StdioTransportOptions } from "./stdio.ts";

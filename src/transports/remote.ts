@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { OAuthClientProviderLike } from "./oauth.ts";
+import type { OAuthClientProviderLike } from "../auth/provider.ts";
 
 /**
  * The options of `StreamableHTTPTransportOptions` and

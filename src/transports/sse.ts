@@ -17,7 +17,7 @@ import type {
   MCPAuthorizationCallback,
   MCPTransport,
 } from "./transport.ts";
-import { asError } from "../util/errors.ts";
+import { asError } from "../util/caught.ts";
 import { timerMs } from "../util/time.ts";
 import { messageTooLarge } from "./limits.ts";
 import { fetchFailure, HttpClient } from "./_client.ts";

@@ -24,7 +24,7 @@ import type {
   ChildProcessHandle,
   ProcessBackend,
 } from "./_process/backend.ts";
-import { asError, errorMessage } from "../util/errors.ts";
+import { asError, errorMessage } from "../util/caught.ts";
 
 /** Options of {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {

@@ -21,7 +21,7 @@ import type {
   TransportSendOptions,
 } from "./transport.ts";
 import { headerValue } from "../util/header_value.ts";
-import { asError } from "../util/errors.ts";
+import { asError } from "../util/caught.ts";
 import { fetchFailure, HttpClient } from "./_client.ts";
 import { mediaType, serverUrl } from "./_headers.ts";
 import { discardBody, readBodyStart } from "./_body.ts";
@@ -367,7 +367,7 @@ export class StreamableHTTPTransport implements MCPTransport {
           flight.signal,
         );
       } catch (error) {
-        throw await this.#fetchError(error, `POST ${describe(method)}`);
+        throw await this.#fetchError(error, `POST ${messageLabel(method)}`);
       }
       if (initialize && response.ok) {
         const session = response.headers.get("mcp-session-id");
@@ -385,7 +385,7 @@ export class StreamableHTTPTransport implements MCPTransport {
           this.#requests.deliverError(stream, text, modern || probing)
         ) return;
         const error = this.#session.statusError(response, text, {
-          what: `POST ${describe(method)}`,
+          what: `POST ${messageLabel(method)}`,
           session: sentSession,
           initialize: initialize || probing,
         });
@@ -424,18 +424,18 @@ export class StreamableHTTPTransport implements MCPTransport {
             response,
             () =>
               `MCP server at ${displayUrl(this.#url)} (answering POST ${
-                describe(method)
+                messageLabel(method)
               })`,
           );
         } catch (error) {
-          throw await this.#fetchError(error, `POST ${describe(method)}`);
+          throw await this.#fetchError(error, `POST ${messageLabel(method)}`);
         }
         this.#requests.deliverJson(stream, text);
       } else {
         const text = await readBodyStart(response);
         throw new MCPUnusableAnswerError(
           `MCP server at ${displayUrl(this.#url)} answered POST ${
-            describe(method)
+            messageLabel(method)
           } with HTTP ${response.status} and content type ${
             JSON.stringify(response.headers.get("content-type") ?? "(none)")
           }, neither JSON nor an SSE stream: ${
@@ -540,7 +540,7 @@ function checkSessionId(id: string, url: URL): string {
 }
 
 /** Names a message in error text: its method, quoted. */
-function describe(method: string | undefined): string {
+function messageLabel(method: string | undefined): string {
   return method === undefined ? "a response" : JSON.stringify(method);
 }
 

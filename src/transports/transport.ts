@@ -6,6 +6,10 @@
  * @module
  */
 
+import type { MCPAuthorizationCallback } from "../auth/provider.ts";
+
+export type { MCPAuthorizationCallback };
+
 /** A JSON-RPC request id. */
 export type RequestId = string | number;
 
@@ -140,13 +144,3 @@ export interface TransportActivity {
   /** How many bytes it wrote to stdout. */
   stdoutBytes: number;
 }
-
-/**
- * What the authorization server's redirect brought: the whole redirect URL
- * or its query (`code`, and `iss` to check the issuer, RFC 9207) — as a
- * `URL`, `URLSearchParams` or the string a host's HTTP handler or a user's
- * paste gives (`http://127.0.0.1:9/callback?code=…&iss=…`, `?code=…`,
- * `code=…&iss=…`) — or the bare `code` (accepted only from a server that
- * does not send `iss`).
- */
-export type MCPAuthorizationCallback = string | URL | URLSearchParams;

@@ -4,30 +4,46 @@
  * @module
  */
 
+/** Other forms of a candidate to compare with a name; see {@linkcode closest}. */
+export interface ClosestOptions {
+  /** Forms of `candidate` compared besides itself (a tool's name without its namespace). */
+  forms?: (candidate: string) => Iterable<string>;
+}
+
 /**
- * The candidate nearest to `name` by edit distance (case-insensitive), if
- * it is near enough to be a likely typo: at most a third of its length
- * away, and never more than 3 edits.
+ * The candidate nearest to `name`, if it is near enough to be a likely
+ * typo: the one policy of every "did you mean" of the library (options,
+ * commands, config fields, arguments, tools, prompts, resources). Names are
+ * compared in lower case with `-`, `_`, `.` and spaces left out (so
+ * `read-only`, `readOnly` and `read_only` are one name), by edit distance:
+ * at most a third of the name's length, and never more than 3 edits.
  */
 export function closest(
   name: string,
   candidates: Iterable<string>,
+  options: ClosestOptions = {},
 ): string | undefined {
-  const wanted = name.toLowerCase();
+  const wanted = normalize(name);
   let best: string | undefined;
   let bestDistance = Math.min(3, Math.ceil(wanted.length / 3)) + 1;
   for (const candidate of candidates) {
-    const distance = editDistance(
-      wanted,
-      candidate.toLowerCase(),
-      bestDistance,
-    );
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
+    const forms = options.forms ? [candidate, ...options.forms(candidate)] : [
+      candidate,
+    ];
+    for (const form of forms) {
+      const distance = editDistance(wanted, normalize(form), bestDistance);
+      if (distance < bestDistance) {
+        best = candidate;
+        bestDistance = distance;
+      }
     }
   }
   return best;
+}
+
+/** Lower case, without `-`, `_`, `.` and white space. */
+function normalize(name: string): string {
+  return name.toLowerCase().replace(/[-_.\s]/g, "");
 }
 
 /** ` (did you mean "x"?)`, or `""` when nothing is near. */

@@ -8,9 +8,9 @@
  */
 
 /** An HTTP header name: RFC 9110's `token`. */
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** What a header value must not hold: a line break would split the request. */
-const BAD_HEADER_VALUE = /[\0\r\n]/;
+export const BAD_HEADER_VALUE = /[\0\r\n]/;
 
 /** Whether `name` is a valid HTTP header name (letters, digits, dashes and RFC 9110's token characters). */
 export function isHeaderName(name: string): boolean {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { errorMessage } from "./errors.ts";
+import { errorMessage } from "./caught.ts";
 
 /**
  * Reads a text file as UTF-8, failing with the runtime's own error (see {@linkcode readFailure}).

@@ -2,10 +2,12 @@
  * Waiting with a bound: racing a promise against a signal or a deadline,
  * sleeping, and timers cancelled together. One module for every wait of
  * the library that is not a request's own deadline (the session keeps
- * those). Internal.
+ * those), and the one check of a deadline option (`…Ms`). Internal.
  *
  * @module
  */
+
+import { MCPConfigError } from "../errors.ts";
 
 /** The longest delay a timer takes (2³¹−1 ms, about 24.8 days); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -94,4 +96,25 @@ export class Timers {
     for (const timer of this.#pending) clearTimeout(timer);
     this.#pending.clear();
   }
+}
+
+/**
+ * Checks an optional deadline option.
+ *
+ * @throws {MCPConfigError} When it is not a positive finite number of milliseconds.
+ */
+export function checkTimeoutMs(
+  field: string,
+  value: number | undefined,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new MCPConfigError(
+      field,
+      `${field} must be a positive number of milliseconds (e.g. 30000), got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return value;
 }

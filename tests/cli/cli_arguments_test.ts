@@ -1,5 +1,5 @@
 /**
- * `key=value` paths of `mcp-adapter call` (src/cli/_arguments.ts) never walk
+ * `key=value` paths of `mcp-adapter call` (src/cli/_tool_args.ts) never walk
  * into prototypes: `__proto__`, `constructor` and `prototype` are plain own
  * keys. Node has the `Object.prototype.__proto__` accessor through which the
  * old code polluted every object; Deno hides it, so the tests put the
@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { toolArguments } from "../../src/cli/_arguments.ts";
+import { toolArguments } from "../../src/cli/_tool_args.ts";
 import type { JsonSchema } from "@cleveragents/mcp-adapter";
 
 const OPEN: JsonSchema = { type: "object", additionalProperties: true };

@@ -23,8 +23,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { fuzzParameters } from "./_fuzz.ts";
 import { type Schema, Validator } from "@cfworker/json-schema";
-import { compileValidator } from "../../src/protocol/validation.ts";
-import { loosen } from "../../src/protocol/_loosen.ts";
+import { compileValidator } from "../../src/validation/validation.ts";
+import { loosen } from "../../src/validation/_loosen.ts";
 
 type Json = Record<string, unknown>;
 

@@ -1,7 +1,7 @@
 /**
  * The one small interface between the stdio transport and a runtime's
- * process API. `node.ts` implements it with `node:child_process`, with
- * Node.js's primitives or, through `deno.ts`, Deno's; the stdio transport
+ * process API. `child_process.ts` implements it with `node:child_process`, with
+ * Node.js's primitives or, through `deno_host.ts`, Deno's; the stdio transport
  * loads it lazily.
  * The environment a server gets is built by `util/child_env.ts`.
  * Internal: never exported.

@@ -1,7 +1,7 @@
 /**
  * Loads the process backend of the running runtime: `node:child_process`
- * with Deno's primitives under Deno (`deno.ts`), with Node.js's under
- * Node.js and Bun (`node.ts`). The
+ * with Deno's primitives under Deno (`deno_host.ts`), with Node.js's under
+ * Node.js and Bun (`child_process.ts`). The
  * backends are imported with `import()` and literal specifiers, so
  * `deno pack` rewrites them and bundlers split them into lazy chunks.
  *
@@ -29,10 +29,10 @@ export async function loadBackend(): Promise<ProcessBackend> {
     process?: { versions?: { node?: unknown } };
   };
   if (global.Deno !== undefined) {
-    return await (await import("./deno.ts")).load();
+    return await (await import("./deno_host.ts")).load();
   }
   if (global.process?.versions?.node !== undefined) {
-    return await (await import("./node.ts")).load();
+    return await (await import("./child_process.ts")).load();
   }
   return await (await import("./unavailable.ts")).loadBackend();
 }

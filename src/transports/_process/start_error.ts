@@ -7,16 +7,15 @@
  */
 
 import { MCPConnectionError } from "../../errors.ts";
-import { asError } from "../../util/errors.ts";
-import type { ProcessBackend } from "./backend.ts";
-import type { StdioTransportOptions } from "../stdio.ts";
+import { asError } from "../../util/caught.ts";
+import type { ProcessBackend, SpawnOptions } from "./backend.ts";
 
 /** The Windows decisions, which the backend hands over on Windows only. */
 type Windows = NonNullable<ProcessBackend["windows"]>;
 
 /** Turns a backend spawn failure into a message that says what to fix. */
 export function startError(
-  options: StdioTransportOptions,
+  options: Pick<SpawnOptions, "command" | "cwd">,
   error: unknown,
   windows: Windows | undefined,
 ): MCPConnectionError {

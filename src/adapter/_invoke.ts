@@ -1,0 +1,326 @@
+/**
+ * `invoke()` as a sequence of named stages, run once and in order, the way
+ * the config loader reads (`config/load.ts`): deadline → tool → arguments
+ * → validate → call → check output → envelope. Each stage either hands the
+ * next what it needs or throws: a {@linkcode CallFailure} for what it found
+ * wrong itself (not found, invalid arguments, an `isError` result, output
+ * that fails its schema), worded by the envelopes, or what a wait or the
+ * server threw. The envelope stage
+ * turns either into the `MCPToolResult` (`_envelope.ts`, the one
+ * classifier, loaded with the first outcome); only a missing connection, a
+ * login to approve and a tool held back by its pin are thrown. Internal.
+ *
+ * @module
+ */
+
+import type { CallFailure, FailureContext, Refusal } from "./_envelope.ts";
+import type { Connection, ToolCallOptions } from "../protocol/connection.ts";
+import type { Durable } from "../tasks/durable.ts";
+import type {
+  InvokeOptions,
+  MCPCallResult,
+  MCPToolDescriptor,
+  MCPToolResult,
+} from "../types.ts";
+import { MCPTimeoutError } from "../errors.ts";
+import { lazy } from "../util/lazy.ts";
+import { redactError } from "../util/redact.ts";
+import { checkTimeoutMs, race } from "../util/time.ts";
+import { validatorFor } from "../validation/validation.ts";
+import type { ServerTools } from "./_tools.ts";
+
+/** The envelopes and the classifier, loaded by the first call's outcome. */
+const envelopes = lazy(() => import("./_envelope.ts"));
+/** The output check, loaded with the first tool that declares an output schema. */
+const outputCheck = lazy(() => import("../validation/output.ts"));
+
+/** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
+const ANY_ARGUMENTS = {};
+
+/** What the stages read of their adapter. */
+export interface Caller {
+  /** The server's connection. */
+  connection: Connection;
+  /** The server's tools. */
+  tools: ServerTools;
+  /** The server's name (`config.name`), for messages. */
+  server: string;
+  /** The default idle deadline of a call, in ms. */
+  requestTimeoutMs: number;
+  /** Check the arguments against the tool's `inputSchema` (`validateArguments`). */
+  validateArguments: boolean;
+  /** Check `structuredContent` against the tool's `outputSchema` (`validateOutput`). */
+  validateOutput: boolean;
+  /** What no message may contain. */
+  secrets: () => readonly string[];
+  /** The adapter's durable tasks (loaded on first use). */
+  durable: () => Promise<Durable>;
+}
+
+/** One call as it goes through the stages. */
+export interface Call {
+  readonly caller: Caller;
+  /** The tool's name, as asked. */
+  readonly name: string;
+  /** The arguments, as given. */
+  readonly args: unknown;
+  readonly options: InvokeOptions;
+  /** The telemetry parent of the call's requests. */
+  readonly trace: unknown;
+  /** The answer that created the task this call resumes: its arguments went out with it. */
+  readonly resume: MCPCallResult | undefined;
+  /** When the call started, a `performance.now()`. */
+  readonly started: number;
+  /** The idle deadline, pushed back by progress. */
+  readonly timeoutMs: number;
+  /** The total deadline, if any. */
+  readonly totalTimeoutMs: number | undefined;
+  /** Whether the call waited since `started` was read. */
+  waited: boolean;
+}
+
+/** What `invoke()` (or a resume) asks for. */
+export interface CallRequest {
+  name: string;
+  args: unknown;
+  options: InvokeOptions;
+  trace?: unknown;
+  resume?: MCPCallResult | undefined;
+}
+
+/**
+ * Calls a tool: the stages, under a `tools/call {tool}` span when
+ * telemetry is on.
+ *
+ * @throws {MCPConfigError} When `timeoutMs` or `totalTimeoutMs` is not a positive number.
+ * @throws {MCPNotConnectedError} When not connected, or the connection drops.
+ * @throws {MCPAuthorizationRequiredError} When the user must approve a login.
+ * @throws {MCPToolHeldError} When the tool is held back by its pin.
+ */
+export function invoke(
+  caller: Caller,
+  request: CallRequest,
+): Promise<MCPToolResult> {
+  const telemetry = caller.connection.telemetry;
+  return telemetry === undefined ? runCall(caller, request) : telemetry.call(
+    request.name,
+    (trace) => runCall(caller, { ...request, trace }),
+    { args: request.args, signal: request.options.signal },
+  );
+}
+
+/**
+ * Runs one call through the stages and answers with its envelope; a
+ * resume runs them too, untraced.
+ *
+ * @throws As {@linkcode invoke}.
+ */
+export async function runCall(
+  caller: Caller,
+  request: CallRequest,
+): Promise<MCPToolResult> {
+  const call = deadline(caller, request);
+  try {
+    const tool = await toolOf(call);
+    const args = await argumentsOf(call);
+    await validate(call, tool, args);
+    const result = await callTool(call, tool, args);
+    await checkOutput(call, tool, result);
+    return (envelopes.value ?? await envelopes.load()).called(
+      result,
+      call.started,
+    );
+  } catch (error) {
+    const { callFailed } = envelopes.value ?? await envelopes.load();
+    return callFailed(error, call.name, failureContext(call));
+  }
+}
+
+/** Deadline: the clock starts, the deadline options are checked. */
+function deadline(caller: Caller, request: CallRequest): Call {
+  const { options } = request;
+  return {
+    caller,
+    name: request.name,
+    args: request.args,
+    options,
+    trace: request.trace,
+    resume: request.resume,
+    started: performance.now(),
+    timeoutMs: checkTimeoutMs("timeoutMs", options.timeoutMs) ??
+      caller.requestTimeoutMs,
+    totalTimeoutMs: checkTimeoutMs("totalTimeoutMs", options.totalTimeoutMs),
+    waited: false,
+  };
+}
+
+/**
+ * Tool: the exposed tool of that name. The common case needs no wait
+ * (connected, the list cached); else the wait for a (re)connect or a
+ * fresh list spends the call's own total deadline.
+ */
+async function toolOf(call: Call): Promise<MCPToolDescriptor> {
+  const { caller, name, options, totalTimeoutMs } = call;
+  const { connection, tools } = caller;
+  const cached = connection.ready ? tools.cached(name) : undefined;
+  if (cached) return cached;
+  call.waited = true;
+  const tool = await race(tools.lookUp(name), {
+    signal: options.signal,
+    timeoutMs: totalTimeoutMs,
+    onTimeout: () =>
+      new MCPTimeoutError(
+        `it ran past its total deadline of ${totalTimeoutMs} ms while waiting for the connection or the tool list`,
+        totalTimeoutMs!,
+      ),
+  });
+  if (tool) return tool;
+  const held = tools.heldError(name);
+  if (held) throw redactError(held, caller.secrets());
+  throw await refuse(name, {
+    kind: "not_found",
+    server: caller.server,
+    names: tools.exposedNames(),
+  });
+}
+
+/** Arguments: an object of named arguments. */
+async function argumentsOf(call: Call): Promise<Record<string, unknown>> {
+  const { args, name } = call;
+  if (typeof args === "object" && args !== null && !Array.isArray(args)) {
+    return args as Record<string, unknown>;
+  }
+  throw await refuse(name, { kind: "not_an_object", given: args });
+}
+
+/**
+ * Validate: the arguments against the tool's `inputSchema`, with the
+ * validator compiled once per schema object (a refreshed list brings new
+ * objects). Building it (vetting the schema's patterns) is part of the
+ * call: its deadlines hold, the idle one from now (a wait for the tool
+ * list was a wait on a response), the total one from the start. A resumed
+ * call's arguments went out with it; only their hash is kept.
+ */
+async function validate(
+  call: Call,
+  tool: MCPToolDescriptor,
+  args: Record<string, unknown>,
+): Promise<void> {
+  const { caller, name, options, timeoutMs, totalTimeoutMs, started } = call;
+  let validator = validatorFor(
+    caller.validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
+  );
+  if (validator instanceof Promise) {
+    call.waited = true;
+    const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
+    validator = await race(validator, {
+      signal: options.signal,
+      timeoutMs: Math.min(
+        timeoutMs,
+        (totalTimeoutMs ?? Infinity) - (performance.now() - started),
+      ),
+      onTimeout: () =>
+        new MCPTimeoutError(
+          `it ran past its deadline of ${deadlineMs} ms while its input schema was prepared for validation`,
+          deadlineMs,
+        ),
+    });
+  }
+  const problems = !call.resume && validator(args);
+  if (problems) {
+    throw await refuse(name, { kind: "invalid", problems });
+  }
+}
+
+/**
+ * Call: `tools/call` through the connection (headers, task or plain, a
+ * resume). A call that becomes a task is written to the task store; its
+ * handle goes when the call settles, or stays for a resume when the call
+ * was cut off.
+ */
+async function callTool(
+  call: Call,
+  tool: MCPToolDescriptor,
+  args: Record<string, unknown>,
+): Promise<MCPCallResult> {
+  const { caller, options, resume } = call;
+  let tracked: Promise<{ end(error?: unknown): Promise<void> }> | undefined;
+  const requestOptions: ToolCallOptions = {
+    timeoutMs: call.timeoutMs,
+    totalTimeoutMs: call.totalTimeoutMs,
+    startedAt: call.started,
+    signal: options.signal,
+    onProgress: options.onProgress,
+    trackProgress: true,
+    onTaskStatus: options.onTaskStatus,
+    onTaskCreated: resume
+      ? undefined
+      : (task) =>
+        tracked = caller.durable().then((tasks) =>
+          tasks.track(
+            task,
+            { name: tool.name, arguments: args },
+            requestOptions,
+          )
+        ),
+    trace: call.trace,
+    task: options.task,
+    resume,
+  };
+  let result: MCPCallResult;
+  try {
+    // The clock was read at the start, and not since unless the call
+    // waited (each read is an op on Deno).
+    result = await caller.connection.callTool(
+      tool,
+      args,
+      requestOptions,
+      call.waited ? undefined : call.started,
+    );
+  } catch (error) {
+    if (tracked) await (await tracked).end(error);
+    throw error;
+  }
+  // Only a call that became a task waits here: two awaits of nothing
+  // would cost every other call two turns of the microtask queue.
+  if (tracked) await (await tracked).end();
+  return result;
+}
+
+/**
+ * Check output: an `isError` result is the tool's own failure; the
+ * `structuredContent` of a tool that declares an `outputSchema` must match
+ * it. Nothing is checked, and nothing spent, for a tool without one; the
+ * check loads with the first tool that has one and, once its validator is
+ * compiled, runs without a wait.
+ */
+async function checkOutput(
+  call: Call,
+  tool: MCPToolDescriptor,
+  result: MCPCallResult,
+): Promise<void> {
+  const { name, caller } = call;
+  if (result.isError === true) {
+    throw await refuse(name, { kind: "tool_error", result });
+  }
+  if (tool.outputSchema === undefined || !caller.validateOutput) return;
+  const check = outputCheck.value ?? await outputCheck.load();
+  let problem = check.outputProblem(tool.outputSchema, result);
+  if (problem instanceof Promise) problem = await problem;
+  if (problem !== undefined) {
+    throw await refuse(name, { kind: "output", problem, result });
+  }
+}
+
+/** A failure a stage found itself, worded by the envelopes. */
+async function refuse(tool: string, refusal: Refusal): Promise<CallFailure> {
+  return (envelopes.value ?? await envelopes.load()).refused(tool, refusal);
+}
+
+function failureContext(call: Call): FailureContext {
+  return {
+    started: call.started,
+    signal: call.options.signal,
+    secrets: call.caller.secrets(),
+  };
+}
