@@ -26,7 +26,10 @@ import { MCPTimeoutError } from "../errors.ts";
 import { lazy } from "../util/lazy.ts";
 import { redactError } from "../util/redact.ts";
 import { checkTimeoutMs, race } from "../util/time.ts";
-import { validatorFor } from "../validation/validation.ts";
+import {
+  type ArgumentValidator,
+  validatorFor,
+} from "../validation/validation.ts";
 import type { ServerTools } from "./_tools.ts";
 
 /** The envelopes and the classifier, loaded by the first call's outcome. */
@@ -77,6 +80,8 @@ export interface Call {
   readonly totalTimeoutMs: number | undefined;
   /** Whether the call waited since `started` was read. */
   waited: boolean;
+  /** The task store's handle, once the call became a task. */
+  tracked?: Promise<{ end(error?: unknown): Promise<void> }>;
 }
 
 /** What `invoke()` (or a resume) asks for. */
@@ -121,11 +126,26 @@ export async function runCall(
 ): Promise<MCPToolResult> {
   const call = deadline(caller, request);
   try {
-    const tool = await toolOf(call);
-    const args = await argumentsOf(call);
-    await validate(call, tool, args);
-    const result = await callTool(call, tool, args);
-    await checkOutput(call, tool, result);
+    // A stage that needs no wait runs without one: each await is a turn of
+    // the microtask queue and a promise, per call (issue 40).
+    const tool = toolOf(call) ?? await lookUp(call);
+    const args = argumentsOf(call) ?? await notAnObject(call);
+    const validating = validate(call, tool, args);
+    if (validating !== undefined) await validating;
+    let result: MCPCallResult;
+    try {
+      result = await callTool(call, tool, args);
+    } catch (error) {
+      // A task's handle goes, or stays for a resume when the call was cut off.
+      if (call.tracked) await (await call.tracked).end(error);
+      throw error;
+    }
+    // Only a call that became a task waits here: two awaits of nothing
+    // would cost every other call two turns of the microtask queue.
+    if (call.tracked) await (await call.tracked).end();
+    if (result.isError === true || tool.outputSchema !== undefined) {
+      await checkOutput(call, tool, result);
+    }
     return (envelopes.value ?? await envelopes.load()).called(
       result,
       call.started,
@@ -156,14 +176,21 @@ function deadline(caller: Caller, request: CallRequest): Call {
 
 /**
  * Tool: the exposed tool of that name. The common case needs no wait
- * (connected, the list cached); else the wait for a (re)connect or a
- * fresh list spends the call's own total deadline.
+ * (connected, the list cached): `undefined` sends the call to
+ * {@linkcode lookUp}.
  */
-async function toolOf(call: Call): Promise<MCPToolDescriptor> {
+function toolOf(call: Call): MCPToolDescriptor | undefined {
+  const { connection, tools } = call.caller;
+  return connection.ready ? tools.cached(call.name) : undefined;
+}
+
+/**
+ * Tool, with a wait: for a (re)connect or a fresh list, which spends the
+ * call's own total deadline.
+ */
+async function lookUp(call: Call): Promise<MCPToolDescriptor> {
   const { caller, name, options, totalTimeoutMs } = call;
-  const { connection, tools } = caller;
-  const cached = connection.ready ? tools.cached(name) : undefined;
-  if (cached) return cached;
+  const { tools } = caller;
   call.waited = true;
   const tool = await race(tools.lookUp(name), {
     signal: options.signal,
@@ -184,13 +211,17 @@ async function toolOf(call: Call): Promise<MCPToolDescriptor> {
   });
 }
 
-/** Arguments: an object of named arguments. */
-async function argumentsOf(call: Call): Promise<Record<string, unknown>> {
-  const { args, name } = call;
-  if (typeof args === "object" && args !== null && !Array.isArray(args)) {
-    return args as Record<string, unknown>;
-  }
-  throw await refuse(name, { kind: "not_an_object", given: args });
+/** Arguments: an object of named arguments; `undefined` when they are not. */
+function argumentsOf(call: Call): Record<string, unknown> | undefined {
+  const { args } = call;
+  return typeof args === "object" && args !== null && !Array.isArray(args)
+    ? args as Record<string, unknown>
+    : undefined;
+}
+
+/** Arguments that are not an object of named arguments: the refusal. */
+async function notAnObject(call: Call): Promise<never> {
+  throw await refuse(call.name, { kind: "not_an_object", given: call.args });
 }
 
 /**
@@ -199,37 +230,54 @@ async function argumentsOf(call: Call): Promise<Record<string, unknown>> {
  * objects). Building it (vetting the schema's patterns) is part of the
  * call: its deadlines hold, the idle one from now (a wait for the tool
  * list was a wait on a response), the total one from the start. A resumed
- * call's arguments went out with it; only their hash is kept.
+ * call's arguments went out with it; only their hash is kept. With the
+ * validator compiled and the arguments valid, nothing is awaited:
+ * `undefined`.
  */
-async function validate(
+function validate(
   call: Call,
   tool: MCPToolDescriptor,
   args: Record<string, unknown>,
-): Promise<void> {
-  const { caller, name, options, timeoutMs, totalTimeoutMs, started } = call;
-  let validator = validatorFor(
-    caller.validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
+): Promise<void> | undefined {
+  const validator = validatorFor(
+    call.caller.validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
   );
-  if (validator instanceof Promise) {
-    call.waited = true;
-    const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
-    validator = await race(validator, {
-      signal: options.signal,
-      timeoutMs: Math.min(
-        timeoutMs,
-        (totalTimeoutMs ?? Infinity) - (performance.now() - started),
-      ),
-      onTimeout: () =>
-        new MCPTimeoutError(
-          `it ran past its deadline of ${deadlineMs} ms while its input schema was prepared for validation`,
-          deadlineMs,
-        ),
-    });
-  }
+  if (validator instanceof Promise) return validateLater(call, validator, args);
   const problems = !call.resume && validator(args);
-  if (problems) {
-    throw await refuse(name, { kind: "invalid", problems });
-  }
+  return problems ? invalid(call, problems) : undefined;
+}
+
+/** The arguments are invalid: the refusal. */
+async function invalid(
+  call: Call,
+  problems: readonly string[],
+): Promise<never> {
+  throw await refuse(call.name, { kind: "invalid", problems });
+}
+
+/** Validate, once the validator is built, within the call's deadlines. */
+async function validateLater(
+  call: Call,
+  building: Promise<ArgumentValidator>,
+  args: Record<string, unknown>,
+): Promise<void> {
+  const { options, timeoutMs, totalTimeoutMs, started } = call;
+  call.waited = true;
+  const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
+  const validator = await race(building, {
+    signal: options.signal,
+    timeoutMs: Math.min(
+      timeoutMs,
+      (totalTimeoutMs ?? Infinity) - (performance.now() - started),
+    ),
+    onTimeout: () =>
+      new MCPTimeoutError(
+        `it ran past its deadline of ${deadlineMs} ms while its input schema was prepared for validation`,
+        deadlineMs,
+      ),
+  });
+  const problems = !call.resume && validator(args);
+  if (problems) await invalid(call, problems);
 }
 
 /**
@@ -238,13 +286,12 @@ async function validate(
  * handle goes when the call settles, or stays for a resume when the call
  * was cut off.
  */
-async function callTool(
+function callTool(
   call: Call,
   tool: MCPToolDescriptor,
   args: Record<string, unknown>,
 ): Promise<MCPCallResult> {
   const { caller, options, resume } = call;
-  let tracked: Promise<{ end(error?: unknown): Promise<void> }> | undefined;
   const requestOptions: ToolCallOptions = {
     timeoutMs: call.timeoutMs,
     totalTimeoutMs: call.totalTimeoutMs,
@@ -256,7 +303,7 @@ async function callTool(
     onTaskCreated: resume
       ? undefined
       : (task) =>
-        tracked = caller.durable().then((tasks) =>
+        call.tracked = caller.durable().then((tasks) =>
           tasks.track(
             task,
             { name: tool.name, arguments: args },
@@ -267,24 +314,14 @@ async function callTool(
     task: options.task,
     resume,
   };
-  let result: MCPCallResult;
-  try {
-    // The clock was read at the start, and not since unless the call
-    // waited (each read is an op on Deno).
-    result = await caller.connection.callTool(
-      tool,
-      args,
-      requestOptions,
-      call.waited ? undefined : call.started,
-    );
-  } catch (error) {
-    if (tracked) await (await tracked).end(error);
-    throw error;
-  }
-  // Only a call that became a task waits here: two awaits of nothing
-  // would cost every other call two turns of the microtask queue.
-  if (tracked) await (await tracked).end();
-  return result;
+  // The clock was read at the start, and not since unless the call
+  // waited (each read is an op on Deno).
+  return caller.connection.callTool(
+    tool,
+    args,
+    requestOptions,
+    call.waited ? undefined : call.started,
+  );
 }
 
 /**
