@@ -25,7 +25,7 @@ import type {
 import { MCPTimeoutError } from "../errors.ts";
 import { lazy } from "../util/lazy.ts";
 import { redactError } from "../util/redact.ts";
-import { checkTimeoutMs, race } from "../util/time.ts";
+import { checkTimeoutMs, race, tickNow } from "../util/time.ts";
 import {
   type ArgumentValidator,
   validatorFor,
@@ -166,7 +166,7 @@ function deadline(caller: Caller, request: CallRequest): Call {
     options,
     trace: request.trace,
     resume: request.resume,
-    started: performance.now(),
+    started: tickNow(),
     timeoutMs: checkTimeoutMs("timeoutMs", options.timeoutMs) ??
       caller.requestTimeoutMs,
     totalTimeoutMs: checkTimeoutMs("totalTimeoutMs", options.totalTimeoutMs),
