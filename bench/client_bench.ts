@@ -19,10 +19,19 @@
  *   http-stream-64, stdio-10mb, stdio-50mb, sdk2-stdio-seq, sdk2-stdio-64,
  *   sdk2-http-seq, sdk2-http-64).
  * - `--clients=raw,SDK,ours`: clients to run.
+ * - `--base=DIR`: one more client, "base": our adapter from the checkout in
+ *   DIR (its `mod.ts`, e.g. a `git worktree` of the commit before a change),
+ *   taking its turns in the same rounds as "ours", so that a change is
+ *   measured side by side with what it changes (Deno only).
  * - `--raw-api=native`: on Deno, the raw stdio client uses `Deno.Command`
  *   instead of `node:child_process`. The default is the faster of the two
  *   (on Deno 2.9, `node:child_process` takes about half the client CPU per
  *   call), so that the ceiling is the fastest client a user could write.
+ * - `--raw-writes=each`: the raw stdio client writes each message at once,
+ *   on its own, as the minimal client the issues measured with does. The
+ *   default, `tick`, writes the messages of one tick in one write, as ours
+ *   does: on Deno with 64 calls in flight it takes about two thirds of the
+ *   CPU per call (2026-12-05), so it is the ceiling.
  * - `--raw-no-signal`: the raw HTTP client gives its POSTs no abort signal.
  *   By default it gives each POST its own, as a client must to stop its
  *   requests in flight (ours does the same; the SDK's passes one shared
@@ -87,6 +96,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { Session as InspectorSession } from "node:inspector";
 import os from "node:os";
+import { pathToFileURL } from "node:url";
 import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -104,7 +114,11 @@ import {
 } from "./_echo_server.ts";
 import { modernCall, modernHeaders } from "./_modern_wire.ts";
 import { RawHttpClient } from "./_raw_http.ts";
-import { type RawProcessApi, RawStdioClient } from "./_raw_stdio.ts";
+import {
+  type RawProcessApi,
+  RawStdioClient,
+  type RawWrites,
+} from "./_raw_stdio.ts";
 
 /** Slices per round; each client makes a quarter of its calls per turn. */
 const SLICES = 4;
@@ -120,7 +134,7 @@ const STEP_DEADLINE_MS = 30_000;
  */
 const BIG_BYTES = 10_000_000;
 
-const CLIENTS = ["raw", "SDK", "ours"] as const;
+const CLIENTS = ["raw", "SDK", "ours", "base"] as const;
 type ClientName = typeof CLIENTS[number];
 type Transport = "stdio" | "http-json" | "http-sse" | "http-stream";
 /**
@@ -321,7 +335,10 @@ interface Options {
   scenarios: Scenario[];
   clients: ClientName[];
   cpuProf: string | undefined;
+  /** The checkout whose adapter is the "base" client. */
+  base: string | undefined;
   rawApi: RawProcessApi;
+  rawWrites: RawWrites;
   rawSignal: boolean;
 }
 
@@ -333,9 +350,11 @@ function parseOptions(args: string[]): Options {
     rounds: 5,
     sliceMs: 1000,
     scenarios: SCENARIOS,
-    clients: [...CLIENTS],
+    clients: ["raw", "SDK", "ours"],
     cpuProf: undefined,
+    base: undefined,
     rawApi: "node",
+    rawWrites: "tick",
     rawSignal: true,
   };
   for (const arg of args) {
@@ -356,12 +375,14 @@ function parseOptions(args: string[]): Options {
       }
       options.scenarios = SCENARIOS.filter((s) => list.includes(s.id));
     } else if (flag === "--clients" && list.length > 0) {
-      const unknown = list.filter((c) => !CLIENTS.includes(c as ClientName));
+      const unknown = list.filter((c) =>
+        c === "base" || !CLIENTS.includes(c as ClientName)
+      );
       if (unknown.length > 0) {
         throw new Error(
-          `client_bench: unknown client ${unknown.join(", ")}; clients: ${
-            CLIENTS.join(", ")
-          }`,
+          `client_bench: unknown client ${
+            unknown.join(", ")
+          }; clients: raw, SDK, ours (and --base=DIR)`,
         );
       }
       options.clients = CLIENTS.filter((client) => list.includes(client));
@@ -369,10 +390,16 @@ function parseOptions(args: string[]): Options {
       flag === "--raw-api" && (value === "node" || value === "native")
     ) {
       options.rawApi = value;
+    } else if (
+      flag === "--raw-writes" && (value === "tick" || value === "each")
+    ) {
+      options.rawWrites = value;
     } else if (arg === "--raw-no-signal") {
       options.rawSignal = false;
     } else if (flag === "--cpu-prof" && value !== "") {
       options.cpuProf = value;
+    } else if (flag === "--base" && value !== "") {
+      options.base = value;
     } else {
       throw new Error(
         `client_bench: unknown option ${
@@ -465,7 +492,10 @@ async function rawCaller(
 ): Promise<Caller> {
   const modern = server !== "legacy";
   if (transport === "stdio") {
-    const raw = await RawStdioClient.start(stdioServer(server), options.rawApi);
+    const raw = await RawStdioClient.start(stdioServer(server), {
+      api: options.rawApi,
+      writes: options.rawWrites,
+    });
     cleanups.push({ what: "raw stdio client", run: () => raw.close() });
     if (!modern) {
       await raw.initialize();
@@ -526,8 +556,15 @@ async function oursCaller(
   transport: Transport,
   server: ServerKind,
   http: HttpEchoServer | undefined,
+  base?: string,
 ): Promise<Caller> {
-  const adapter = new MCPToolAdapter(
+  const Adapter: typeof MCPToolAdapter = base === undefined
+    ? MCPToolAdapter
+    : (await import(
+      pathToFileURL(`${base}/mod.ts`).href
+    ) as { MCPToolAdapter: typeof MCPToolAdapter }).MCPToolAdapter;
+  const who = base === undefined ? "ours" : "base";
+  const adapter = new Adapter(
     transport === "stdio"
       ? { name: "bench", transport: "stdio", ...stdioServer(server) }
       : {
@@ -537,20 +574,20 @@ async function oursCaller(
       },
   );
   cleanups.push({
-    what: `ours ${server} ${transport} client`,
+    what: `${who} ${server} ${transport} client`,
     run: () => adapter.disconnect(),
   });
   await adapter.connect();
   const era = server === "legacy" ? "legacy" : "modern";
   if (adapter.serverInfo?.era !== era) {
     throw new Error(
-      `ours: the ${server} server was taken for ${adapter.serverInfo?.era}`,
+      `${who}: the ${server} server was taken for ${adapter.serverInfo?.era}`,
     );
   }
   await adapter.discoverTools();
-  return callerOf("ours", async (name, args) => {
+  return callerOf(who, async (name, args) => {
     const result = await adapter.invoke(name, args);
-    if (!result.success) throw new Error(`ours: ${result.error}`);
+    if (!result.success) throw new Error(`${who}: ${result.error}`);
     return result.data;
   });
 }
@@ -744,18 +781,21 @@ function formatUs(value: number): string {
     : Math.round(value).toLocaleString("en-US");
 }
 
-function runtimeLabel({ rawApi, rawSignal }: Options): string {
+function runtimeLabel({ rawApi, rawWrites, rawSignal }: Options): string {
   const deno = (globalThis as { Deno?: { version: Record<string, string> } })
     .Deno;
+  const writes = rawWrites === "tick"
+    ? "one write per tick"
+    : "one write per message";
   return deno === undefined
-    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball${
+    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball, raw stdio with ${writes}${
       rawSignal
         ? ", raw HTTP with an abort signal per request"
         : ", raw HTTP without abort signals"
     }`
     : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout, raw stdio on ${
       rawApi === "node" ? "node:child_process" : "Deno.Command"
-    }${
+    } with ${writes}${
       rawSignal
         ? ", raw HTTP with an abort signal per request"
         : ", raw HTTP without abort signals"
@@ -819,7 +859,11 @@ async function main(options: Options): Promise<void> {
     raw: (t, s, h) => rawCaller(t, s, h, options),
     SDK: sdkCaller,
     ours: oursCaller,
+    base: (t, s, h) => oursCaller(t, s, h, options.base),
   };
+  const clients = options.base === undefined
+    ? options.clients
+    : [...options.clients, "base" as const];
   // Each client has its own HTTP server per server kind, and one caller
   // (one connection) per server kind and transport, shared by its rows.
   const http = new Map<string, HttpEchoServer>();
@@ -852,7 +896,7 @@ async function main(options: Options): Promise<void> {
   const rows = [];
   for (const scenario of options.scenarios) {
     const contenders: Contender[] = [];
-    for (const client of options.clients) {
+    for (const client of clients) {
       if (client === scenario.without?.client) continue;
       contenders.push({ client, caller: await callerFor(client, scenario) });
     }
@@ -873,6 +917,15 @@ async function main(options: Options): Promise<void> {
     }
   }
   await stopProfile?.();
+  if (stopProfile !== undefined) {
+    for (const row of rows) {
+      say(
+        `${row.scenario.label}: ${
+          row.calls * options.rounds
+        } calls per client profiled`,
+      );
+    }
+  }
 
   const rate = (cost: Cost) => cost.calls / (cost.wallMs / 1000);
   const lines: string[][] = [];
@@ -891,6 +944,15 @@ async function main(options: Options): Promise<void> {
       const mine = row.costs[index]!;
       const rates = mine.map(rate);
       const toRaw = ratiosTo(mine, "raw");
+      const rawIndex = row.contenders.findIndex((c) => c.client === "raw");
+      const cpuToRaw = rawIndex === -1 || client === "raw"
+        ? "-"
+        : `${
+          median(mine.map((cost, r) => {
+            const theirs = row.costs[rawIndex]![r]!;
+            return (cost.cpuUs / cost.calls) / (theirs.cpuUs / theirs.calls);
+          })).toFixed(2)
+        }x`;
       lines.push([
         index === 0 ? row.scenario.label : "",
         client,
@@ -902,6 +964,7 @@ async function main(options: Options): Promise<void> {
           : `${Math.min(...toRaw).toFixed(2)}-${Math.max(...toRaw).toFixed(2)}`,
         medianRatio(ratiosTo(mine, "SDK")),
         formatUs(median(mine.map((cost) => cost.cpuUs / cost.calls))),
+        cpuToRaw,
         formatUs(median(mine.map((cost) => cost.serverCpuUs / cost.calls))),
       ]);
     });
@@ -929,6 +992,7 @@ async function main(options: Options): Promise<void> {
       "rounds",
       "x SDK",
       "client CPU µs/call",
+      "CPU x raw",
       "server CPU µs/call",
     ],
     lines,
@@ -945,7 +1009,10 @@ async function main(options: Options): Promise<void> {
     "  per-round ratio to raw, the spread one run shows. CPU: user + system time of all",
   );
   say(
-    "  threads per call, this process (client) and the echo server (each client has its own server).",
+    "  threads per call, this process (client) and the echo server (each client has its own server),",
+  );
+  say(
+    "  median over rounds; CPU x raw: median of the per-round ratios of client CPU per call to raw's.",
   );
   say(
     "  Client CPU is the client's own cost and less disturbed by other load than the wall clock.",

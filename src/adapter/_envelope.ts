@@ -33,6 +33,7 @@ import type {
 import { errorMessage, hasCode } from "../util/caught.ts";
 import { didYouMean } from "../util/closest.ts";
 import { redact, redactError } from "../util/redact.ts";
+import { tickNow } from "../util/time.ts";
 
 /**
  * A failure a stage of a call found itself (the tool not found, arguments
@@ -151,7 +152,7 @@ export function succeeded<T>(data: T, started: number): MCPSuccess<T> {
     success: true,
     data,
     error: null,
-    durationMs: performance.now() - started,
+    durationMs: tickNow() - started,
   };
 }
 

@@ -2,20 +2,18 @@
  * `invoke()` as a sequence of named stages, run once and in order, the way
  * the config loader reads (`config/load.ts`): deadline → tool → arguments
  * → validate → call → check output → envelope. Each stage either hands the
- * next what it needs or throws: a {@linkcode Refused} for what it found
+ * next what it needs or throws: a {@linkcode CallFailure} for what it found
  * wrong itself (not found, invalid arguments, an `isError` result, output
- * that fails its schema), or what a wait or the server threw. The envelope
- * stage turns either into the `MCPToolResult` (`_envelope.ts`, the one
- * classifier and all the wording, loaded with the first outcome); only a
- * missing connection, a login to approve and a tool held back by its pin
- * are thrown. A stage with nothing to wait for runs synchronously: a call
- * pays a turn of the event loop only where it waits (the connection, a
- * schema compiled off the hot path, the server). Internal.
+ * that fails its schema), worded by the envelopes, or what a wait or the
+ * server threw. The envelope stage
+ * turns either into the `MCPToolResult` (`_envelope.ts`, the one
+ * classifier, loaded with the first outcome); only a missing connection, a
+ * login to approve and a tool held back by its pin are thrown. Internal.
  *
  * @module
  */
 
-import type { FailureContext, Refusal } from "./_envelope.ts";
+import type { CallFailure, FailureContext, Refusal } from "./_envelope.ts";
 import type { Connection, ToolCallOptions } from "../protocol/connection.ts";
 import type { Durable } from "../tasks/durable.ts";
 import type {
@@ -27,7 +25,7 @@ import type {
 import { MCPTimeoutError } from "../errors.ts";
 import { lazy } from "../util/lazy.ts";
 import { redactError } from "../util/redact.ts";
-import { checkTimeoutMs, race } from "../util/time.ts";
+import { checkTimeoutMs, race, tickNow } from "../util/time.ts";
 import {
   type ArgumentValidator,
   validatorFor,
@@ -41,11 +39,6 @@ const outputCheck = lazy(() => import("../validation/output.ts"));
 
 /** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
 const ANY_ARGUMENTS = {};
-
-/** What a stage found wrong itself; worded by the envelope stage. */
-class Refused {
-  constructor(readonly refusal: Refusal) {}
-}
 
 /** What the stages read of their adapter. */
 export interface Caller {
@@ -87,6 +80,8 @@ export interface Call {
   readonly totalTimeoutMs: number | undefined;
   /** Whether the call waited since `started` was read. */
   waited: boolean;
+  /** The task store's handle, once the call became a task. */
+  tracked?: Promise<{ end(error?: unknown): Promise<void> }>;
 }
 
 /** What `invoke()` (or a resume) asks for. */
@@ -131,25 +126,33 @@ export async function runCall(
 ): Promise<MCPToolResult> {
   const call = deadline(caller, request);
   try {
-    let tool = toolOf(call);
-    if (tool instanceof Promise) tool = await tool;
-    const args = argumentsOf(call);
-    const validated = validate(call, tool, args);
-    if (validated) await validated;
-    const result = await callTool(call, tool, args);
-    const checked = checkOutput(call, tool, result);
-    if (checked) await checked;
+    // A stage that needs no wait runs without one: each await is a turn of
+    // the microtask queue and a promise, per call (issue 40).
+    const tool = toolOf(call) ?? await lookUp(call);
+    const args = argumentsOf(call) ?? await notAnObject(call);
+    const validating = validate(call, tool, args);
+    if (validating !== undefined) await validating;
+    let result: MCPCallResult;
+    try {
+      result = await callTool(call, tool, args);
+    } catch (error) {
+      // A task's handle goes, or stays for a resume when the call was cut off.
+      if (call.tracked) await (await call.tracked).end(error);
+      throw error;
+    }
+    // Only a call that became a task waits here: two awaits of nothing
+    // would cost every other call two turns of the microtask queue.
+    if (call.tracked) await (await call.tracked).end();
+    if (result.isError === true || tool.outputSchema !== undefined) {
+      await checkOutput(call, tool, result);
+    }
     return (envelopes.value ?? await envelopes.load()).called(
       result,
       call.started,
     );
   } catch (error) {
-    const { callFailed, refused } = envelopes.value ?? await envelopes.load();
-    return callFailed(
-      error instanceof Refused ? refused(call.name, error.refusal) : error,
-      call.name,
-      failureContext(call),
-    );
+    const { callFailed } = envelopes.value ?? await envelopes.load();
+    return callFailed(error, call.name, failureContext(call));
   }
 }
 
@@ -163,7 +166,7 @@ function deadline(caller: Caller, request: CallRequest): Call {
     options,
     trace: request.trace,
     resume: request.resume,
-    started: performance.now(),
+    started: tickNow(),
     timeoutMs: checkTimeoutMs("timeoutMs", options.timeoutMs) ??
       caller.requestTimeoutMs,
     totalTimeoutMs: checkTimeoutMs("totalTimeoutMs", options.totalTimeoutMs),
@@ -173,21 +176,22 @@ function deadline(caller: Caller, request: CallRequest): Call {
 
 /**
  * Tool: the exposed tool of that name. The common case needs no wait
- * (connected, the list cached); else the wait for a (re)connect or a
- * fresh list spends the call's own total deadline.
+ * (connected, the list cached): `undefined` sends the call to
+ * {@linkcode lookUp}.
  */
-function toolOf(call: Call): MCPToolDescriptor | Promise<MCPToolDescriptor> {
+function toolOf(call: Call): MCPToolDescriptor | undefined {
   const { connection, tools } = call.caller;
-  const cached = connection.ready ? tools.cached(call.name) : undefined;
-  if (cached) return cached;
-  call.waited = true;
-  return lookUp(call);
+  return connection.ready ? tools.cached(call.name) : undefined;
 }
 
-/** The tool, once the connection and the list are there. */
+/**
+ * Tool, with a wait: for a (re)connect or a fresh list, which spends the
+ * call's own total deadline.
+ */
 async function lookUp(call: Call): Promise<MCPToolDescriptor> {
   const { caller, name, options, totalTimeoutMs } = call;
   const { tools } = caller;
+  call.waited = true;
   const tool = await race(tools.lookUp(name), {
     signal: options.signal,
     timeoutMs: totalTimeoutMs,
@@ -200,20 +204,24 @@ async function lookUp(call: Call): Promise<MCPToolDescriptor> {
   if (tool) return tool;
   const held = tools.heldError(name);
   if (held) throw redactError(held, caller.secrets());
-  throw new Refused({
+  throw await refuse(name, {
     kind: "not_found",
     server: caller.server,
     names: tools.exposedNames(),
   });
 }
 
-/** Arguments: an object of named arguments. */
-function argumentsOf(call: Call): Record<string, unknown> {
+/** Arguments: an object of named arguments; `undefined` when they are not. */
+function argumentsOf(call: Call): Record<string, unknown> | undefined {
   const { args } = call;
-  if (typeof args === "object" && args !== null && !Array.isArray(args)) {
-    return args as Record<string, unknown>;
-  }
-  throw new Refused({ kind: "not_an_object", given: args });
+  return typeof args === "object" && args !== null && !Array.isArray(args)
+    ? args as Record<string, unknown>
+    : undefined;
+}
+
+/** Arguments that are not an object of named arguments: the refusal. */
+async function notAnObject(call: Call): Promise<never> {
+  throw await refuse(call.name, { kind: "not_an_object", given: call.args });
 }
 
 /**
@@ -222,33 +230,41 @@ function argumentsOf(call: Call): Record<string, unknown> {
  * objects). Building it (vetting the schema's patterns) is part of the
  * call: its deadlines hold, the idle one from now (a wait for the tool
  * list was a wait on a response), the total one from the start. A resumed
- * call's arguments went out with it; only their hash is kept.
+ * call's arguments went out with it; only their hash is kept. With the
+ * validator compiled and the arguments valid, nothing is awaited:
+ * `undefined`.
  */
 function validate(
   call: Call,
   tool: MCPToolDescriptor,
   args: Record<string, unknown>,
-): void | Promise<void> {
+): Promise<void> | undefined {
   const validator = validatorFor(
     call.caller.validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
   );
-  if (validator instanceof Promise) {
-    return compiled(call, validator).then((ready) =>
-      checkArguments(call, ready, args)
-    );
-  }
-  checkArguments(call, validator, args);
+  if (validator instanceof Promise) return validateLater(call, validator, args);
+  const problems = !call.resume && validator(args);
+  return problems ? invalid(call, problems) : undefined;
 }
 
-/** The validator being compiled, within the call's deadlines. */
-async function compiled(
+/** The arguments are invalid: the refusal. */
+async function invalid(
   call: Call,
-  validator: Promise<ArgumentValidator>,
-): Promise<ArgumentValidator> {
+  problems: readonly string[],
+): Promise<never> {
+  throw await refuse(call.name, { kind: "invalid", problems });
+}
+
+/** Validate, once the validator is built, within the call's deadlines. */
+async function validateLater(
+  call: Call,
+  building: Promise<ArgumentValidator>,
+  args: Record<string, unknown>,
+): Promise<void> {
   const { options, timeoutMs, totalTimeoutMs, started } = call;
   call.waited = true;
   const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
-  return await race(validator, {
+  const validator = await race(building, {
     signal: options.signal,
     timeoutMs: Math.min(
       timeoutMs,
@@ -260,16 +276,8 @@ async function compiled(
         deadlineMs,
       ),
   });
-}
-
-/** The arguments against the validator; a resumed call's are not checked again. */
-function checkArguments(
-  call: Call,
-  validator: ArgumentValidator,
-  args: Record<string, unknown>,
-): void {
   const problems = !call.resume && validator(args);
-  if (problems) throw new Refused({ kind: "invalid", problems });
+  if (problems) await invalid(call, problems);
 }
 
 /**
@@ -278,13 +286,12 @@ function checkArguments(
  * handle goes when the call settles, or stays for a resume when the call
  * was cut off.
  */
-async function callTool(
+function callTool(
   call: Call,
   tool: MCPToolDescriptor,
   args: Record<string, unknown>,
 ): Promise<MCPCallResult> {
   const { caller, options, resume } = call;
-  let tracked: Promise<{ end(error?: unknown): Promise<void> }> | undefined;
   const requestOptions: ToolCallOptions = {
     timeoutMs: call.timeoutMs,
     totalTimeoutMs: call.totalTimeoutMs,
@@ -296,7 +303,7 @@ async function callTool(
     onTaskCreated: resume
       ? undefined
       : (task) =>
-        tracked = caller.durable().then((tasks) =>
+        call.tracked = caller.durable().then((tasks) =>
           tasks.track(
             task,
             { name: tool.name, arguments: args },
@@ -307,22 +314,14 @@ async function callTool(
     task: options.task,
     resume,
   };
-  let result: MCPCallResult;
-  try {
-    // The clock was read at the start, and not since unless the call
-    // waited (each read is an op on Deno).
-    result = await caller.connection.callTool(
-      tool,
-      args,
-      requestOptions,
-      call.waited ? undefined : call.started,
-    );
-  } catch (error) {
-    await (await tracked)?.end(error);
-    throw error;
-  }
-  await (await tracked)?.end();
-  return result;
+  // The clock was read at the start, and not since unless the call
+  // waited (each read is an op on Deno).
+  return caller.connection.callTool(
+    tool,
+    args,
+    requestOptions,
+    call.waited ? undefined : call.started,
+  );
 }
 
 /**
@@ -332,36 +331,27 @@ async function callTool(
  * check loads with the first tool that has one and, once its validator is
  * compiled, runs without a wait.
  */
-function checkOutput(
+async function checkOutput(
   call: Call,
   tool: MCPToolDescriptor,
   result: MCPCallResult,
-): void | Promise<void> {
+): Promise<void> {
+  const { name, caller } = call;
   if (result.isError === true) {
-    throw new Refused({ kind: "tool_error", result });
+    throw await refuse(name, { kind: "tool_error", result });
   }
-  const schema = tool.outputSchema;
-  if (schema === undefined || !call.caller.validateOutput) return;
-  const check = outputCheck.value;
-  if (check === undefined) {
-    return outputCheck.load().then((check) =>
-      outputMatches(check.outputProblem(schema, result), result)
-    );
+  if (tool.outputSchema === undefined || !caller.validateOutput) return;
+  const check = outputCheck.value ?? await outputCheck.load();
+  let problem = check.outputProblem(tool.outputSchema, result);
+  if (problem instanceof Promise) problem = await problem;
+  if (problem !== undefined) {
+    throw await refuse(name, { kind: "output", problem, result });
   }
-  return outputMatches(check.outputProblem(schema, result), result);
 }
 
-/** Throws the output check's problem, once it is known. */
-function outputMatches(
-  problem: string | undefined | Promise<string | undefined>,
-  result: MCPCallResult,
-): void | Promise<void> {
-  if (problem instanceof Promise) {
-    return problem.then((problem) => outputMatches(problem, result));
-  }
-  if (problem !== undefined) {
-    throw new Refused({ kind: "output", problem, result });
-  }
+/** A failure a stage found itself, worded by the envelopes. */
+async function refuse(tool: string, refusal: Refusal): Promise<CallFailure> {
+  return (envelopes.value ?? await envelopes.load()).refused(tool, refusal);
 }
 
 function failureContext(call: Call): FailureContext {

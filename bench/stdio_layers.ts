@@ -1,0 +1,151 @@
+/**
+ * Where the client CPU of a stdio call goes, layer by layer: the same
+ * `tools/call` against the same echo server (`echo_server.mjs`), 64 calls
+ * in flight, through
+ *
+ * - `raw`: the raw client of `client_bench.ts` (`_raw_stdio.ts`, on
+ *   `node:child_process`, the messages of one tick in one write);
+ * - `raw+token`: the same, with a progress token in each request's `_meta`,
+ *   as ours sends (so that progress can push a call's deadline back);
+ * - `session`: our `StdioTransport` and `Session` (deadline, pending map,
+ *   write batching), no progress token;
+ * - `session+token`: the same with `trackProgress`, the request ours sends;
+ * - `adapter`: `MCPToolAdapter.invoke()` (stages, validation, envelope).
+ *
+ * Each layer has its own server process. After a warm-up the layers take
+ * turns for `--rounds=N` rounds (default 7) of `--calls=N` calls each
+ * (default 40,000); the table gives each layer's median client CPU per call
+ * (user + system, this process, all threads) and its ratio to raw's, and
+ * the step from the layer above. Run it with
+ * `deno run -A bench/stdio_layers.ts` (Deno or, transpiled, Node).
+ *
+ * @module
+ */
+
+import process from "node:process";
+import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
+import { Session } from "../src/protocol/session.ts";
+import { StdioTransport } from "../src/transports/stdio.ts";
+import { ECHO_SERVER, nodeExecutable, SERVER_ENV } from "./_echo_server.ts";
+import { RawStdioClient } from "./_raw_stdio.ts";
+
+const CONCURRENCY = 64;
+const TIMEOUT_MS = 60_000;
+
+// deno-lint-ignore no-console
+const say = (line = "") => console.log(line);
+
+type Call = (i: number) => Promise<unknown>;
+
+function option(name: string, fallback: number): number {
+  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
+  const value = arg === undefined ? fallback : Number(arg.split("=")[1]);
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`stdio_layers: --${name} must be a positive integer`);
+  }
+  return value;
+}
+
+/** Makes `calls` calls from 64 callers; the client CPU per call, in µs. */
+async function measure(call: Call, calls: number): Promise<number> {
+  let next = 0;
+  const worker = async () => {
+    while (next < calls) await call(next++);
+  };
+  const cpu = process.cpuUsage();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const { user, system } = process.cpuUsage(cpu);
+  return (user + system) / calls;
+}
+
+const median = (values: number[]) =>
+  values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function main(): Promise<void> {
+  const rounds = option("rounds", 7);
+  const calls = option("calls", 40_000);
+  const server = {
+    command: nodeExecutable(),
+    args: [ECHO_SERVER, "stdio"],
+    env: SERVER_ENV,
+  };
+  const closing: (() => Promise<unknown>)[] = [];
+  try {
+    const raw = await RawStdioClient.start(server, { api: "node" });
+    closing.push(() => raw.close());
+    await raw.initialize();
+    const session = new Session(new StdioTransport(server), "bench");
+    closing.push(() => session.close());
+    await session.start();
+    await session.request("initialize", {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "bench-layers", version: "0" },
+    }, { timeoutMs: TIMEOUT_MS });
+    await session.notify("notifications/initialized");
+    const adapter = new MCPToolAdapter({
+      name: "bench",
+      transport: "stdio",
+      ...server,
+    });
+    closing.push(() => adapter.disconnect());
+    await adapter.connect();
+    await adapter.discoverTools();
+    const echo = (i: number) => ({
+      name: "echo",
+      arguments: { text: `m${i}` },
+    });
+    const layers: [string, Call][] = [
+      ["raw", (i) => raw.request("tools/call", echo(i))],
+      ["raw+token", (i) =>
+        raw.request("tools/call", {
+          ...echo(i),
+          _meta: { progressToken: i },
+        })],
+      [
+        "session",
+        (i) =>
+          session.request("tools/call", echo(i), { timeoutMs: TIMEOUT_MS }),
+      ],
+      ["session+token", (i) =>
+        session.request("tools/call", echo(i), {
+          timeoutMs: TIMEOUT_MS,
+          trackProgress: true,
+        })],
+      ["adapter", async (i) => {
+        const result = await adapter.invoke("echo", { text: `m${i}` });
+        if (!result.success) throw new Error(`adapter: ${result.error}`);
+      }],
+    ];
+    for (const [, call] of layers) await measure(call, calls / 2);
+    const costs = layers.map((): number[] => []);
+    for (let r = 0; r < rounds; r++) {
+      // The first layer rotates from round to round.
+      for (let k = 0; k < layers.length; k++) {
+        const index = (k + r) % layers.length;
+        costs[index]!.push(await measure(layers[index]![1], calls));
+      }
+    }
+    const medians = costs.map(median);
+    say(
+      `${CONCURRENCY} calls in flight, ${rounds} rounds x ${calls} calls, ${
+        "Deno" in globalThis ? "Deno" : "Node"
+      } ${process.versions.deno ?? process.versions.node}`,
+    );
+    say("layer          client CPU µs/call  x raw  step");
+    layers.forEach(([name], index) => {
+      const step = index === 0
+        ? ""
+        : `+${(medians[index]! - medians[index - 1]!).toFixed(2)}`;
+      say(
+        `${name.padEnd(15)}${medians[index]!.toFixed(2).padStart(18)}  ${
+          (medians[index]! / medians[0]!).toFixed(2).padStart(5)
+        }  ${step}`,
+      );
+    });
+  } finally {
+    for (const close of closing.reverse()) await close().catch(() => {});
+  }
+}
+
+if (import.meta.main) await main();
