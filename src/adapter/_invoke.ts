@@ -2,18 +2,20 @@
  * `invoke()` as a sequence of named stages, run once and in order, the way
  * the config loader reads (`config/load.ts`): deadline → tool → arguments
  * → validate → call → check output → envelope. Each stage either hands the
- * next what it needs or throws: a {@linkcode CallFailure} for what it found
+ * next what it needs or throws: a {@linkcode Refused} for what it found
  * wrong itself (not found, invalid arguments, an `isError` result, output
- * that fails its schema), worded by the envelopes, or what a wait or the
- * server threw. The envelope stage
- * turns either into the `MCPToolResult` (`_envelope.ts`, the one
- * classifier, loaded with the first outcome); only a missing connection, a
- * login to approve and a tool held back by its pin are thrown. Internal.
+ * that fails its schema), or what a wait or the server threw. The envelope
+ * stage words a refusal and turns either into the `MCPToolResult`
+ * (`_envelope.ts`, the one classifier, loaded with the first outcome);
+ * only a missing connection, a login to approve and a tool held back by
+ * its pin are thrown. A stage with nothing to wait for runs synchronously:
+ * each await is a turn of the microtask queue and a promise, per call.
+ * Internal.
  *
  * @module
  */
 
-import type { CallFailure, FailureContext, Refusal } from "./_envelope.ts";
+import type { FailureContext, Refusal } from "./_envelope.ts";
 import type { Connection, ToolCallOptions } from "../protocol/connection.ts";
 import type { Durable } from "../tasks/durable.ts";
 import type {
@@ -39,6 +41,11 @@ const outputCheck = lazy(() => import("../validation/output.ts"));
 
 /** The schema checked with `validateArguments: false`: only what JSON cannot carry fails. */
 const ANY_ARGUMENTS = {};
+
+/** What a stage found wrong itself; the envelope stage words it. */
+class Refused {
+  constructor(readonly refusal: Refusal) {}
+}
 
 /** What the stages read of their adapter. */
 export interface Caller {
@@ -126,10 +133,8 @@ export async function runCall(
 ): Promise<MCPToolResult> {
   const call = deadline(caller, request);
   try {
-    // A stage that needs no wait runs without one: each await is a turn of
-    // the microtask queue and a promise, per call (issue 40).
     const tool = toolOf(call) ?? await lookUp(call);
-    const args = argumentsOf(call) ?? await notAnObject(call);
+    const args = argumentsOf(call);
     const validating = validate(call, tool, args);
     if (validating !== undefined) await validating;
     let result: MCPCallResult;
@@ -143,16 +148,19 @@ export async function runCall(
     // Only a call that became a task waits here: two awaits of nothing
     // would cost every other call two turns of the microtask queue.
     if (call.tracked) await (await call.tracked).end();
-    if (result.isError === true || tool.outputSchema !== undefined) {
-      await checkOutput(call, tool, result);
-    }
+    const checking = checkOutput(call, tool, result);
+    if (checking !== undefined) await checking;
     return (envelopes.value ?? await envelopes.load()).called(
       result,
       call.started,
     );
   } catch (error) {
-    const { callFailed } = envelopes.value ?? await envelopes.load();
-    return callFailed(error, call.name, failureContext(call));
+    const { callFailed, refused } = envelopes.value ?? await envelopes.load();
+    return callFailed(
+      error instanceof Refused ? refused(call.name, error.refusal) : error,
+      call.name,
+      failureContext(call),
+    );
   }
 }
 
@@ -204,24 +212,20 @@ async function lookUp(call: Call): Promise<MCPToolDescriptor> {
   if (tool) return tool;
   const held = tools.heldError(name);
   if (held) throw redactError(held, caller.secrets());
-  throw await refuse(name, {
+  throw new Refused({
     kind: "not_found",
     server: caller.server,
     names: tools.exposedNames(),
   });
 }
 
-/** Arguments: an object of named arguments; `undefined` when they are not. */
-function argumentsOf(call: Call): Record<string, unknown> | undefined {
+/** Arguments: an object of named arguments. */
+function argumentsOf(call: Call): Record<string, unknown> {
   const { args } = call;
-  return typeof args === "object" && args !== null && !Array.isArray(args)
-    ? args as Record<string, unknown>
-    : undefined;
-}
-
-/** Arguments that are not an object of named arguments: the refusal. */
-async function notAnObject(call: Call): Promise<never> {
-  throw await refuse(call.name, { kind: "not_an_object", given: call.args });
+  if (typeof args === "object" && args !== null && !Array.isArray(args)) {
+    return args as Record<string, unknown>;
+  }
+  throw new Refused({ kind: "not_an_object", given: args });
 }
 
 /**
@@ -243,16 +247,17 @@ function validate(
     call.caller.validateArguments ? tool.inputSchema : ANY_ARGUMENTS,
   );
   if (validator instanceof Promise) return validateLater(call, validator, args);
-  const problems = !call.resume && validator(args);
-  return problems ? invalid(call, problems) : undefined;
+  checkArguments(call, validator, args);
 }
 
-/** The arguments are invalid: the refusal. */
-async function invalid(
+/** The arguments against the validator; a resumed call's are not checked again. */
+function checkArguments(
   call: Call,
-  problems: readonly string[],
-): Promise<never> {
-  throw await refuse(call.name, { kind: "invalid", problems });
+  validator: ArgumentValidator,
+  args: Record<string, unknown>,
+): void {
+  const problems = !call.resume && validator(args);
+  if (problems) throw new Refused({ kind: "invalid", problems });
 }
 
 /** Validate, once the validator is built, within the call's deadlines. */
@@ -276,8 +281,7 @@ async function validateLater(
         deadlineMs,
       ),
   });
-  const problems = !call.resume && validator(args);
-  if (problems) await invalid(call, problems);
+  checkArguments(call, validator, args);
 }
 
 /**
@@ -331,27 +335,36 @@ function callTool(
  * check loads with the first tool that has one and, once its validator is
  * compiled, runs without a wait.
  */
-async function checkOutput(
+function checkOutput(
   call: Call,
   tool: MCPToolDescriptor,
   result: MCPCallResult,
-): Promise<void> {
-  const { name, caller } = call;
+): Promise<void> | undefined {
   if (result.isError === true) {
-    throw await refuse(name, { kind: "tool_error", result });
+    throw new Refused({ kind: "tool_error", result });
   }
-  if (tool.outputSchema === undefined || !caller.validateOutput) return;
-  const check = outputCheck.value ?? await outputCheck.load();
-  let problem = check.outputProblem(tool.outputSchema, result);
-  if (problem instanceof Promise) problem = await problem;
-  if (problem !== undefined) {
-    throw await refuse(name, { kind: "output", problem, result });
-  }
+  const schema = tool.outputSchema;
+  if (schema === undefined || !call.caller.validateOutput) return undefined;
+  const check = outputCheck.value;
+  return check === undefined
+    ? outputCheck.load().then((check) =>
+      outputMatches(check.outputProblem(schema, result), result)
+    )
+    : outputMatches(check.outputProblem(schema, result), result);
 }
 
-/** A failure a stage found itself, worded by the envelopes. */
-async function refuse(tool: string, refusal: Refusal): Promise<CallFailure> {
-  return (envelopes.value ?? await envelopes.load()).refused(tool, refusal);
+/** Refuses output that fails its schema, once the check's answer is known. */
+function outputMatches(
+  problem: string | undefined | Promise<string | undefined>,
+  result: MCPCallResult,
+): Promise<void> | undefined {
+  if (problem instanceof Promise) {
+    return problem.then((problem) => outputMatches(problem, result));
+  }
+  if (problem !== undefined) {
+    throw new Refused({ kind: "output", problem, result });
+  }
+  return undefined;
 }
 
 function failureContext(call: Call): FailureContext {
