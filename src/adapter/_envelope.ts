@@ -28,7 +28,6 @@ import type {
   MCPCallResult,
   MCPErrorKind,
   MCPToolFailure,
-  MCPToolSuccess,
 } from "../types.ts";
 import { errorMessage, hasCode } from "../util/caught.ts";
 import { didYouMean } from "../util/closest.ts";
@@ -154,14 +153,6 @@ export function succeeded<T>(data: T, started: number): MCPSuccess<T> {
     error: null,
     durationMs: tickNow() - started,
   };
-}
-
-/** A tool call's success, timed from `started`. */
-export function called(
-  data: MCPCallResult,
-  started: number,
-): MCPToolSuccess {
-  return succeeded(data, started);
 }
 
 /** A failure, timed from `started`, its message cleared of `secrets`. */

@@ -150,7 +150,7 @@ export async function runCall(
     if (call.tracked) await (await call.tracked).end();
     const checking = checkOutput(call, tool, result);
     if (checking !== undefined) await checking;
-    return (envelopes.value ?? await envelopes.load()).called(
+    return (envelopes.value ?? await envelopes.load()).succeeded(
       result,
       call.started,
     );
