@@ -245,9 +245,7 @@ function flatTools<P extends ModelProvider>(
       entries,
       options.instructionsMaxChars,
     ),
-    async run(call, overrides) {
-      return await dispatchCall(codec, call, run, overrides);
-    },
+    run: (call, overrides) => dispatchCall(codec, call, run, overrides),
   };
 }
 
