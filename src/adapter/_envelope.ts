@@ -24,11 +24,7 @@ import {
   UNSUPPORTED_PROTOCOL_VERSION,
 } from "../protocol/era.ts";
 import type { MCPFailure, MCPSuccess } from "../protocol/content_types.ts";
-import type {
-  MCPCallResult,
-  MCPErrorKind,
-  MCPToolFailure,
-} from "../types.ts";
+import type { MCPCallResult, MCPErrorKind, MCPToolFailure } from "../types.ts";
 import { errorMessage, hasCode } from "../util/caught.ts";
 import { didYouMean } from "../util/closest.ts";
 import { redact, redactError } from "../util/redact.ts";
