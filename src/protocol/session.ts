@@ -26,6 +26,7 @@ import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/caught.ts";
 import { isRecord, kindOf } from "../util/values.ts";
 import { timerMs } from "../util/time.ts";
+import { PendingTable } from "./_pending.ts";
 import type {
   ExpectedFailure,
   SessionTelemetry,
@@ -120,6 +121,8 @@ export interface SessionHandlers {
  * `onProgress`, `signal`) back with the values they have.
  */
 export abstract class PendingRequest implements Receiver {
+  /** Its JSON-RPC id, given when it is sent. */
+  id = 0;
   method = "";
   /** A progress token (the request id) was sent: progress for this id counts. */
   tracked = false;
@@ -176,7 +179,7 @@ export class Session {
   readonly #transport: MCPTransport;
   readonly #handlers: SessionHandlers;
   readonly #label: string;
-  readonly #pending = new Map<RequestId, PendingRequest>();
+  readonly #pending = new PendingTable<PendingRequest>();
   /** How many of `#pending` are background requests, which hold no timer. */
   #background = 0;
   #nextId = 1;
@@ -384,7 +387,8 @@ export class Session {
     pending.onProgress = options.onProgress;
     pending.signal = signal;
     pending.onAbort = undefined;
-    this.#pending.set(id, pending);
+    pending.id = id;
+    this.#pending.add(pending);
     if (background) this.#background++;
     else this.#schedule(Math.min(pending.deadline, pending.hardDeadline));
     if (signal) {
@@ -528,10 +532,10 @@ export class Session {
     // Timers may fire a little early on Node: allow a millisecond.
     const now = performance.now() + 1;
     let next = Infinity;
-    for (const [id, pending] of this.#pending) {
+    for (const pending of this.#pending.values()) {
       const due = Math.min(pending.deadline, pending.hardDeadline);
       if (due > now) next = Math.min(next, due);
-      else this.#timeOut(id, pending);
+      else this.#timeOut(pending.id, pending);
     }
     if (next !== Infinity) this.#schedule(next);
   }
@@ -574,7 +578,7 @@ export class Session {
   #take(id: RequestId): PendingRequest | undefined {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
-    this.#pending.delete(id);
+    this.#pending.delete(pending.id);
     if (pending.background) this.#background--;
     // Nothing left to time out: no timer may keep the process alive.
     else if (this.#pending.size === this.#background) this.#release();
@@ -739,8 +743,8 @@ export class Session {
     this.#stopTimer();
     const why = reason === undefined ? "" : ` (${reason.message})`;
     const options = reason === undefined ? undefined : { cause: reason };
-    for (const [id, pending] of this.#pending) {
-      this.#take(id);
+    for (const pending of this.#pending.values()) {
+      this.#take(pending.id);
       pending.reject(
         this.#closedError(pending.method, lost, why, options),
       );
