@@ -959,7 +959,9 @@ export class Connection {
     pending: PendingRequest,
     now?: number,
   ): void {
-    const params = { name: tool.name, arguments: args };
+    // `_meta` has its place from the start: the session puts the progress
+    // token there, without growing the object (JSON leaves out undefined).
+    const params = { name: tool.name, arguments: args, _meta: undefined };
     // Loaded by the tool listing of a modern HTTP connection.
     const headers = this.#mirrorsParams
       ? paramHeaders.value?.paramHeaderValues(tool.inputSchema, args)
