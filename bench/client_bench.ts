@@ -444,12 +444,12 @@ function cpuOf(result: unknown, who: string): number {
   return usage.user + usage.system;
 }
 
-/** A caller over anything that sends `tools/call` and resolves with the result. */
 /**
- * A client's calls, each one await of the client's own promise: `answer`
- * turns what it resolves with into the tool's result, or throws for a
- * failure (the SDK's `isError`, our envelope's `success: false`), in the
- * same turn, so that no client pays for a wrapper's promise.
+ * A caller over anything that sends `tools/call`. Each call is one await
+ * of the client's own promise: `answer` turns what it resolves with into
+ * the tool's result, or throws for a failure (the SDK's `isError`, our
+ * envelope's `success: false`), in the same turn, so that no client pays
+ * for a wrapper's promise.
  */
 function callerOf<T>(
   who: string,
