@@ -33,6 +33,10 @@
  *   default, `early`, writes the first 16 messages of a tick at once and the
  *   rest when the tick ends, as ours does: on Deno with 64 calls in flight it
  *   is the fastest of the three, so it is the ceiling (`_raw_stdio.ts`).
+ * - `--raw-pending=map`: the raw stdio client keeps its requests in flight
+ *   in a `Map`, as minimal clients do; the default, a ring of slots by id,
+ *   spares it the GC time a `Map` with entries coming and going costs
+ *   (`src/protocol/_pending.ts`), so it is the ceiling.
  * - `--raw-no-signal`: the raw HTTP client gives its POSTs no abort signal.
  *   By default it gives each POST its own, as a client must to stop its
  *   requests in flight (ours does the same; the SDK's passes one shared
@@ -116,6 +120,7 @@ import {
 import { modernCall, modernHeaders } from "./_modern_wire.ts";
 import { RawHttpClient } from "./_raw_http.ts";
 import {
+  type RawPending,
   type RawProcessApi,
   RawStdioClient,
   type RawWrites,
@@ -340,6 +345,7 @@ interface Options {
   base: string | undefined;
   rawApi: RawProcessApi;
   rawWrites: RawWrites;
+  rawPending: RawPending;
   rawSignal: boolean;
 }
 
@@ -356,6 +362,7 @@ function parseOptions(args: string[]): Options {
     base: undefined,
     rawApi: "node",
     rawWrites: "early",
+    rawPending: "slots",
     rawSignal: true,
   };
   for (const arg of args) {
@@ -396,6 +403,10 @@ function parseOptions(args: string[]): Options {
       (value === "early" || value === "tick" || value === "each")
     ) {
       options.rawWrites = value;
+    } else if (
+      flag === "--raw-pending" && (value === "slots" || value === "map")
+    ) {
+      options.rawPending = value;
     } else if (arg === "--raw-no-signal") {
       options.rawSignal = false;
     } else if (flag === "--cpu-prof" && value !== "") {
@@ -504,6 +515,7 @@ async function rawCaller(
     const raw = await RawStdioClient.start(stdioServer(server), {
       api: options.rawApi,
       writes: options.rawWrites,
+      pending: options.rawPending,
     });
     cleanups.push({ what: "raw stdio client", run: () => raw.close() });
     if (!modern) {
@@ -796,7 +808,9 @@ function formatUs(value: number): string {
     : Math.round(value).toLocaleString("en-US");
 }
 
-function runtimeLabel({ rawApi, rawWrites, rawSignal }: Options): string {
+function runtimeLabel(
+  { rawApi, rawWrites, rawPending, rawSignal }: Options,
+): string {
   const deno = (globalThis as { Deno?: { version: Record<string, string> } })
     .Deno;
   const writes = rawWrites === "early"
@@ -804,15 +818,18 @@ function runtimeLabel({ rawApi, rawWrites, rawSignal }: Options): string {
     : rawWrites === "tick"
     ? "one write per tick"
     : "one write per message";
+  const pending = rawPending === "map"
+    ? ", its requests in a Map"
+    : ", its requests in a ring";
   return deno === undefined
-    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball, raw stdio with ${writes}${
+    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball, raw stdio with ${writes}${pending}${
       rawSignal
         ? ", raw HTTP with an abort signal per request"
         : ", raw HTTP without abort signals"
     }`
     : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout, raw stdio on ${
       rawApi === "node" ? "node:child_process" : "Deno.Command"
-    } with ${writes}${
+    } with ${writes}${pending}${
       rawSignal
         ? ", raw HTTP with an abort signal per request"
         : ", raw HTTP without abort signals"
