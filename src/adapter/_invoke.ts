@@ -76,30 +76,6 @@ export interface Caller {
   durable: () => Promise<Durable>;
 }
 
-/** One call as it goes through the stages. */
-export interface Call {
-  readonly caller: Caller;
-  /** The tool's name, as asked. */
-  readonly name: string;
-  /** The arguments, as given. */
-  readonly args: unknown;
-  readonly options: InvokeOptions;
-  /** The telemetry parent of the call's requests. */
-  readonly trace: unknown;
-  /** The answer that created the task this call resumes: its arguments went out with it. */
-  readonly resume: MCPCallResult | undefined;
-  /** When the call started, a `performance.now()`. */
-  readonly startedAt: number;
-  /** The idle deadline, pushed back by progress. */
-  readonly timeoutMs: number;
-  /** The total deadline, if any. */
-  readonly totalTimeoutMs: number | undefined;
-  /** Whether the call waited since `startedAt` was read. */
-  waited: boolean;
-  /** The task store's handle, once the call became a task. */
-  taskHandle?: Promise<{ end(error?: unknown): Promise<void> }>;
-}
-
 /** What `invoke()` (or a resume) asks for. */
 export interface CallRequest {
   name: string;
@@ -146,21 +122,30 @@ export function runCall(
 }
 
 /**
- * One call through the stages: its state ({@linkcode Call}), its request
- * options to the connection, and its pending request in the session,
- * which the response settles.
+ * One call through the stages: their state, its request options to the
+ * connection, and its pending request in the session, which the response
+ * settles. `timeoutMs` (the idle deadline, pushed back by progress) and
+ * `totalTimeoutMs` are the session's fields, set here first.
  */
-class ToolCall extends PendingRequest implements Call, ToolCallOptions {
+class ToolCall extends PendingRequest implements ToolCallOptions {
   readonly caller: Caller;
+  /** The tool's name, as asked. */
   readonly name: string;
+  /** The arguments, as given. */
   readonly args: unknown;
   readonly options: InvokeOptions;
+  /** The telemetry parent of the call's requests. */
   readonly trace: unknown;
+  /** The answer that created the task this call resumes: its arguments went out with it. */
   readonly resume: MCPCallResult | undefined;
+  /** When the call started, a `performance.now()`. */
   readonly startedAt: number;
+  /** Whether the call waited since `startedAt` was read. */
   waited = false;
+  /** The task store's handle, once the call became a task. */
   taskHandle: Promise<{ end(error?: unknown): Promise<void> }> | undefined =
     undefined;
+  /** A progress token goes out, so that progress pushes the idle deadline back. */
   readonly trackProgress = true;
   readonly onTaskStatus: ((status: MCPTaskStatus) => void) | undefined;
   /** Set when the call is sent, if it may become a task. */
@@ -350,7 +335,7 @@ class ToolCall extends PendingRequest implements Call, ToolCallOptions {
  * (connected, the list cached): `undefined` sends the call to
  * {@linkcode lookUp}.
  */
-function toolOf(call: Call): MCPToolDescriptor | undefined {
+function toolOf(call: ToolCall): MCPToolDescriptor | undefined {
   const { connection, tools } = call.caller;
   return connection.ready ? tools.cached(call.name) : undefined;
 }
@@ -359,7 +344,7 @@ function toolOf(call: Call): MCPToolDescriptor | undefined {
  * Tool, with a wait: for a (re)connect or a fresh list, which spends the
  * call's own total deadline.
  */
-async function lookUp(call: Call): Promise<MCPToolDescriptor> {
+async function lookUp(call: ToolCall): Promise<MCPToolDescriptor> {
   const { caller, name, options, totalTimeoutMs } = call;
   const { tools } = caller;
   call.waited = true;
@@ -383,7 +368,7 @@ async function lookUp(call: Call): Promise<MCPToolDescriptor> {
 }
 
 /** Arguments: an object of named arguments. */
-function argumentsOf(call: Call): Record<string, unknown> {
+function argumentsOf(call: ToolCall): Record<string, unknown> {
   const { args } = call;
   if (typeof args === "object" && args !== null && !Array.isArray(args)) {
     return args as Record<string, unknown>;
@@ -402,7 +387,7 @@ function argumentsOf(call: Call): Record<string, unknown> {
  * `undefined`.
  */
 function validate(
-  call: Call,
+  call: ToolCall,
   tool: MCPToolDescriptor,
   args: Record<string, unknown>,
 ): Promise<void> | undefined {
@@ -415,7 +400,7 @@ function validate(
 
 /** The arguments against the validator; a resumed call's are not checked again. */
 function checkArguments(
-  call: Call,
+  call: ToolCall,
   validator: ArgumentValidator,
   args: Record<string, unknown>,
 ): void {
@@ -425,7 +410,7 @@ function checkArguments(
 
 /** Validate, once the validator is built, within the call's deadlines. */
 async function validateLater(
-  call: Call,
+  call: ToolCall,
   building: Promise<ArgumentValidator>,
   args: Record<string, unknown>,
 ): Promise<void> {
@@ -455,7 +440,7 @@ async function validateLater(
  * compiled, runs without a wait.
  */
 function checkOutput(
-  call: Call,
+  call: ToolCall,
   tool: MCPToolDescriptor,
   result: MCPCallResult,
 ): Promise<void> | undefined {
@@ -486,7 +471,7 @@ function outputMatches(
   return undefined;
 }
 
-function failureContext(call: Call): FailureContext {
+function failureContext(call: ToolCall): FailureContext {
   return {
     started: call.startedAt,
     signal: call.options.signal,
