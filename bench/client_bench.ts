@@ -27,11 +27,16 @@
  *   instead of `node:child_process`. The default is the faster of the two
  *   (on Deno 2.9, `node:child_process` takes about half the client CPU per
  *   call), so that the ceiling is the fastest client a user could write.
- * - `--raw-writes=each`: the raw stdio client writes each message at once,
- *   on its own, as the minimal client the issues measured with does. The
- *   default, `tick`, writes the messages of one tick in one write, as ours
- *   does: on Deno with 64 calls in flight it takes about two thirds of the
- *   CPU per call (2026-12-05), so it is the ceiling.
+ * - `--raw-writes=tick|each`: the raw stdio client writes the messages of
+ *   one tick in one write (`tick`), or each message at once, on its own, as
+ *   the minimal client the issues first measured with does (`each`). The
+ *   default, `early`, writes the first 16 messages of a tick at once and the
+ *   rest when the tick ends, as ours does: on Deno with 64 calls in flight it
+ *   is the fastest of the three, so it is the ceiling (`_raw_stdio.ts`).
+ * - `--raw-pending=map`: the raw stdio client keeps its requests in flight
+ *   in a `Map`, as minimal clients do; the default, a ring of slots by id,
+ *   spares it the GC time a `Map` with entries coming and going costs
+ *   (`src/protocol/_pending.ts`), so it is the ceiling.
  * - `--raw-no-signal`: the raw HTTP client gives its POSTs no abort signal.
  *   By default it gives each POST its own, as a client must to stop its
  *   requests in flight (ours does the same; the SDK's passes one shared
@@ -115,6 +120,7 @@ import {
 import { modernCall, modernHeaders } from "./_modern_wire.ts";
 import { RawHttpClient } from "./_raw_http.ts";
 import {
+  type RawPending,
   type RawProcessApi,
   RawStdioClient,
   type RawWrites,
@@ -339,6 +345,7 @@ interface Options {
   base: string | undefined;
   rawApi: RawProcessApi;
   rawWrites: RawWrites;
+  rawPending: RawPending;
   rawSignal: boolean;
 }
 
@@ -354,7 +361,8 @@ function parseOptions(args: string[]): Options {
     cpuProf: undefined,
     base: undefined,
     rawApi: "node",
-    rawWrites: "tick",
+    rawWrites: "early",
+    rawPending: "slots",
     rawSignal: true,
   };
   for (const arg of args) {
@@ -391,9 +399,14 @@ function parseOptions(args: string[]): Options {
     ) {
       options.rawApi = value;
     } else if (
-      flag === "--raw-writes" && (value === "tick" || value === "each")
+      flag === "--raw-writes" &&
+      (value === "early" || value === "tick" || value === "each")
     ) {
       options.rawWrites = value;
+    } else if (
+      flag === "--raw-pending" && (value === "slots" || value === "map")
+    ) {
+      options.rawPending = value;
     } else if (arg === "--raw-no-signal") {
       options.rawSignal = false;
     } else if (flag === "--cpu-prof" && value !== "") {
@@ -442,20 +455,27 @@ function cpuOf(result: unknown, who: string): number {
   return usage.user + usage.system;
 }
 
-/** A caller over anything that sends `tools/call` and resolves with the result. */
-function callerOf(
+/**
+ * A caller over anything that sends `tools/call`. Each call is one await
+ * of the client's own promise: `answer` turns what it resolves with into
+ * the tool's result, or throws for a failure (the SDK's `isError`, our
+ * envelope's `success: false`), in the same turn, so that no client pays
+ * for a wrapper's promise.
+ */
+function callerOf<T>(
   who: string,
-  call: (name: string, args: Record<string, unknown>) => Promise<unknown>,
+  call: (name: string, args: Record<string, unknown>) => Promise<T>,
+  answer: (outcome: T) => unknown = (outcome) => outcome,
 ): Caller {
   return {
     async echo(text) {
-      return textOf(await call("echo", { text }), who);
+      return textOf(answer(await call("echo", { text })), who);
     },
     async big(bytes) {
-      return textOf(await call("big", { bytes }), who).length;
+      return textOf(answer(await call("big", { bytes })), who).length;
     },
     async serverCpuUs() {
-      return cpuOf(await call("cpu", {}), who);
+      return cpuOf(answer(await call("cpu", {})), who);
     },
   };
 }
@@ -495,6 +515,7 @@ async function rawCaller(
     const raw = await RawStdioClient.start(stdioServer(server), {
       api: options.rawApi,
       writes: options.rawWrites,
+      pending: options.rawPending,
     });
     cleanups.push({ what: "raw stdio client", run: () => raw.close() });
     if (!modern) {
@@ -545,11 +566,14 @@ async function sdkCaller(
   cleanups.push({ what: `SDK ${transport} client`, run: () => client.close() });
   await client.connect(channel);
   await client.listTools(); // caches the output validators, as an agent would
-  return callerOf("SDK", async (name, args) => {
-    const result = await client.callTool({ name, arguments: args });
-    if (result.isError) throw new Error(`SDK: ${JSON.stringify(result)}`);
-    return result;
-  });
+  return callerOf(
+    "SDK",
+    (name, args) => client.callTool({ name, arguments: args }),
+    (result: { isError?: unknown }) => {
+      if (result.isError) throw new Error(`SDK: ${JSON.stringify(result)}`);
+      return result;
+    },
+  );
 }
 
 async function oursCaller(
@@ -585,11 +609,14 @@ async function oursCaller(
     );
   }
   await adapter.discoverTools();
-  return callerOf(who, async (name, args) => {
-    const result = await adapter.invoke(name, args);
-    if (!result.success) throw new Error(`${who}: ${result.error}`);
-    return result.data;
-  });
+  return callerOf(
+    who,
+    (name, args) => adapter.invoke(name, args),
+    (result) => {
+      if (!result.success) throw new Error(`${who}: ${result.error}`);
+      return result.data;
+    },
+  );
 }
 
 function urlOf(transport: Transport, http: HttpEchoServer): string {
@@ -781,21 +808,28 @@ function formatUs(value: number): string {
     : Math.round(value).toLocaleString("en-US");
 }
 
-function runtimeLabel({ rawApi, rawWrites, rawSignal }: Options): string {
+function runtimeLabel(
+  { rawApi, rawWrites, rawPending, rawSignal }: Options,
+): string {
   const deno = (globalThis as { Deno?: { version: Record<string, string> } })
     .Deno;
-  const writes = rawWrites === "tick"
+  const writes = rawWrites === "early"
+    ? "the first 16 messages of a tick written at once, the rest at its end"
+    : rawWrites === "tick"
     ? "one write per tick"
     : "one write per message";
+  const pending = rawPending === "map"
+    ? ", its requests in a Map"
+    : ", its requests in a ring";
   return deno === undefined
-    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball, raw stdio with ${writes}${
+    ? `Node ${process.version} (V8 ${process.versions.v8}), ours from the npm tarball, raw stdio with ${writes}${pending}${
       rawSignal
         ? ", raw HTTP with an abort signal per request"
         : ", raw HTTP without abort signals"
     }`
     : `Deno ${deno.version.deno} (V8 ${deno.version.v8}), ours from this checkout, raw stdio on ${
       rawApi === "node" ? "node:child_process" : "Deno.Command"
-    } with ${writes}${
+    } with ${writes}${pending}${
       rawSignal
         ? ", raw HTTP with an abort signal per request"
         : ", raw HTTP without abort signals"

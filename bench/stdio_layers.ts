@@ -3,14 +3,18 @@
  * `tools/call` against the same echo server (`echo_server.mjs`), 64 calls
  * in flight, through
  *
- * - `raw`: the raw client of `client_bench.ts` (`_raw_stdio.ts`, on
- *   `node:child_process`, the messages of one tick in one write);
+ * - `raw (Map)`: the raw client of `client_bench.ts` (`_raw_stdio.ts`, on
+ *   `node:child_process`, the messages of one tick in one write) keeping
+ *   its requests in flight in a `Map`, as minimal clients do;
+ * - `raw`: the same with a ring of slots, the ceiling (a `Map` whose
+ *   entries come and go costs GC time: `src/protocol/_pending.ts`);
  * - `raw+token`: the same, with a progress token in each request's `_meta`,
  *   as ours sends (so that progress can push a call's deadline back);
  * - `session`: our `StdioTransport` and `Session` (deadline, pending map,
  *   write batching), no progress token;
  * - `session+token`: the same with `trackProgress`, the request ours sends;
- * - `adapter`: `MCPToolAdapter.invoke()` (stages, validation, envelope).
+ * - `adapter`: `MCPToolAdapter.invoke()` (stages, validation, envelope),
+ *   its envelope checked in the same await.
  *
  * Each layer has its own server process. After a warm-up the layers take
  * turns for `--rounds=N` rounds (default 7) of `--calls=N` calls each
@@ -35,7 +39,16 @@ const TIMEOUT_MS = 60_000;
 // deno-lint-ignore no-console
 const say = (line = "") => console.log(line);
 
+/** One call; what it resolves with is checked by `check`, in the caller's await. */
 type Call = (i: number) => Promise<unknown>;
+
+/** Throws for an envelope of ours that is a failure. */
+function check(outcome: unknown): void {
+  const envelope = outcome as { success?: boolean; error?: unknown };
+  if (envelope.success === false) {
+    throw new Error(`adapter: ${envelope.error}`);
+  }
+}
 
 function option(name: string, fallback: number): number {
   const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -50,7 +63,7 @@ function option(name: string, fallback: number): number {
 async function measure(call: Call, calls: number): Promise<number> {
   let next = 0;
   const worker = async () => {
-    while (next < calls) await call(next++);
+    while (next < calls) check(await call(next++));
   };
   const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -71,6 +84,12 @@ async function main(): Promise<void> {
   };
   const closing: (() => Promise<unknown>)[] = [];
   try {
+    const rawMap = await RawStdioClient.start(server, {
+      api: "node",
+      pending: "map",
+    });
+    closing.push(() => rawMap.close());
+    await rawMap.initialize();
     const raw = await RawStdioClient.start(server, { api: "node" });
     closing.push(() => raw.close());
     await raw.initialize();
@@ -96,6 +115,7 @@ async function main(): Promise<void> {
       arguments: { text: `m${i}` },
     });
     const layers: [string, Call][] = [
+      ["raw (Map)", (i) => rawMap.request("tools/call", echo(i))],
       ["raw", (i) => raw.request("tools/call", echo(i))],
       ["raw+token", (i) =>
         raw.request("tools/call", {
@@ -112,10 +132,7 @@ async function main(): Promise<void> {
           timeoutMs: TIMEOUT_MS,
           trackProgress: true,
         })],
-      ["adapter", async (i) => {
-        const result = await adapter.invoke("echo", { text: `m${i}` });
-        if (!result.success) throw new Error(`adapter: ${result.error}`);
-      }],
+      ["adapter", (i) => adapter.invoke("echo", { text: `m${i}` })],
     ];
     for (const [, call] of layers) await measure(call, calls / 2);
     const costs = layers.map((): number[] => []);
@@ -132,14 +149,18 @@ async function main(): Promise<void> {
         "Deno" in globalThis ? "Deno" : "Node"
       } ${process.versions.deno ?? process.versions.node}`,
     );
+    // Ratios are to `raw`, the ceiling; steps from the layer above.
+    const ceiling = medians[1]!;
     say("layer          client CPU µs/call  x raw  step");
     layers.forEach(([name], index) => {
       const step = index === 0
         ? ""
-        : `+${(medians[index]! - medians[index - 1]!).toFixed(2)}`;
+        : `${medians[index]! >= medians[index - 1]! ? "+" : ""}${
+          (medians[index]! - medians[index - 1]!).toFixed(2)
+        }`;
       say(
         `${name.padEnd(15)}${medians[index]!.toFixed(2).padStart(18)}  ${
-          (medians[index]! / medians[0]!).toFixed(2).padStart(5)
+          (medians[index]! / ceiling).toFixed(2).padStart(5)
         }  ${step}`,
       );
     });

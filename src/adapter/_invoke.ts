@@ -1,26 +1,35 @@
 /**
  * `invoke()` as a sequence of named stages, run once and in order, the way
  * the config loader reads (`config/load.ts`): deadline → tool → arguments
- * → validate → call → check output → envelope. Each stage either hands the
- * next what it needs or throws: a {@linkcode Refused} for what it found
- * wrong itself (not found, invalid arguments, an `isError` result, output
- * that fails its schema), or what a wait or the server threw. The envelope
- * stage words a refusal and turns either into the `MCPToolResult`
- * (`_envelope.ts`, the one classifier, loaded with the first outcome);
- * only a missing connection, a login to approve and a tool held back by
- * its pin are thrown. A stage with nothing to wait for runs synchronously:
- * each await is a turn of the microtask queue and a promise, per call.
- * Internal.
+ * → validate → call → check output → envelope. A call is one object, a
+ * {@linkcode ToolCall}, that goes through them: each stage either hands the
+ * next what it needs or fails the call, with a {@linkcode Refused} for what
+ * it found wrong itself (not found, invalid arguments, an `isError`
+ * result, output that fails its schema), or with what a wait or the server
+ * threw. The envelope stage words a refusal and turns either into the
+ * `MCPToolResult` (`_envelope.ts`, the one classifier, loaded with the
+ * first outcome); only a missing connection, a login to approve and a tool
+ * held back by its pin are thrown.
+ *
+ * A stage with nothing to wait for runs synchronously, and one that waits
+ * continues with `then`. The call is also its request's options and the
+ * receiver of the response: the envelope is made as the response is read
+ * and settles the caller's promise, the one promise of a call that waits
+ * for nothing else (each promise and each await is an allocation and a
+ * turn of the microtask queue, per call). Internal.
  *
  * @module
  */
 
 import type { FailureContext, Refusal } from "./_envelope.ts";
 import type { Connection, ToolCallOptions } from "../protocol/connection.ts";
+import { PendingRequest, type Result } from "../protocol/session.ts";
+import type { TaskCreated } from "../protocol/tasks/watch.ts";
 import type { Durable } from "../tasks/durable.ts";
 import type {
   InvokeOptions,
   MCPCallResult,
+  MCPTaskStatus,
   MCPToolDescriptor,
   MCPToolResult,
 } from "../types.ts";
@@ -67,30 +76,6 @@ export interface Caller {
   durable: () => Promise<Durable>;
 }
 
-/** One call as it goes through the stages. */
-export interface Call {
-  readonly caller: Caller;
-  /** The tool's name, as asked. */
-  readonly name: string;
-  /** The arguments, as given. */
-  readonly args: unknown;
-  readonly options: InvokeOptions;
-  /** The telemetry parent of the call's requests. */
-  readonly trace: unknown;
-  /** The answer that created the task this call resumes: its arguments went out with it. */
-  readonly resume: MCPCallResult | undefined;
-  /** When the call started, a `performance.now()`. */
-  readonly started: number;
-  /** The idle deadline, pushed back by progress. */
-  readonly timeoutMs: number;
-  /** The total deadline, if any. */
-  readonly totalTimeoutMs: number | undefined;
-  /** Whether the call waited since `started` was read. */
-  waited: boolean;
-  /** The task store's handle, once the call became a task. */
-  tracked?: Promise<{ end(error?: unknown): Promise<void> }>;
-}
-
 /** What `invoke()` (or a resume) asks for. */
 export interface CallRequest {
   name: string;
@@ -127,59 +112,222 @@ export function invoke(
  *
  * @throws As {@linkcode invoke}.
  */
-export async function runCall(
+export function runCall(
   caller: Caller,
   request: CallRequest,
 ): Promise<MCPToolResult> {
-  const call = deadline(caller, request);
-  try {
-    const tool = toolOf(call) ?? await lookUp(call);
-    const args = argumentsOf(call);
-    const validating = validate(call, tool, args);
-    if (validating !== undefined) await validating;
-    let result: MCPCallResult;
-    try {
-      result = await callTool(call, tool, args);
-    } catch (error) {
-      // A task's handle goes, or stays for a resume when the call was cut off.
-      if (call.tracked) await (await call.tracked).end(error);
-      throw error;
-    }
-    // Only a call that became a task waits here: two awaits of nothing
-    // would cost every other call two turns of the microtask queue.
-    if (call.tracked) await (await call.tracked).end();
-    const checking = checkOutput(call, tool, result);
-    if (checking !== undefined) await checking;
-    return (envelopes.value ?? await envelopes.load()).succeeded(
-      result,
-      call.started,
-    );
-  } catch (error) {
-    const { callFailed, refused } = envelopes.value ?? await envelopes.load();
-    return callFailed(
-      error instanceof Refused ? refused(call.name, error.refusal) : error,
-      call.name,
-      failureContext(call),
-    );
-  }
+  return new Promise((resolve, reject) =>
+    new ToolCall(caller, request, resolve, reject).start()
+  );
 }
 
-/** Deadline: the clock starts, the deadline options are checked. */
-function deadline(caller: Caller, request: CallRequest): Call {
-  const { options } = request;
-  return {
-    caller,
-    name: request.name,
-    args: request.args,
-    options,
-    trace: request.trace,
-    resume: request.resume,
-    started: tickNow(),
-    timeoutMs: checkTimeoutMs("timeoutMs", options.timeoutMs) ??
-      caller.requestTimeoutMs,
-    totalTimeoutMs: checkTimeoutMs("totalTimeoutMs", options.totalTimeoutMs),
-    waited: false,
-  };
+/**
+ * One call through the stages: their state, its request options to the
+ * connection, and its pending request in the session, which the response
+ * settles. `timeoutMs` (the idle deadline, pushed back by progress) and
+ * `totalTimeoutMs` are the session's fields, set here first.
+ */
+class ToolCall extends PendingRequest implements ToolCallOptions {
+  readonly caller: Caller;
+  /** The tool's name, as asked. */
+  readonly name: string;
+  /** The arguments, as given. */
+  readonly args: unknown;
+  readonly options: InvokeOptions;
+  /** The telemetry parent of the call's requests. */
+  readonly trace: unknown;
+  /** The answer that created the task this call resumes: its arguments went out with it. */
+  readonly resume: MCPCallResult | undefined;
+  /** When the call started, a `performance.now()`. */
+  readonly startedAt: number;
+  /** Whether the call waited since `startedAt` was read. */
+  waited = false;
+  /** The task store's handle, once the call became a task. */
+  taskHandle: Promise<{ end(error?: unknown): Promise<void> }> | undefined =
+    undefined;
+  /** A progress token goes out, so that progress pushes the idle deadline back. */
+  readonly trackProgress = true;
+  readonly onTaskStatus: ((status: MCPTaskStatus) => void) | undefined;
+  /** Set when the call is sent, if it may become a task. */
+  onTaskCreated: ((task: TaskCreated) => Promise<unknown>) | undefined =
+    undefined;
+  readonly task: boolean | undefined;
+  /** The tool called, once the call stage sent it. */
+  #tool: MCPToolDescriptor | undefined = undefined;
+  readonly #settle: (result: MCPToolResult) => void;
+  readonly #throw: (error: unknown) => void;
+
+  /**
+   * Deadline: the clock starts, the deadline options are checked.
+   *
+   * @throws {MCPConfigError} When `timeoutMs` or `totalTimeoutMs` is not a positive number.
+   */
+  constructor(
+    caller: Caller,
+    request: CallRequest,
+    settle: (result: MCPToolResult) => void,
+    fail: (error: unknown) => void,
+  ) {
+    super();
+    const { options } = request;
+    this.caller = caller;
+    this.name = request.name;
+    this.args = request.args;
+    this.options = options;
+    this.trace = request.trace;
+    this.resume = request.resume;
+    this.startedAt = tickNow();
+    this.timeoutMs = checkTimeoutMs("timeoutMs", options.timeoutMs) ??
+      caller.requestTimeoutMs;
+    this.totalTimeoutMs = checkTimeoutMs(
+      "totalTimeoutMs",
+      options.totalTimeoutMs,
+    );
+    this.signal = options.signal;
+    this.onProgress = options.onProgress;
+    this.onTaskStatus = options.onTaskStatus;
+    this.task = options.task;
+    this.#settle = settle;
+    this.#throw = fail;
+  }
+
+  /** Tool, then the stages after it. */
+  start(): void {
+    const tool = toolOf(this);
+    if (tool !== undefined) this.#withTool(tool);
+    else {
+      lookUp(this).then(
+        (tool) => this.#withTool(tool),
+        (error) => this.#fail(error),
+      );
+    }
+  }
+
+  /** Arguments and validate, then call. */
+  #withTool(tool: MCPToolDescriptor): void {
+    try {
+      const args = argumentsOf(this);
+      const validating = validate(this, tool, args);
+      if (validating === undefined) this.#call(tool, args);
+      else {
+        validating.then(
+          () => this.#call(tool, args),
+          (error) => this.#fail(error),
+        );
+      }
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /**
+   * Call: `tools/call` through the connection (headers, task or plain, a
+   * resume), the response to {@linkcode ToolCall.prototype.resolve} or
+   * {@linkcode ToolCall.prototype.reject}. A call that becomes a task is
+   * written to the task store; its handle goes when the call settles, or
+   * stays for a resume when the call was cut off.
+   */
+  #call(tool: MCPToolDescriptor, args: Record<string, unknown>): void {
+    this.#tool = tool;
+    const { connection } = this.caller;
+    // Only a call that may become a task gets a listener for it: a closure
+    // and its scope per call otherwise.
+    if (!this.resume && connection.mayMakeTask) {
+      this.onTaskCreated = (task) =>
+        this.taskHandle = this.caller.durable().then((tasks) =>
+          tasks.track(task, { name: tool.name, arguments: args }, this)
+        );
+    }
+    try {
+      // The clock was read at the start, and not since unless the call
+      // waited (each read is an op on Deno).
+      connection.callTool(
+        tool,
+        args,
+        this,
+        this,
+        this.waited ? undefined : this.startedAt,
+      );
+    } catch (error) {
+      this.reject(error);
+    }
+  }
+
+  /** The response's result: check output, then the envelope. */
+  override resolve(result: Result): void {
+    const taskHandle = this.taskHandle;
+    // Only a call that became a task waits here, for its handle to go.
+    if (taskHandle === undefined) this.#check(result as MCPCallResult);
+    else {
+      taskHandle.then((handle) => handle.end()).then(
+        () => this.#check(result as MCPCallResult),
+        (error) => this.#fail(error),
+      );
+    }
+  }
+
+  /** The call failed: a task's handle goes, or stays for a resume when the call was cut off. */
+  override reject(error: unknown): void {
+    const taskHandle = this.taskHandle;
+    if (taskHandle === undefined) this.#fail(error);
+    else {
+      taskHandle.then((handle) => handle.end(error)).then(
+        () => this.#fail(error),
+        (failure) => this.#fail(failure),
+      );
+    }
+  }
+
+  /** Check output, then the envelope. */
+  #check(result: MCPCallResult): void {
+    try {
+      const checking = checkOutput(this, this.#tool!, result);
+      if (checking === undefined) this.#succeed(result);
+      else {
+        checking.then(
+          () => this.#succeed(result),
+          (error) => this.#fail(error),
+        );
+      }
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  /** Envelope: the success. */
+  #succeed(result: MCPCallResult): void {
+    const loaded = envelopes.value;
+    if (loaded !== undefined) {
+      this.#settle(loaded.succeeded(result, this.startedAt));
+      return;
+    }
+    envelopes.load().then(
+      (loaded) => this.#settle(loaded.succeeded(result, this.startedAt)),
+      this.#throw,
+    );
+  }
+
+  /** Envelope: the failure, or what is thrown. */
+  #fail(error: unknown): void {
+    const loaded = envelopes.value;
+    if (loaded === undefined) {
+      envelopes.load().then(() => this.#fail(error), this.#throw);
+      return;
+    }
+    try {
+      this.#settle(
+        loaded.callFailed(
+          error instanceof Refused
+            ? loaded.refused(this.name, error.refusal)
+            : error,
+          this.name,
+          failureContext(this),
+        ),
+      );
+    } catch (thrown) {
+      this.#throw(thrown);
+    }
+  }
 }
 
 /**
@@ -187,7 +335,7 @@ function deadline(caller: Caller, request: CallRequest): Call {
  * (connected, the list cached): `undefined` sends the call to
  * {@linkcode lookUp}.
  */
-function toolOf(call: Call): MCPToolDescriptor | undefined {
+function toolOf(call: ToolCall): MCPToolDescriptor | undefined {
   const { connection, tools } = call.caller;
   return connection.ready ? tools.cached(call.name) : undefined;
 }
@@ -196,7 +344,7 @@ function toolOf(call: Call): MCPToolDescriptor | undefined {
  * Tool, with a wait: for a (re)connect or a fresh list, which spends the
  * call's own total deadline.
  */
-async function lookUp(call: Call): Promise<MCPToolDescriptor> {
+async function lookUp(call: ToolCall): Promise<MCPToolDescriptor> {
   const { caller, name, options, totalTimeoutMs } = call;
   const { tools } = caller;
   call.waited = true;
@@ -220,7 +368,7 @@ async function lookUp(call: Call): Promise<MCPToolDescriptor> {
 }
 
 /** Arguments: an object of named arguments. */
-function argumentsOf(call: Call): Record<string, unknown> {
+function argumentsOf(call: ToolCall): Record<string, unknown> {
   const { args } = call;
   if (typeof args === "object" && args !== null && !Array.isArray(args)) {
     return args as Record<string, unknown>;
@@ -239,7 +387,7 @@ function argumentsOf(call: Call): Record<string, unknown> {
  * `undefined`.
  */
 function validate(
-  call: Call,
+  call: ToolCall,
   tool: MCPToolDescriptor,
   args: Record<string, unknown>,
 ): Promise<void> | undefined {
@@ -252,7 +400,7 @@ function validate(
 
 /** The arguments against the validator; a resumed call's are not checked again. */
 function checkArguments(
-  call: Call,
+  call: ToolCall,
   validator: ArgumentValidator,
   args: Record<string, unknown>,
 ): void {
@@ -262,18 +410,18 @@ function checkArguments(
 
 /** Validate, once the validator is built, within the call's deadlines. */
 async function validateLater(
-  call: Call,
+  call: ToolCall,
   building: Promise<ArgumentValidator>,
   args: Record<string, unknown>,
 ): Promise<void> {
-  const { options, timeoutMs, totalTimeoutMs, started } = call;
+  const { options, timeoutMs, totalTimeoutMs, startedAt } = call;
   call.waited = true;
   const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
   const validator = await race(building, {
     signal: options.signal,
     timeoutMs: Math.min(
       timeoutMs,
-      (totalTimeoutMs ?? Infinity) - (performance.now() - started),
+      (totalTimeoutMs ?? Infinity) - (performance.now() - startedAt),
     ),
     onTimeout: () =>
       new MCPTimeoutError(
@@ -285,50 +433,6 @@ async function validateLater(
 }
 
 /**
- * Call: `tools/call` through the connection (headers, task or plain, a
- * resume). A call that becomes a task is written to the task store; its
- * handle goes when the call settles, or stays for a resume when the call
- * was cut off.
- */
-function callTool(
-  call: Call,
-  tool: MCPToolDescriptor,
-  args: Record<string, unknown>,
-): Promise<MCPCallResult> {
-  const { caller, options, resume } = call;
-  const requestOptions: ToolCallOptions = {
-    timeoutMs: call.timeoutMs,
-    totalTimeoutMs: call.totalTimeoutMs,
-    startedAt: call.started,
-    signal: options.signal,
-    onProgress: options.onProgress,
-    trackProgress: true,
-    onTaskStatus: options.onTaskStatus,
-    onTaskCreated: resume
-      ? undefined
-      : (task) =>
-        call.tracked = caller.durable().then((tasks) =>
-          tasks.track(
-            task,
-            { name: tool.name, arguments: args },
-            requestOptions,
-          )
-        ),
-    trace: call.trace,
-    task: options.task,
-    resume,
-  };
-  // The clock was read at the start, and not since unless the call
-  // waited (each read is an op on Deno).
-  return caller.connection.callTool(
-    tool,
-    args,
-    requestOptions,
-    call.waited ? undefined : call.started,
-  );
-}
-
-/**
  * Check output: an `isError` result is the tool's own failure; the
  * `structuredContent` of a tool that declares an `outputSchema` must match
  * it. Nothing is checked, and nothing spent, for a tool without one; the
@@ -336,7 +440,7 @@ function callTool(
  * compiled, runs without a wait.
  */
 function checkOutput(
-  call: Call,
+  call: ToolCall,
   tool: MCPToolDescriptor,
   result: MCPCallResult,
 ): Promise<void> | undefined {
@@ -367,9 +471,9 @@ function outputMatches(
   return undefined;
 }
 
-function failureContext(call: Call): FailureContext {
+function failureContext(call: ToolCall): FailureContext {
   return {
-    started: call.started,
+    started: call.startedAt,
     signal: call.options.signal,
     secrets: call.caller.secrets(),
   };

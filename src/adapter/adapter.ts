@@ -71,6 +71,8 @@ export type {
 } from "../protocol/handlers.ts";
 export type { OAuthClientProviderLike } from "../auth/provider.ts";
 
+/** The options of a call given none: one object, read and never written. */
+const NO_OPTIONS: InvokeOptions = Object.freeze({});
 /** Durable tasks, loaded by the first task (or task store method). */
 const durable = lazy(() => import("../tasks/durable.ts"));
 /** Resources, prompts and completion, loaded by the first use of one. */
@@ -490,7 +492,7 @@ export class MCPToolAdapter {
   invoke(
     name: string,
     args: Record<string, unknown> = {},
-    options: InvokeOptions = {},
+    options: InvokeOptions = NO_OPTIONS,
   ): Promise<MCPToolResult> {
     return invoke(this.#caller, { name, args, options });
   }

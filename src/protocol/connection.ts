@@ -24,7 +24,13 @@ import {
   clientCapabilities,
   type ClientHandlers,
 } from "./handlers.ts";
-import { type RequestOptions, type Result, Session } from "./session.ts";
+import {
+  type PendingRequest,
+  type Receiver,
+  type RequestOptions,
+  type Result,
+  Session,
+} from "./session.ts";
 import type { TaskCallOptions } from "./tasks/watch.ts";
 import type { ToolList } from "./tool_list.ts";
 
@@ -385,6 +391,32 @@ export class Connection {
       : sent.catch((error) =>
         this.#retryExpired(session, error, method, params, options)
       );
+  }
+
+  /**
+   * Sends a request as {@linkcode Connection.prototype.request} does, its
+   * outcome to `pending`. Where nothing can follow the response (no
+   * transition under way, a 2025-era session without a session id to
+   * expire) `pending` goes straight to the session's
+   * {@linkcode Session.prototype.dispatch}: no promise per request.
+   */
+  dispatch(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: TaskCallOptions,
+    pending: PendingRequest,
+    now?: number,
+  ): void {
+    const session = this.#session;
+    if (
+      this.#transitions.pending === 0 && session !== undefined &&
+      !session.closed && session.envelope === undefined &&
+      session.sessionId === undefined
+    ) {
+      session.dispatch(method, params, options, pending, now);
+      return;
+    }
+    settle(this.request(method, params, options, now), pending);
   }
 
   /**
@@ -916,30 +948,52 @@ export class Connection {
    * @param tool The tool, as listed.
    * @param args Its arguments, checked.
    * @param options Deadlines, cancellation, progress, task status and the telemetry parent.
+   * @param pending Gets the result, or the error: an
+   * {@linkcode MCPNotConnectedError} when not connected or the session ends.
    * @param now `performance.now()` read by the caller, when it did not wait since.
-   * @throws {MCPNotConnectedError} When not connected, or the session ends.
    */
   callTool(
     tool: MCPToolDescriptor,
     args: Record<string, unknown>,
     options: ToolCallOptions,
+    pending: PendingRequest,
     now?: number,
-  ): Promise<Result> {
-    const params = { name: tool.name, arguments: args };
+  ): void {
+    // `_meta` has its place from the start: the session puts the progress
+    // token there, without growing the object (JSON leaves out undefined).
+    const params = { name: tool.name, arguments: args, _meta: undefined };
     // Loaded by the tool listing of a modern HTTP connection.
     const headers = this.#mirrorsParams
       ? paramHeaders.value?.paramHeaderValues(tool.inputSchema, args)
       : undefined;
     const sent = headers === undefined ? options : { ...options, headers };
     if (options.resume) {
-      return this.#callTask({ name: tool.name }, sent, options.resume);
+      settle(
+        this.#callTask({ name: tool.name }, sent, options.resume),
+        pending,
+      );
+      return;
     }
     const taskSupport = tool.execution?.taskSupport;
-    return (taskSupport === "required" ||
+    if (
+      (taskSupport === "required" ||
         (taskSupport === "optional" && options.task === true)) &&
-        this.#acceptsToolTasks
-      ? this.#callTask(params, sent)
-      : this.request("tools/call", params, sent, now);
+      this.#acceptsToolTasks
+    ) {
+      settle(this.#callTask(params, sent), pending);
+      return;
+    }
+    this.dispatch("tools/call", params, sent, pending, now);
+  }
+
+  /**
+   * Whether a `tools/call` sent now may become a task: unless connected
+   * (no connect under way) to a 2025-era server that takes no tool tasks,
+   * it may (a modern server may answer any call with a task).
+   */
+  get mayMakeTask(): boolean {
+    return !this.ready || this.#server?.era !== "legacy" ||
+      this.#acceptsToolTasks;
   }
 
   /**
@@ -1036,4 +1090,12 @@ export class Connection {
       timeoutMs: this.#options.connectTimeoutMs,
     }).catch((error) => this.#options.onError?.(asError(error)));
   }
+}
+
+/** Hands the outcome of `sent` to `receiver`. */
+function settle(sent: Promise<Result>, receiver: Receiver): void {
+  sent.then(
+    (result) => receiver.resolve(result),
+    (error) => receiver.reject(error),
+  );
 }

@@ -26,7 +26,12 @@ import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/caught.ts";
 import { isRecord, kindOf } from "../util/values.ts";
 import { timerMs } from "../util/time.ts";
-import type { ExpectedFailure, SessionTelemetry } from "../telemetry/hook.ts";
+import { PendingTable } from "./_pending.ts";
+import type {
+  ExpectedFailure,
+  SessionTelemetry,
+  TracedRequest,
+} from "../telemetry/hook.ts";
 
 /** A JSON-RPC result object. */
 export type Result = Record<string, unknown>;
@@ -75,6 +80,20 @@ export interface RequestOptions {
   expectedFailure?: ExpectedFailure;
 }
 
+/**
+ * What settles one request sent with {@linkcode Session.prototype.dispatch}:
+ * its result, or the error that stands for it. Called once, never both.
+ */
+export interface Receiver {
+  /** The response's result. */
+  resolve(result: Result): void;
+  /**
+   * Why there is none: an error response, a deadline, the signal's reason
+   * (which may be any value), the end of the session.
+   */
+  reject(error: unknown): void;
+}
+
 /** Callbacks from the session to its owner. */
 export interface SessionHandlers {
   /** Every notification except progress and cancellation bookkeeping. */
@@ -91,27 +110,65 @@ export interface SessionHandlers {
   onError?: (error: Error) => void;
 }
 
-interface Pending {
-  method: string;
+/**
+ * A request in flight, as the session keeps it until it settles: what
+ * the session fills in when it sends the request, and what settles it.
+ * `request()` makes one per request. A caller that settles its own
+ * promise extends it and hands itself to
+ * {@linkcode Session.prototype.dispatch}: one object per request instead
+ * of two. When the subclass is also the request's options, the session
+ * writes the option fields it shares (`timeoutMs`, `totalTimeoutMs`,
+ * `onProgress`, `signal`) back with the values they have.
+ */
+export abstract class PendingRequest implements Receiver {
+  /** Its JSON-RPC id, given when it is sent. */
+  id = 0;
+  method = "";
   /** A progress token (the request id) was sent: progress for this id counts. */
-  tracked: boolean;
+  tracked = false;
   /** Its progress listener outlives a successful response (`keepProgress`). */
-  keep: boolean;
+  keep = false;
   /** No `notifications/cancelled` for it (`quiet`). */
-  quiet: boolean;
+  quiet = false;
   /** Open for the session's life, with no deadline (`background`). */
-  background: boolean;
-  resolve: (result: Result) => void;
-  reject: (error: Error) => void;
-  timeoutMs: number;
-  totalTimeoutMs: number | undefined;
+  background = false;
+  timeoutMs = 0;
+  totalTimeoutMs: number | undefined = undefined;
   /** Deadline in ms (performance.now clock), moved by progress. */
-  deadline: number;
+  deadline = 0;
   /** Absolute cap, or Infinity. */
-  hardDeadline: number;
-  onProgress: ((progress: MCPProgress) => void) | undefined;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
+  hardDeadline = Infinity;
+  onProgress: ((progress: MCPProgress) => void) | undefined = undefined;
+  signal: AbortSignal | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+
+  /** The response's result. */
+  abstract resolve(result: Result): void;
+  /** Why there is none (see {@linkcode Receiver.reject}). */
+  abstract reject(error: unknown): void;
+}
+
+/** The pending request of `request()`: it settles a promise. */
+class PromiseRequest extends PendingRequest {
+  readonly #resolve: (result: Result) => void;
+  readonly #reject: (error: unknown) => void;
+
+  constructor(
+    resolve: (result: Result) => void,
+    reject: (error: unknown) => void,
+  ) {
+    super();
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  resolve(result: Result): void {
+    this.#resolve(result);
+  }
+
+  reject(error: unknown): void {
+    this.#reject(error);
+  }
 }
 
 const METHOD_NOT_FOUND = -32601;
@@ -122,7 +179,7 @@ export class Session {
   readonly #transport: MCPTransport;
   readonly #handlers: SessionHandlers;
   readonly #label: string;
-  readonly #pending = new Map<RequestId, Pending>();
+  readonly #pending = new PendingTable<PendingRequest>();
   /** How many of `#pending` are background requests, which hold no timer. */
   #background = 0;
   #nextId = 1;
@@ -245,19 +302,56 @@ export class Session {
     options: RequestOptions,
     now?: number,
   ): Promise<Result> {
+    return new Promise((resolve, reject) =>
+      this.dispatch(
+        method,
+        params,
+        options,
+        new PromiseRequest(resolve, reject),
+        now,
+      )
+    );
+  }
+
+  /**
+   * Sends a request whose outcome goes to `pending`, as
+   * {@linkcode Session.prototype.request} would settle its promise: for a
+   * caller that settles its own promise when the response is read, with
+   * no promise of the session's in between. A request that cannot be sent
+   * (the session is closed, the signal aborted) is rejected at once.
+   *
+   * @param params As for `request()`: the progress token goes in place.
+   * @param pending Filled in and kept until the request settles; not
+   * pending already.
+   * @param now As for `request()`.
+   */
+  dispatch(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: RequestOptions,
+    pending: PendingRequest,
+    now?: number,
+  ): void {
     if (this.#closed) {
-      return Promise.reject(
+      pending.reject(
         new MCPNotConnectedError(
           `Cannot send "${method}": the connection to MCP server "${this.#label}" is closed`,
         ),
       );
+      return;
     }
     const signal = options.signal;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) {
+      pending.reject(signal.reason);
+      return;
+    }
     const id = this.#nextId++;
     options.onId?.(id);
     const traced = this.telemetry?.start(method, id, params, options.trace);
-    if (traced !== undefined) params = traced.params;
+    if (traced !== undefined) {
+      params = traced.params;
+      pending = this.#traced(traced, pending, options);
+    }
     const tracked = options.onProgress !== undefined ||
       options.trackProgress === true;
     const envelope = this.#envelope;
@@ -277,53 +371,67 @@ export class Session {
     const message: JSONRPCRequest = params === undefined
       ? { jsonrpc: "2.0", id, method }
       : { jsonrpc: "2.0", id, method, params };
+    now ??= performance.now();
+    const background = options.background === true;
+    pending.method = method;
+    pending.tracked = tracked;
+    pending.keep = options.keepProgress === true;
+    pending.quiet = options.quiet === true;
+    pending.background = background;
+    pending.timeoutMs = options.timeoutMs;
+    pending.totalTimeoutMs = options.totalTimeoutMs;
+    pending.deadline = background ? Infinity : now + options.timeoutMs;
+    pending.hardDeadline = options.totalTimeoutMs === undefined
+      ? Infinity
+      : (options.startedAt ?? now) + options.totalTimeoutMs;
+    pending.onProgress = options.onProgress;
+    pending.signal = signal;
+    pending.onAbort = undefined;
+    pending.id = id;
+    this.#pending.add(pending);
+    if (background) this.#background++;
+    else this.#schedule(Math.min(pending.deadline, pending.hardDeadline));
+    if (signal) {
+      pending.onAbort = () =>
+        this.#cancel(
+          id,
+          signal.reason,
+          "The request was cancelled by the client",
+        );
+      signal.addEventListener("abort", pending.onAbort, { once: true });
+    }
+    this.#watchSend(
+      options.headers === undefined
+        ? this.#transport.send(message)
+        : this.#transport.send(message, { headers: options.headers }),
+      id,
+    );
+  }
+
+  /**
+   * The pending request of a traced one: its outcome is recorded on its
+   * span, then handed to `receiver`.
+   */
+  #traced(
+    traced: TracedRequest,
+    receiver: Receiver,
+    options: RequestOptions,
+  ): PendingRequest {
+    let inner!: PendingRequest;
     const answered = new Promise<Result>((resolve, reject) => {
-      now ??= performance.now();
-      const background = options.background === true;
-      const pending: Pending = {
-        method,
-        tracked,
-        keep: options.keepProgress === true,
-        quiet: options.quiet === true,
-        background,
-        resolve,
-        reject,
-        timeoutMs: options.timeoutMs,
-        totalTimeoutMs: options.totalTimeoutMs,
-        deadline: background ? Infinity : now + options.timeoutMs,
-        hardDeadline: options.totalTimeoutMs === undefined
-          ? Infinity
-          : (options.startedAt ?? now) + options.totalTimeoutMs,
-        onProgress: options.onProgress,
-        signal,
-        onAbort: undefined,
-      };
-      this.#pending.set(id, pending);
-      if (background) this.#background++;
-      else this.#schedule(Math.min(pending.deadline, pending.hardDeadline));
-      if (signal) {
-        pending.onAbort = () =>
-          this.#cancel(
-            id,
-            signal.reason,
-            "The request was cancelled by the client",
-          );
-        signal.addEventListener("abort", pending.onAbort, { once: true });
-      }
-      this.#watchSend(
-        options.headers === undefined
-          ? this.#transport.send(message)
-          : this.#transport.send(message, { headers: options.headers }),
-        id,
-      );
+      inner = new PromiseRequest(resolve, reject);
     });
-    return traced === undefined ? answered : traced.watch(
+    traced.watch(
       answered,
       (error) =>
-        signal?.aborted || this.#closedByUs
+        options.signal?.aborted || this.#closedByUs
           ? "cancelled"
           : options.expectedFailure?.(error),
+    ).then(
+      (result) => receiver.resolve(result),
+      (error) => receiver.reject(error),
     );
+    return inner;
   }
 
   /**
@@ -424,15 +532,15 @@ export class Session {
     // Timers may fire a little early on Node: allow a millisecond.
     const now = performance.now() + 1;
     let next = Infinity;
-    for (const [id, pending] of this.#pending) {
+    for (const pending of this.#pending.values()) {
       const due = Math.min(pending.deadline, pending.hardDeadline);
       if (due > now) next = Math.min(next, due);
-      else this.#timeOut(id, pending);
+      else this.#timeOut(pending.id, pending);
     }
     if (next !== Infinity) this.#schedule(next);
   }
 
-  #timeOut(id: RequestId, pending: Pending): void {
+  #timeOut(id: RequestId, pending: PendingRequest): void {
     const total = pending.hardDeadline <= pending.deadline;
     const where = `"${pending.method}" on MCP server "${this.#label}"`;
     this.#cancel(
@@ -467,10 +575,10 @@ export class Session {
   }
 
   /** Removes a pending request, to settle it; `undefined` when it is not pending. */
-  #take(id: RequestId): Pending | undefined {
+  #take(id: RequestId): PendingRequest | undefined {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
-    this.#pending.delete(id);
+    this.#pending.delete(pending.id);
     if (pending.background) this.#background--;
     // Nothing left to time out: no timer may keep the process alive.
     else if (this.#pending.size === this.#background) this.#release();
@@ -635,9 +743,11 @@ export class Session {
     this.#stopTimer();
     const why = reason === undefined ? "" : ` (${reason.message})`;
     const options = reason === undefined ? undefined : { cause: reason };
-    for (const [id, pending] of this.#pending) {
-      this.#take(id);
-      pending.reject(this.#closedError(pending.method, lost, why, options));
+    for (const pending of this.#pending.values()) {
+      this.#take(pending.id);
+      pending.reject(
+        this.#closedError(pending.method, lost, why, options),
+      );
     }
     this.#handlers.onClose?.(
       lost

@@ -77,9 +77,13 @@ const DEFAULT_CLOSE_TIMEOUT_MS = 2000;
 /**
  * Messages of one tick after which the first of them are written at once,
  * so that the server starts on them while we prepare the rest; the rest go
- * out together when the tick ends.
+ * out together when the tick ends. Enough of them that their write (about
+ * 10 µs of client CPU on Deno) is spread over several calls' worth of
+ * work, few enough that the server is not kept waiting: 8 cost the client
+ * 1.31–1.38× the raw client's CPU per call at 64 in flight, 16 cost
+ * 1.02–1.23× and answered more calls per second (docs/performance.md).
  */
-const EARLY_WRITE_MESSAGES = 8;
+const EARLY_WRITE_MESSAGES = 16;
 /** Messages that may wait for a server that does not read its stdin, besides the byte bound. */
 const MAX_QUEUED_MESSAGES = 100_000;
 /** How long stdout's end may precede the exit before it counts as a server that stopped talking. */
