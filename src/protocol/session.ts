@@ -743,9 +743,10 @@ export class Session {
     this.#stopTimer();
     const why = reason === undefined ? "" : ` (${reason.message})`;
     const options = reason === undefined ? undefined : { cause: reason };
+    // A request settled while the others are rejected (by a receiver that
+    // settles synchronously) is not rejected again, as when this walked the map.
     for (const pending of this.#pending.values()) {
-      this.#take(pending.id);
-      pending.reject(
+      this.#take(pending.id)?.reject(
         this.#closedError(pending.method, lost, why, options),
       );
     }
