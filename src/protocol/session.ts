@@ -400,12 +400,17 @@ export class Session {
         );
       signal.addEventListener("abort", pending.onAbort, { once: true });
     }
-    this.#watchSend(
-      options.headers === undefined
+    let sent: Promise<void>;
+    try {
+      sent = options.headers === undefined
         ? this.#transport.send(message)
-        : this.#transport.send(message, { headers: options.headers }),
-      id,
-    );
+        : this.#transport.send(message, { headers: options.headers });
+    } catch (error) {
+      // A transport of the user's may throw instead of rejecting: the
+      // request fails the same way, and leaves nothing pending.
+      sent = Promise.reject(error);
+    }
+    this.#watchSend(sent, id);
   }
 
   /**

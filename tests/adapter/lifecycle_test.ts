@@ -253,6 +253,15 @@ describe("the deadline timer and the life of the process", () => {
     assert.ok(performance.now() - started < 20_000);
   });
 
+  it("a call whose transport throws as it sends fails at once, and leaves nothing to keep the process alive", async () => {
+    const started = performance.now();
+    const run = await idle("throwing");
+    assert.equal(run.stdout, "echo connection\n", run.stderr);
+    assert.equal(run.code, 0, run.stderr);
+    // The call's deadline is 60 s; the bound of exec() is 20 s.
+    assert.ok(performance.now() - started < 20_000);
+  });
+
   it("a call in flight keeps the process alive until its deadline, after an idle spell", async () => {
     const run = await idle("pending");
     assert.equal(run.stdout, "echo ok\nhang timeout\n", run.stderr);
