@@ -133,7 +133,6 @@ class ToolCall extends PendingRequest implements ToolCallOptions {
   readonly name: string;
   /** The arguments, as given. */
   readonly args: unknown;
-  readonly options: InvokeOptions;
   /** The telemetry parent of the call's requests. */
   readonly trace: unknown;
   /** The answer that created the task this call resumes: its arguments went out with it. */
@@ -173,7 +172,6 @@ class ToolCall extends PendingRequest implements ToolCallOptions {
     this.caller = caller;
     this.name = request.name;
     this.args = request.args;
-    this.options = options;
     this.trace = request.trace;
     this.resume = request.resume;
     this.startedAt = tickNow();
@@ -345,11 +343,11 @@ function toolOf(call: ToolCall): MCPToolDescriptor | undefined {
  * call's own total deadline.
  */
 async function lookUp(call: ToolCall): Promise<MCPToolDescriptor> {
-  const { caller, name, options, totalTimeoutMs } = call;
+  const { caller, name, signal, totalTimeoutMs } = call;
   const { tools } = caller;
   call.waited = true;
   const tool = await race(tools.lookUp(name), {
-    signal: options.signal,
+    signal,
     timeoutMs: totalTimeoutMs,
     onTimeout: () =>
       new MCPTimeoutError(
@@ -414,11 +412,11 @@ async function validateLater(
   building: Promise<ArgumentValidator>,
   args: Record<string, unknown>,
 ): Promise<void> {
-  const { options, timeoutMs, totalTimeoutMs, startedAt } = call;
+  const { signal, timeoutMs, totalTimeoutMs, startedAt } = call;
   call.waited = true;
   const deadlineMs = Math.min(timeoutMs, totalTimeoutMs ?? timeoutMs);
   const validator = await race(building, {
-    signal: options.signal,
+    signal,
     timeoutMs: Math.min(
       timeoutMs,
       (totalTimeoutMs ?? Infinity) - (performance.now() - startedAt),
@@ -474,7 +472,7 @@ function outputMatches(
 function failureContext(call: ToolCall): FailureContext {
   return {
     started: call.startedAt,
-    signal: call.options.signal,
+    signal: call.signal,
     secrets: call.caller.secrets(),
   };
 }
