@@ -581,9 +581,8 @@ export class Session {
 
   /** Removes a pending request, to settle it; `undefined` when it is not pending. */
   #take(id: RequestId): PendingRequest | undefined {
-    const pending = this.#pending.get(id);
+    const pending = this.#pending.take(id);
     if (!pending) return undefined;
-    this.#pending.delete(pending.id);
     if (pending.background) this.#background--;
     // Nothing left to time out: no timer may keep the process alive.
     else if (this.#pending.size === this.#background) this.#release();

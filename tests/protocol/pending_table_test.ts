@@ -15,16 +15,21 @@ describe("PendingTable", () => {
     for (let id = 1; id <= 10; id++) table.add(entry(id));
     assert.equal(table.size, 10);
     assert.equal(table.get(7)?.name, "request 7");
-    assert.equal(table.delete(7), true);
-    assert.equal(table.delete(7), false, "a second delete finds nothing");
+    assert.equal(table.take(7)?.name, "request 7");
+    assert.equal(table.take(7), undefined, "a second take finds nothing");
     assert.equal(table.get(7), undefined);
     assert.equal(table.size, 9);
-    // A late answer to request 7 + 64 must not find the request that now
-    // holds 7's slot; a server may answer with any id.
-    assert.equal(table.get(71), undefined);
-    for (const id of ["7", 7.5, null, undefined, { id: 8 }, -8, 8n]) {
+    // An id that shares a slot with a request in flight (8 + 64, a late
+    // answer to an old request) must neither find nor take it; a server may
+    // answer with any id.
+    assert.equal(table.get(72), undefined);
+    assert.equal(table.take(72), undefined);
+    assert.equal(table.get(8)?.name, "request 8");
+    for (const id of ["8", 8.5, null, undefined, { id: 8 }, -8, 8n]) {
       assert.equal(table.get(id), undefined, `get(${String(id)})`);
+      assert.equal(table.take(id), undefined, `take(${String(id)})`);
     }
+    assert.equal(table.size, 9, "nothing was taken by another type's id");
   });
 
   it("keeps a long-lived request while many short ones pass through, in a ring that stays small", () => {
@@ -41,7 +46,7 @@ describe("PendingTable", () => {
       if (inFlight.length === 64) {
         const done = inFlight.shift()!;
         assert.equal(table.get(done)?.id, done);
-        assert.equal(table.delete(done), true);
+        assert.equal(table.take(done)?.id, done);
       }
     }
     assert.equal(
@@ -55,7 +60,7 @@ describe("PendingTable", () => {
     // entries need 256 slots, not one slot per request ever made.
     assert.equal(table.values().length, 64);
     assert.ok(table.capacity <= 256, `the ring has ${table.capacity} slots`);
-    assert.equal(table.delete(1), true);
+    assert.equal(table.take(1), listening, "taken from where it moved");
     assert.equal(table.get(1), undefined);
   });
 
@@ -68,13 +73,13 @@ describe("PendingTable", () => {
       table.values().map((e) => e.id).toSorted((a, b) => a - b),
       Array.from({ length: 5_000 }, (_, i) => i + 1),
     );
-    for (let id = 1; id <= 5_000; id += 2) table.delete(id);
+    for (let id = 1; id <= 5_000; id += 2) table.take(id);
     assert.equal(table.size, 2_500);
     assert.equal(table.get(4_999), undefined);
     assert.equal(table.get(5_000)?.id, 5_000);
   });
 
-  it("hands out its entries as an array the caller may delete from while walking it", () => {
+  it("hands out its entries as an array the caller may take from while walking it", () => {
     const table = new PendingTable<Entry>();
     table.add(entry(1));
     table.add(entry(65)); // the same slot as 1: 1 moves out of the ring
@@ -82,7 +87,7 @@ describe("PendingTable", () => {
     const seen: number[] = [];
     for (const e of table.values()) {
       seen.push(e.id);
-      table.delete(e.id);
+      table.take(e.id);
     }
     assert.deepEqual(seen.toSorted((a, b) => a - b), [1, 2, 65]);
     assert.equal(table.size, 0);
