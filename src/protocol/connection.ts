@@ -26,7 +26,6 @@ import {
 } from "./handlers.ts";
 import {
   type PendingRequest,
-  type Receiver,
   type RequestOptions,
   type Result,
   Session,
@@ -358,6 +357,8 @@ export class Connection {
     options: TaskCallOptions,
     now?: number,
   ): Promise<Result> {
+    const plain = this.#plain;
+    if (plain !== undefined) return plain.request(method, params, options, now);
     if (this.#transitions.pending > 0) {
       // Sent after the wait: the caller's clock reading is old by then.
       return this.whenReady(method).then(() =>
@@ -385,20 +386,33 @@ export class Connection {
         return session.request(method, params, options).then(final);
       });
     }
-    // Only a transport with a session id can find it expired.
-    return session.sessionId === undefined
-      ? sent
-      : sent.catch((error) =>
-        this.#retryExpired(session, error, method, params, options)
-      );
+    // A live 2025-era session here has a session id (else it is plain):
+    // the server may find it expired.
+    return sent.catch((error) =>
+      this.#retryExpired(session, error, method, params, options)
+    );
+  }
+
+  /**
+   * The live session, when nothing can follow a response to a request sent
+   * now: no transition under way, the 2025 era (no modern results to
+   * settle, no lost response to send again), no session id to expire. Its
+   * answers go to the caller as they are.
+   */
+  get #plain(): Session | undefined {
+    const session = this.#session;
+    return this.#transitions.pending === 0 && session !== undefined &&
+        !session.closed && session.envelope === undefined &&
+        session.sessionId === undefined
+      ? session
+      : undefined;
   }
 
   /**
    * Sends a request as {@linkcode Connection.prototype.request} does, its
-   * outcome to `pending`. Where nothing can follow the response (no
-   * transition under way, a 2025-era session without a session id to
-   * expire) `pending` goes straight to the session's
-   * {@linkcode Session.prototype.dispatch}: no promise per request.
+   * outcome to `pending`. Over a plain session (see `#plain`) `pending`
+   * goes straight to the session's {@linkcode Session.prototype.dispatch}:
+   * no promise per request.
    */
   dispatch(
     method: string,
@@ -407,16 +421,10 @@ export class Connection {
     pending: PendingRequest,
     now?: number,
   ): void {
-    const session = this.#session;
-    if (
-      this.#transitions.pending === 0 && session !== undefined &&
-      !session.closed && session.envelope === undefined &&
-      session.sessionId === undefined
-    ) {
-      session.dispatch(method, params, options, pending, now);
-      return;
-    }
-    settle(this.request(method, params, options, now), pending);
+    const plain = this.#plain;
+    if (plain !== undefined) {
+      plain.dispatch(method, params, options, pending, now);
+    } else settle(this.request(method, params, options, now), pending);
   }
 
   /**
@@ -1092,10 +1100,10 @@ export class Connection {
   }
 }
 
-/** Hands the outcome of `sent` to `receiver`. */
-function settle(sent: Promise<Result>, receiver: Receiver): void {
+/** Hands the outcome of `sent` to `pending`. */
+function settle(sent: Promise<Result>, pending: PendingRequest): void {
   sent.then(
-    (result) => receiver.resolve(result),
-    (error) => receiver.reject(error),
+    (result) => pending.resolve(result),
+    (error) => pending.reject(error),
   );
 }

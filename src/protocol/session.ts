@@ -80,20 +80,6 @@ export interface RequestOptions {
   expectedFailure?: ExpectedFailure;
 }
 
-/**
- * What settles one request sent with {@linkcode Session.prototype.dispatch}:
- * its result, or the error that stands for it. Called once, never both.
- */
-export interface Receiver {
-  /** The response's result. */
-  resolve(result: Result): void;
-  /**
-   * Why there is none: an error response, a deadline, the signal's reason
-   * (which may be any value), the end of the session.
-   */
-  reject(error: unknown): void;
-}
-
 /** Callbacks from the session to its owner. */
 export interface SessionHandlers {
   /** Every notification except progress and cancellation bookkeeping. */
@@ -120,7 +106,7 @@ export interface SessionHandlers {
  * writes the option fields it shares (`timeoutMs`, `totalTimeoutMs`,
  * `onProgress`, `signal`) back with the values they have.
  */
-export abstract class PendingRequest implements Receiver {
+export abstract class PendingRequest {
   /** Its JSON-RPC id, given when it is sent. */
   id = 0;
   method = "";
@@ -142,9 +128,13 @@ export abstract class PendingRequest implements Receiver {
   signal: AbortSignal | undefined = undefined;
   onAbort: (() => void) | undefined = undefined;
 
-  /** The response's result. */
+  /** The response's result. Called once, and `reject` not at all. */
   abstract resolve(result: Result): void;
-  /** Why there is none (see {@linkcode Receiver.reject}). */
+  /**
+   * Why there is no result: an error response, a deadline, the signal's
+   * reason (which may be any value), the end of the session. Called once,
+   * and `resolve` not at all.
+   */
   abstract reject(error: unknown): void;
 }
 
@@ -419,7 +409,7 @@ export class Session {
    */
   #traced(
     traced: TracedRequest,
-    receiver: Receiver,
+    receiver: PendingRequest,
     options: RequestOptions,
   ): PendingRequest {
     let inner!: PendingRequest;
