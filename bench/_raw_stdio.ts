@@ -11,9 +11,9 @@
  * thirds of one write per message (`"each"`, the minimal client the issues
  * first measured with). The requests in flight sit in a ring of slots by
  * id (`pending: "map"`: a `Map`, which costs a busy client GC time, see
- * `src/protocol/_pending.ts`). Reads are framed linearly: the unterminated tail is kept as a list of
- * pieces and joined once when its newline arrives, so a 10 MB line costs
- * one copy. The process API is the runtime's own (`Deno.Command` or
+ * `src/protocol/_pending.ts`). Reads are framed linearly: the unterminated
+ * tail is kept as a list of pieces and joined once when its newline
+ * arrives, so a 10 MB line costs one copy. The process API is the runtime's own (`Deno.Command` or
  * `node:child_process`, see `_raw_stdio_deno.ts` / `_raw_stdio_node.ts`).
  * Internal to the benchmarks.
  *

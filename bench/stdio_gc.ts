@@ -27,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
 import { ECHO_SERVER, nodeExecutable, SERVER_ENV } from "./_echo_server.ts";
 import { RawStdioClient } from "./_raw_stdio.ts";
+import { countOption, fanOut } from "./_fan_out.ts";
 
 const CONCURRENCY = 64;
 const WARM_UP = 20_000;
@@ -35,15 +36,6 @@ type Client = typeof CLIENTS[number];
 
 // deno-lint-ignore no-console
 const say = (line = "") => console.log(line);
-
-function option(name: string, fallback: number): number {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  const value = arg === undefined ? fallback : Number(arg.split("=")[1]);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`stdio_gc: --${name} must be a positive integer`);
-  }
-  return value;
-}
 
 /** In the child: makes the calls of one client and prints its CPU per call. */
 async function child(client: Client, calls: number): Promise<void> {
@@ -74,24 +66,10 @@ async function child(client: Client, calls: number): Promise<void> {
       raw.request("tools/call", { name: "echo", arguments: { text: `m${i}` } });
     close = () => raw.close();
   }
-  const run = async (n: number) => {
-    let next = 0;
-    const worker = async () => {
-      while (next < n) {
-        const outcome = await call(next++) as { success?: boolean };
-        if (outcome.success === false) {
-          throw new Error("stdio_gc: a call failed");
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  };
-  await run(WARM_UP);
-  const cpu = process.cpuUsage();
-  await run(calls);
-  const { user, system } = process.cpuUsage(cpu);
+  await fanOut(call, WARM_UP, CONCURRENCY);
+  const cpu = await fanOut(call, calls, CONCURRENCY);
   // On stderr: stdout carries V8's trace, which is not written line by line.
-  process.stderr.write(`cpu ${(user + system) / calls}\n`);
+  process.stderr.write(`cpu ${cpu}\n`);
   await close();
 }
 
@@ -161,13 +139,13 @@ async function measure(client: Client, calls: number): Promise<Figures> {
 }
 
 async function main(): Promise<void> {
-  const calls = option("calls", 300_000);
+  const calls = countOption("stdio_gc", "calls", 300_000);
   const childArg = process.argv.find((a) => a.startsWith("--child="));
   if (childArg !== undefined) {
     await child(childArg.slice(8) as Client, calls);
     return;
   }
-  const runs = option("runs", 2);
+  const runs = countOption("stdio_gc", "runs", 2);
   say(
     `${CONCURRENCY} calls in flight, ${calls} calls per run, ${runs} runs per client, ${
       "Deno" in globalThis ? "Deno" : "Node"

@@ -4,14 +4,15 @@
  * in flight, through
  *
  * - `raw (Map)`: the raw client of `client_bench.ts` (`_raw_stdio.ts`, on
- *   `node:child_process`, the messages of one tick in one write) keeping
- *   its requests in flight in a `Map`, as minimal clients do;
+ *   `node:child_process`, the first 16 messages of a tick written at
+ *   once and the rest when it ends, as ours does) keeping its requests in
+ *   flight in a `Map`, as minimal clients do;
  * - `raw`: the same with a ring of slots, the ceiling (a `Map` whose
  *   entries come and go costs GC time: `src/protocol/_pending.ts`);
  * - `raw+token`: the same, with a progress token in each request's `_meta`,
  *   as ours sends (so that progress can push a call's deadline back);
- * - `session`: our `StdioTransport` and `Session` (deadline, pending map,
- *   write batching), no progress token;
+ * - `session`: our `StdioTransport` and `Session` (deadline, the ring of
+ *   requests in flight, write batching), no progress token;
  * - `session+token`: the same with `trackProgress`, the request ours sends;
  * - `adapter`: `MCPToolAdapter.invoke()` (stages, validation, envelope),
  *   its envelope checked in the same await.
@@ -32,51 +33,19 @@ import { Session } from "../src/protocol/session.ts";
 import { StdioTransport } from "../src/transports/stdio.ts";
 import { ECHO_SERVER, nodeExecutable, SERVER_ENV } from "./_echo_server.ts";
 import { RawStdioClient } from "./_raw_stdio.ts";
+import { type Call, countOption, fanOut } from "./_fan_out.ts";
 
-const CONCURRENCY = 64;
 const TIMEOUT_MS = 60_000;
 
 // deno-lint-ignore no-console
 const say = (line = "") => console.log(line);
 
-/** One call; what it resolves with is checked by `check`, in the caller's await. */
-type Call = (i: number) => Promise<unknown>;
-
-/** Throws for an envelope of ours that is a failure. */
-function check(outcome: unknown): void {
-  const envelope = outcome as { success?: boolean; error?: unknown };
-  if (envelope.success === false) {
-    throw new Error(`adapter: ${envelope.error}`);
-  }
-}
-
-function option(name: string, fallback: number): number {
-  const arg = process.argv.find((a) => a.startsWith(`--${name}=`));
-  const value = arg === undefined ? fallback : Number(arg.split("=")[1]);
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`stdio_layers: --${name} must be a positive integer`);
-  }
-  return value;
-}
-
-/** Makes `calls` calls from 64 callers; the client CPU per call, in µs. */
-async function measure(call: Call, calls: number): Promise<number> {
-  let next = 0;
-  const worker = async () => {
-    while (next < calls) check(await call(next++));
-  };
-  const cpu = process.cpuUsage();
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const { user, system } = process.cpuUsage(cpu);
-  return (user + system) / calls;
-}
-
 const median = (values: number[]) =>
   values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
-  const rounds = option("rounds", 7);
-  const calls = option("calls", 40_000);
+  const rounds = countOption("stdio_layers", "rounds", 7);
+  const calls = countOption("stdio_layers", "calls", 40_000);
   const server = {
     command: nodeExecutable(),
     args: [ECHO_SERVER, "stdio"],
@@ -134,18 +103,18 @@ async function main(): Promise<void> {
         })],
       ["adapter", (i) => adapter.invoke("echo", { text: `m${i}` })],
     ];
-    for (const [, call] of layers) await measure(call, calls / 2);
+    for (const [, call] of layers) await fanOut(call, calls / 2);
     const costs = layers.map((): number[] => []);
     for (let r = 0; r < rounds; r++) {
       // The first layer rotates from round to round.
       for (let k = 0; k < layers.length; k++) {
         const index = (k + r) % layers.length;
-        costs[index]!.push(await measure(layers[index]![1], calls));
+        costs[index]!.push(await fanOut(layers[index]![1], calls));
       }
     }
     const medians = costs.map(median);
     say(
-      `${CONCURRENCY} calls in flight, ${rounds} rounds x ${calls} calls, ${
+      `64 calls in flight, ${rounds} rounds x ${calls} calls, ${
         "Deno" in globalThis ? "Deno" : "Node"
       } ${process.versions.deno ?? process.versions.node}`,
     );
