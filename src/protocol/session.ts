@@ -102,9 +102,10 @@ export interface SessionHandlers {
  * `request()` makes one per request. A caller that settles its own
  * promise extends it and hands itself to
  * {@linkcode Session.prototype.dispatch}: one object per request instead
- * of two. When the subclass is also the request's options, the session
- * writes the option fields it shares (`timeoutMs`, `totalTimeoutMs`,
- * `onProgress`, `signal`) back with the values they have.
+ * of two. When the subclass is also the request's options, the fields
+ * the two share (`timeoutMs`, `totalTimeoutMs`, `onProgress`, `signal`;
+ * `quiet` and `background`, which then stay false) are written back with
+ * the values they have.
  */
 export abstract class PendingRequest {
   /** Its JSON-RPC id, given when it is sent. */
