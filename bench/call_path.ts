@@ -1,0 +1,231 @@
+/**
+ * What a `tools/call` costs our client in its own JavaScript, with no pipe
+ * and no second process: 64 calls in flight against a scripted 2025-era
+ * peer in this process, beside the raw client of the stdio rows without its
+ * pipe (a ring of slots by id, `JSON.parse` and `resolve`, as
+ * `_raw_stdio.ts` has them). The peer answers every request of a turn with
+ * one newline-delimited JSON text on the next microtask, split and parsed
+ * line by line as the stdio transport does; both clients' requests are
+ * serialized, ours by the peer as the stdio transport would. Ours is
+ * `MCPToolAdapter.invoke()` with everything on: the deadline, the progress
+ * token, argument validation, the envelope.
+ *
+ * The pipe benchmarks (`client_bench.ts`, `stdio_layers.ts`) include the
+ * runtime's I/O and how the two processes are scheduled, and their ratios
+ * swing by ±0.1 from run to run: a change of a few per cent to the client's
+ * bookkeeping cannot be told from noise there. Here no second process
+ * runs and nothing waits on I/O: over ten runs on the shared 2-core VM the
+ * median ratio of a run stayed within 1.32–1.43. What it cannot show is
+ * what the pipe costs, or how a change moves the two processes' timing
+ * (see `docs/performance.md`).
+ *
+ * After a warm-up the clients take turns for `--rounds=N` rounds (default
+ * 7) of `--calls=N` calls each (default 200,000). The table gives each
+ * client's median CPU per call (user + system, all threads: the collector's
+ * helpers too) and the median of the per-round ratios to raw. Run it with
+ * `deno run -A bench/call_path.ts` (Deno or, transpiled, Node).
+ *
+ * @module
+ */
+
+import process from "node:process";
+import {
+  type JSONRPCMessage,
+  MCPToolAdapter,
+  type MCPTransport,
+} from "@cleveragents/mcp-adapter";
+import { type Call, countOption, fanOut } from "./_fan_out.ts";
+
+// deno-lint-ignore no-console
+const say = (line = "") => console.log(line);
+
+const median = (values: number[]) =>
+  values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** The answer to `tools/call echo {text}`, as `echo_server.mjs` writes it. */
+function echoAnswer(id: number, text: string): string {
+  return `{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":${
+    JSON.stringify(text)
+  }}]}}`;
+}
+
+/**
+ * The lines of one turn, answered together on the next microtask: joined,
+ * split and parsed, each parsed message handed to `deliver`. `answer()`
+ * returns one promise per turn, settled when the turn is answered, as the
+ * stdio transport returns one per write.
+ */
+class Turn {
+  #lines: string[] = [];
+  #written: Promise<void> = Promise.resolve();
+  readonly #deliver: (message: Record<string, unknown>) => void;
+
+  constructor(deliver: (message: Record<string, unknown>) => void) {
+    this.#deliver = deliver;
+  }
+
+  answer(line: string): Promise<void> {
+    if (this.#lines.push(line) === 1) {
+      this.#written = new Promise((resolve) =>
+        queueMicrotask(() => {
+          this.#flush();
+          resolve();
+        })
+      );
+    }
+    return this.#written;
+  }
+
+  #flush(): void {
+    const text = this.#lines.join("\n") + "\n";
+    this.#lines = [];
+    let start = 0;
+    let newline = text.indexOf("\n");
+    while (newline !== -1) {
+      this.#deliver(JSON.parse(text.slice(start, newline)));
+      start = newline + 1;
+      newline = text.indexOf("\n", start);
+    }
+  }
+}
+
+const ECHO_TOOL = {
+  name: "echo",
+  inputSchema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+  },
+};
+
+/** A 2025-era server with one tool, `echo`, as the adapter's transport. */
+class Peer implements MCPTransport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  readonly #turn = new Turn((message) =>
+    this.onmessage?.(message as unknown as JSONRPCMessage)
+  );
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    // What the stdio transport does with every message.
+    JSON.stringify(message);
+    const { id, method, params } = message as {
+      id?: number;
+      method?: string;
+      params?: { arguments?: { text?: string } };
+    };
+    if (id === undefined) return Promise.resolve();
+    if (method === "tools/call") {
+      return this.#turn.answer(echoAnswer(id, params?.arguments?.text ?? ""));
+    }
+    const body = method === "initialize"
+      ? {
+        result: {
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: {} },
+          serverInfo: { name: "call-path-peer", version: "0" },
+        },
+      }
+      : method === "tools/list"
+      ? { result: { tools: [ECHO_TOOL] } }
+      : { error: { code: -32601, message: `Method not found: ${method}` } };
+    return this.#turn.answer(JSON.stringify({ jsonrpc: "2.0", id, ...body }));
+  }
+
+  close(): Promise<void> {
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}
+
+interface Pending {
+  id: number;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+const RING = 4096;
+
+/** `_raw_stdio.ts`'s bookkeeping, its pipe replaced by the same scripted turn. */
+class RawClient {
+  readonly #ring: (Pending | undefined)[] = new Array(RING).fill(undefined);
+  #nextId = 1;
+  readonly #turn = new Turn((message) => this.#receive(message));
+
+  request(
+    method: string,
+    params: { name: string; arguments: { text: string } },
+  ): Promise<unknown> {
+    const id = this.#nextId++;
+    const response = new Promise((resolve, reject) => {
+      this.#ring[id % RING] = { id, resolve, reject };
+    });
+    JSON.stringify({ jsonrpc: "2.0", id, method, params });
+    this.#turn.answer(echoAnswer(id, params.arguments.text));
+    return response;
+  }
+
+  #receive(message: Record<string, unknown>): void {
+    const id = message.id as number;
+    const pending = this.#ring[id % RING];
+    if (pending?.id !== id) return;
+    this.#ring[id % RING] = undefined;
+    if (message.result !== undefined) pending.resolve(message.result);
+    else pending.reject(new Error(`raw: ${JSON.stringify(message.error)}`));
+  }
+}
+
+async function main(): Promise<void> {
+  const rounds = countOption("call_path", "rounds", 7);
+  const calls = countOption("call_path", "calls", 200_000);
+  const raw = new RawClient();
+  const adapter = new MCPToolAdapter(
+    { name: "peer", transport: "stdio", command: "unused" },
+    { transport: new Peer() },
+  );
+  try {
+    await adapter.connect();
+    await adapter.discoverTools();
+    const clients: [string, Call][] = [
+      ["raw", (i) =>
+        raw.request("tools/call", {
+          name: "echo",
+          arguments: { text: `m${i}` },
+        })],
+      ["ours", (i) => adapter.invoke("echo", { text: `m${i}` })],
+    ];
+    for (const [, call] of clients) await fanOut(call, calls / 2);
+    const costs = clients.map((): number[] => []);
+    for (let r = 0; r < rounds; r++) {
+      for (let k = 0; k < clients.length; k++) {
+        const index = (k + r) % clients.length;
+        costs[index]!.push(await fanOut(clients[index]![1], calls));
+      }
+    }
+    const ratios = costs[1]!.map((cost, r) => cost / costs[0]![r]!);
+    say(
+      `64 calls in flight, no pipe, ${rounds} rounds x ${calls} calls, ${
+        "Deno" in globalThis ? "Deno" : "Node"
+      } ${process.versions.deno ?? process.versions.node}`,
+    );
+    say("client  CPU µs/call  x raw  rounds");
+    clients.forEach(([name], index) => {
+      const spread = index === 0
+        ? ""
+        : `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+      say(
+        `${name.padEnd(6)}${median(costs[index]!).toFixed(3).padStart(13)}  ${
+          (index === 0 ? 1 : median(ratios)).toFixed(2).padStart(5)
+        }  ${spread}`,
+      );
+    });
+  } finally {
+    await adapter.disconnect();
+  }
+}
+
+if (import.meta.main) await main();
