@@ -1,7 +1,7 @@
 /**
- * What the stdio benchmarks with many calls in flight share: their numeric
- * options, and the callers that keep the calls in flight. Internal to the
- * benchmarks.
+ * What the benchmarks with many calls in flight share: their numeric
+ * options, the callers that keep the calls in flight, and the turns the
+ * contenders take. Internal to the benchmarks.
  *
  * @module
  */
@@ -57,4 +57,32 @@ export async function fanOut(
   await Promise.all(Array.from({ length: concurrency }, worker));
   const { user, system } = process.cpuUsage(cpu);
   return (user + system) / calls;
+}
+
+/**
+ * Warms each contender up with `calls / 2` calls, then runs `rounds`
+ * rounds in which each makes `calls` calls in turn, the first one rotating
+ * from round to round.
+ *
+ * @returns Each contender's client CPU per call in µs, round by round.
+ */
+export async function takeTurns(
+  contenders: readonly Call[],
+  rounds: number,
+  calls: number,
+): Promise<number[][]> {
+  for (const call of contenders) await fanOut(call, calls / 2);
+  const costs = contenders.map((): number[] => []);
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < contenders.length; k++) {
+      const index = (k + r) % contenders.length;
+      costs[index]!.push(await fanOut(contenders[index]!, calls));
+    }
+  }
+  return costs;
+}
+
+/** The median of `values` (the upper one of an even count). */
+export function median(values: readonly number[]): number {
+  return values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }

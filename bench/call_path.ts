@@ -34,13 +34,11 @@ import {
   MCPToolAdapter,
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
-import { type Call, countOption, fanOut } from "./_fan_out.ts";
+import { ECHO_TOOL } from "./_echo_server.ts";
+import { type Call, countOption, median, takeTurns } from "./_fan_out.ts";
 
 // deno-lint-ignore no-console
 const say = (line = "") => console.log(line);
-
-const median = (values: number[]) =>
-  values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** The answer to `tools/call echo {text}`, as `echo_server.mjs` writes it. */
 function echoAnswer(id: number, text: string): string {
@@ -88,15 +86,6 @@ class Turn {
     }
   }
 }
-
-const ECHO_TOOL = {
-  name: "echo",
-  inputSchema: {
-    type: "object",
-    properties: { text: { type: "string" } },
-    required: ["text"],
-  },
-};
 
 /** A 2025-era server with one tool, `echo`, as the adapter's transport. */
 class Peer implements MCPTransport {
@@ -198,14 +187,11 @@ async function main(): Promise<void> {
         })],
       ["ours", (i) => adapter.invoke("echo", { text: `m${i}` })],
     ];
-    for (const [, call] of clients) await fanOut(call, calls / 2);
-    const costs = clients.map((): number[] => []);
-    for (let r = 0; r < rounds; r++) {
-      for (let k = 0; k < clients.length; k++) {
-        const index = (k + r) % clients.length;
-        costs[index]!.push(await fanOut(clients[index]![1], calls));
-      }
-    }
+    const costs = await takeTurns(
+      clients.map(([, call]) => call),
+      rounds,
+      calls,
+    );
     const ratios = costs[1]!.map((cost, r) => cost / costs[0]![r]!);
     say(
       `64 calls in flight, no pipe, ${rounds} rounds x ${calls} calls, ${

@@ -48,19 +48,11 @@ import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
 import { envelope, modernCapabilities } from "../src/protocol/era.ts";
 import { Session } from "../src/protocol/session.ts";
 import { MODERN_PROTOCOL_VERSIONS, VERSION } from "../src/version.ts";
+import { ECHO_TOOL } from "./_echo_server.ts";
 import type {
   JSONRPCMessage,
   MCPTransport,
 } from "../src/transports/transport.ts";
-
-const ECHO_TOOL = {
-  name: "echo",
-  inputSchema: {
-    type: "object",
-    properties: { text: { type: "string" } },
-    required: ["text"],
-  },
-};
 
 /** What a 2026-07-28 server puts into every result. */
 const COMPLETE = {

@@ -33,15 +33,12 @@ import { Session } from "../src/protocol/session.ts";
 import { StdioTransport } from "../src/transports/stdio.ts";
 import { ECHO_SERVER, nodeExecutable, SERVER_ENV } from "./_echo_server.ts";
 import { RawStdioClient } from "./_raw_stdio.ts";
-import { type Call, countOption, fanOut } from "./_fan_out.ts";
+import { type Call, countOption, median, takeTurns } from "./_fan_out.ts";
 
 const TIMEOUT_MS = 60_000;
 
 // deno-lint-ignore no-console
 const say = (line = "") => console.log(line);
-
-const median = (values: number[]) =>
-  values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function main(): Promise<void> {
   const rounds = countOption("stdio_layers", "rounds", 7);
@@ -103,15 +100,11 @@ async function main(): Promise<void> {
         })],
       ["adapter", (i) => adapter.invoke("echo", { text: `m${i}` })],
     ];
-    for (const [, call] of layers) await fanOut(call, calls / 2);
-    const costs = layers.map((): number[] => []);
-    for (let r = 0; r < rounds; r++) {
-      // The first layer rotates from round to round.
-      for (let k = 0; k < layers.length; k++) {
-        const index = (k + r) % layers.length;
-        costs[index]!.push(await fanOut(layers[index]![1], calls));
-      }
-    }
+    const costs = await takeTurns(
+      layers.map(([, call]) => call),
+      rounds,
+      calls,
+    );
     const medians = costs.map(median);
     say(
       `64 calls in flight, ${rounds} rounds x ${calls} calls, ${
