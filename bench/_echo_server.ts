@@ -20,19 +20,6 @@ export const ECHO_SERVER: string = fileURLToPath(
   new URL("./echo_server.mjs", import.meta.url),
 );
 
-/**
- * `echo_server.mjs`'s `echo` tool as a scripted peer lists it: a string
- * `text`, required.
- */
-export const ECHO_TOOL = {
-  name: "echo",
-  inputSchema: {
-    type: "object",
-    properties: { text: { type: "string" } },
-    required: ["text"],
-  },
-};
-
 /** The SDK v2 echo server (2026-07-28 only), beside this module too. */
 export const SDK_ECHO_SERVER: string = fileURLToPath(
   new URL("./sdk_echo_server.mjs", import.meta.url),

@@ -34,7 +34,7 @@ import {
   MCPToolAdapter,
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
-import { ECHO_TOOL } from "./_echo_server.ts";
+import { legacyAnswer } from "../tests/_legacy_peer.ts";
 import { type Call, countOption, median, takeTurns } from "./_fan_out.ts";
 
 // deno-lint-ignore no-console
@@ -111,18 +111,9 @@ class Peer implements MCPTransport {
     if (method === "tools/call") {
       return this.#turn.answer(echoAnswer(id, params?.arguments?.text ?? ""));
     }
-    const body = method === "initialize"
-      ? {
-        result: {
-          protocolVersion: "2025-11-25",
-          capabilities: { tools: {} },
-          serverInfo: { name: "call-path-peer", version: "0" },
-        },
-      }
-      : method === "tools/list"
-      ? { result: { tools: [ECHO_TOOL] } }
-      : { error: { code: -32601, message: `Method not found: ${method}` } };
-    return this.#turn.answer(JSON.stringify({ jsonrpc: "2.0", id, ...body }));
+    return this.#turn.answer(
+      JSON.stringify({ jsonrpc: "2.0", id, ...legacyAnswer(method ?? "") }),
+    );
   }
 
   close(): Promise<void> {

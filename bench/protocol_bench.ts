@@ -48,7 +48,7 @@ import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
 import { envelope, modernCapabilities } from "../src/protocol/era.ts";
 import { Session } from "../src/protocol/session.ts";
 import { MODERN_PROTOCOL_VERSIONS, VERSION } from "../src/version.ts";
-import { ECHO_TOOL } from "./_echo_server.ts";
+import { ECHO_TOOL } from "../tests/_legacy_peer.ts";
 import type {
   JSONRPCMessage,
   MCPTransport,

@@ -8,6 +8,36 @@
  */
 import type { JSONRPCMessage, MCPTransport } from "@cleveragents/mcp-adapter";
 
+/** The one tool the peer lists: `echo`, taking a string `text`. */
+export const ECHO_TOOL = {
+  name: "echo",
+  inputSchema: {
+    type: "object",
+    properties: { text: { type: "string" } },
+    required: ["text"],
+  },
+};
+
+/**
+ * A 2025-era server's answer (`result` or `error`) to a request other than
+ * `tools/call`: `initialize` (2025-11-25), `tools/list` (`echo`), and
+ * "method not found" for anything else, as a 2025 server answers the
+ * modern probe.
+ */
+export function legacyAnswer(method: string): Record<string, unknown> {
+  if (method === "initialize") {
+    return {
+      result: {
+        protocolVersion: "2025-11-25",
+        capabilities: { tools: {} },
+        serverInfo: { name: "legacy-peer", version: "1" },
+      },
+    };
+  }
+  if (method === "tools/list") return { result: { tools: [ECHO_TOOL] } };
+  return { error: { code: -32601, message: "Method not found" } };
+}
+
 /** A `tools/call` as the peer got it. */
 export interface HeldCall {
   id: unknown;
@@ -41,28 +71,7 @@ export class LegacyPeer implements MCPTransport {
       this.#onCall({ id, text: params?.arguments?.text });
       return Promise.resolve();
     }
-    const body = method === "initialize"
-      ? {
-        result: {
-          protocolVersion: "2025-11-25",
-          capabilities: { tools: {} },
-          serverInfo: { name: "legacy-peer", version: "1" },
-        },
-      }
-      : method === "tools/list"
-      ? {
-        result: {
-          tools: [{
-            name: "echo",
-            inputSchema: {
-              type: "object",
-              properties: { text: { type: "string" } },
-              required: ["text"],
-            },
-          }],
-        },
-      }
-      : { error: { code: -32601, message: "Method not found" } };
+    const body = legacyAnswer(method);
     queueMicrotask(() => this.answer(id, body));
     return Promise.resolve();
   }
