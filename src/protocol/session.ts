@@ -738,8 +738,8 @@ export class Session {
     this.#stopTimer();
     const why = reason === undefined ? "" : ` (${reason.message})`;
     const options = reason === undefined ? undefined : { cause: reason };
-    // A request settled while the others are rejected (by a receiver that
-    // settles synchronously) is not rejected again, as when this walked the map.
+    // Only what is still pending is rejected: a receiver that settles
+    // another request synchronously must not see it rejected twice.
     for (const pending of this.#pending.values()) {
       this.#take(pending.id)?.reject(
         this.#closedError(pending.method, lost, why, options),
