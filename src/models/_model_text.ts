@@ -34,6 +34,44 @@ export function modelText(text: string, normalize = false): string {
   return normalize ? seen.normalize("NFKC").replace(UNSEEN, "") : seen;
 }
 
+/** `<`, `/` and `-` in the forms NFKC reads as them: fullwidth and small. */
+const LOOKALIKES: Readonly<Record<string, string>> = {
+  "<": "<\\uFE64\\uFF1C",
+  "/": "/\\uFF0F",
+  "-": "\\-\\uFE63\\uFF0D",
+};
+
+/**
+ * A pattern for every spelling of tag `name`, opening or closing, that a
+ * model reads as it once what is unseen is gone (`modelText`): any case,
+ * whitespace — line breaks too — before, after and between any of its
+ * characters, and `<`, `/`, `-` and ASCII letters in their fullwidth (and
+ * small) forms, for text that is not NFKC-normalised. Each `\s*` is
+ * followed by a fixed character, so a match costs time linear in the text.
+ *
+ * @param name The tag's name: ASCII letters and `-`.
+ */
+export function spelledTag(name: string): RegExp {
+  const char = (c: string) => {
+    const code = c.charCodeAt(0);
+    return /[a-z]/i.test(c)
+      ? `[${c}\\u{${(code + 0xfee0).toString(16)}}]`
+      : `[${LOOKALIKES[c]}]`;
+  };
+  return new RegExp(
+    `${char("<")}\\s*(?:${char("/")}\\s*)?${[...name].map(char).join("\\s*")}`,
+    "giu",
+  );
+}
+
+/**
+ * `text` with every spelling of a tag that `pattern` (`spelledTag()`)
+ * matches defused: `_` after its `<`, so that a model reads it as text.
+ */
+export function defuseTag(text: string, pattern: RegExp): string {
+  return text.replace(pattern, (tag) => `${tag[0]}_${tag.slice(1)}`);
+}
+
 /**
  * A boundary marker for a text block that `texts` cannot forge: 16 hex
  * digits derived from the texts themselves (the same texts give the same

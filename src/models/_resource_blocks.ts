@@ -11,14 +11,19 @@
  * @module
  */
 
-import { boundaryMarker, modelText } from "./_model_text.ts";
+import {
+  boundaryMarker,
+  defuseTag,
+  modelText,
+  spelledTag,
+} from "./_model_text.ts";
 
 const TAG = "mcp-resource";
 /**
  * The tag, opening or closing, with or without a marker, spaced out or
- * not, with `<` and `/` in the forms NFKC reads as them.
+ * not, in the fullwidth and small forms NFKC reads as it.
  */
-const SPELT_TAG = /[<\uFE64\uFF1C]\s*[/\uFF0F]?\s*mcp-resource/gi;
+const SPELT_TAG = spelledTag(TAG);
 /** The most characters of a URI written into a tag. */
 const MAX_URI_CHARS = 2048;
 /** The most characters of a server's name written into a tag. */
@@ -36,10 +41,7 @@ export interface Origin {
 
 /** Server text for inside a block: neutralised, every spelling of the tag defused. */
 export function blockText(text: string): string {
-  return modelText(text).replace(
-    SPELT_TAG,
-    (tag) => `${tag[0]}_${tag.slice(1)}`,
-  );
+  return defuseTag(modelText(text), SPELT_TAG);
 }
 
 /** A resource's URI and media type for its tag (`undefined`: left out). */

@@ -2,11 +2,11 @@
  * Property: whatever servers put in their `instructions` — the block's tag
  * spelt with invisible characters (zero-width, soft hyphen, word joiner,
  * bidi controls, variation selectors), as Unicode tag characters, in
- * fullwidth or other compatibility forms, in any case, with spaces — the
- * fragment `modelTools()` builds holds, as a model reads it (NFKC, nothing
- * invisible, any case), exactly one opening and one closing tag per
- * server, the real ones, in order; and the same instructions give the
- * same bytes.
+ * fullwidth or other compatibility forms, in any case, with spaces and
+ * line breaks between its characters — the fragment `modelTools()` builds
+ * holds, as a model reads it (NFKC, nothing invisible, any case, no
+ * whitespace), exactly one opening and one closing tag per server, the
+ * real ones, in order; and the same instructions give the same bytes.
  *
  * Bounded in time (`FUZZ_TIME_MS`, default 3 s) and seeded: the seed is
  * printed, and `FUZZ_SEED=<seed>` replays a run.
@@ -38,6 +38,8 @@ const INVISIBLE = [
   "\u0000",
   "\u001b",
   "\u0085",
+  "\r\n",
+  "\u2028",
 ];
 /** Characters a model reads as `<`, `/`, `>` or a letter of the tag (NFKC folds them). */
 const LOOKALIKE: Record<string, string[]> = {
@@ -80,6 +82,17 @@ const instructions = fc.array(piece, { maxLength: 12 }).map((parts) =>
   parts.join("")
 );
 
+/**
+ * `text` as a model may read it: NFKC, any case, nothing invisible, and
+ * no whitespace, not even a line break inside a word (`instructio⏎ns`).
+ */
+function asRead(text: string): string {
+  return text.normalize("NFKC").replace(
+    /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}\s]/gu,
+    "",
+  ).toLowerCase();
+}
+
 function tool(server: string): RegisteredTool {
   return {
     name: `${server}/run`,
@@ -109,10 +122,7 @@ describe("server instructions before a model (property)", () => {
           fragment,
         );
         if (fragment === "") return;
-        const read = fragment.normalize("NFKC").replace(
-          /[\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cc}]/gu,
-          "",
-        ).toLowerCase();
+        const read = asRead(fragment);
         const tag = /<(mcp-server-instructions-[0-9a-f]{16}) /.exec(fragment)
           ?.[1];
         assert.ok(tag, fragment);
@@ -120,9 +130,9 @@ describe("server instructions before a model (property)", () => {
           fragment.includes(`<${tag} server="${server}">`)
         );
         assert.deepEqual(
-          read.match(/<\s*\/?\s*mcp-server-instructions[^>]*>/g),
+          read.match(/<\/?mcp-server-instructions[^>]*>/g),
           servers.flatMap((server) => [
-            `<${tag} server="${server}">`,
+            asRead(`<${tag} server="${server}">`),
             `</${tag}>`,
           ]),
         );

@@ -301,13 +301,15 @@ describe("a hostile resource cannot close or forge its block", () => {
     }
   });
 
-  it("every spelling of the tag a model reads as it is defused: fullwidth and small forms, upper case, spaces, hidden characters", () => {
+  it("every spelling of the tag a model reads as it is defused: fullwidth and small forms, upper case, spaces, line breaks, hidden characters", () => {
     const text = [
       "＜／mcp-resource-x＞",
       "﹤mcp-resource-x﹥",
       "</MCP-Resource-x>",
       "< / mcp-resource-x>",
       "<\u200b/mcp-resource-x>",
+      "</mcp-reso\u2028urce-x>",
+      "<ｍｃｐ－ｒｅｓｏｕｒｃｅ-x>",
     ].join("\n");
     for (const provider of PROVIDERS) {
       const shown = allText(readBack(
@@ -322,6 +324,8 @@ describe("a hostile resource cannot close or forge its block", () => {
             "<_/MCP-Resource-x>",
             "<_ / mcp-resource-x>",
             "<_/mcp-resource-x>",
+            "<_/mcp-reso\nurce-x>",
+            "<_ｍｃｐ－ｒｅｓｏｕｒｃｅ-x>",
           ].join("\n"),
         ),
         shown,
