@@ -81,8 +81,3 @@ export async function takeTurns(
   }
   return costs;
 }
-
-/** The median of `values` (the upper one of an even count). */
-export function median(values: readonly number[]): number {
-  return values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
-}

@@ -35,7 +35,8 @@ import {
   type MCPTransport,
 } from "@cleveragents/mcp-adapter";
 import { legacyAnswer } from "../tests/_legacy_peer.ts";
-import { type Call, countOption, median, takeTurns } from "./_fan_out.ts";
+import { type Call, countOption, takeTurns } from "./_fan_out.ts";
+import { median } from "./_stats.ts";
 
 // deno-lint-ignore no-console
 const say = (line = "") => console.log(line);

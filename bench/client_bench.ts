@@ -125,6 +125,7 @@ import {
   RawStdioClient,
   type RawWrites,
 } from "./_raw_stdio.ts";
+import { median } from "./_stats.ts";
 
 /** Slices per round; each client makes a quarter of its calls per turn. */
 const SLICES = 4;
@@ -771,14 +772,6 @@ async function round(
     }
   }
   return costs;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? sorted[middle]!
-    : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function table(header: string[], rows: string[][], left: number): void {

@@ -60,6 +60,7 @@ import { MCPToolAdapter } from "@cleveragents/mcp-adapter";
 import { connectedAdapter, createTestServer } from "../tests/_in_memory.ts";
 import { SERVER_ENV as BASE_ENV } from "./_echo_server.ts";
 import { RawStdioClient } from "./_raw_stdio.ts";
+import { median } from "./_stats.ts";
 
 /** Calls per client per round. */
 const CALLS = 5_000;
@@ -252,14 +253,6 @@ async function round(contenders: Contender[], first: number): Promise<Cost[]> {
     }
   }
   return costs;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? sorted[middle]!
-    : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** Forces a full GC when `--expose-gc` is on; returns whether it could. */

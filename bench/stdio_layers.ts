@@ -33,7 +33,8 @@ import { Session } from "../src/protocol/session.ts";
 import { StdioTransport } from "../src/transports/stdio.ts";
 import { ECHO_SERVER, nodeExecutable, SERVER_ENV } from "./_echo_server.ts";
 import { RawStdioClient } from "./_raw_stdio.ts";
-import { type Call, countOption, median, takeTurns } from "./_fan_out.ts";
+import { type Call, countOption, takeTurns } from "./_fan_out.ts";
+import { median } from "./_stats.ts";
 
 const TIMEOUT_MS = 60_000;
 

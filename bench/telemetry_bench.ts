@@ -37,6 +37,7 @@ import {
 import process from "node:process";
 import type { MCPToolAdapter, MCPToolAdapterOptions } from "../mod.ts";
 import { connectedAdapter, createTestServer } from "../tests/_in_memory.ts";
+import { median } from "./_stats.ts";
 
 // deno-lint-ignore no-console -- a benchmark prints its table
 const say = (line = "") => console.log(line);
@@ -68,11 +69,6 @@ async function timeCalls(adapter: MCPToolAdapter): Promise<[number, number]> {
   const wall = (performance.now() - started) * 1000 / CALLS;
   const used = process.cpuUsage(cpu);
   return [wall, (used.user + used.system) / CALLS];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
 }
 
 async function main(): Promise<void> {

@@ -20,6 +20,7 @@
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { median } from "./_stats.ts";
 
 /** What one scorer run measured. */
 interface Run {
@@ -44,14 +45,6 @@ async function score(toolsearch: string, ranker: string): Promise<Run> {
   if (!output.success) throw new Error(`score.mjs failed for ${ranker}`);
   const text = new TextDecoder().decode(output.stdout);
   return JSON.parse(text.slice(0, text.lastIndexOf("}") + 1));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? sorted[middle]!
-    : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 if (import.meta.main) {
