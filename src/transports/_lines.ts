@@ -44,19 +44,25 @@ export interface LineSplitterOptions {
  * chunks are joined once, when its end arrives.
  */
 export class LineSplitter {
-  readonly #onLine: (line: string) => void;
+  readonly #onLine: (line: string, cut: boolean) => void;
   readonly #max: number;
   readonly #split: boolean;
   readonly #decoder = new TextDecoder();
   /** The start of a line whose end has not arrived yet. */
   #parts: Uint8Array[] = [];
   #partBytes = 0;
+  /** Set while a line that outgrew the limit is handed on unfinished. */
+  #cutting = false;
 
   /**
-   * @param onLine Receives each line.
+   * @param onLine Receives each line, and whether it is a piece of a longer
+   * line cut at the limit (the rest follows).
    * @param options The line length limit and what passing it does.
    */
-  constructor(onLine: (line: string) => void, options: LineSplitterOptions) {
+  constructor(
+    onLine: (line: string, cut: boolean) => void,
+    options: LineSplitterOptions,
+  ) {
     this.#onLine = onLine;
     this.#max = options.maxLineBytes;
     this.#split = options.overflow === "split";
@@ -94,7 +100,9 @@ export class LineSplitter {
     this.#partBytes += chunk.length - start;
     if (this.#partBytes > this.#max) {
       if (!this.#split) throw new LineTooLongError(this.#max);
+      this.#cutting = true;
       this.end();
+      this.#cutting = false;
     }
   }
 
@@ -111,7 +119,7 @@ export class LineSplitter {
       if (text.charCodeAt(start) === BYTE_ORDER_MARK) start++;
       let end = newline;
       if (end > start && text.charCodeAt(end - 1) === CARRIAGE_RETURN) end--;
-      if (end > start) this.#onLine(text.slice(start, end));
+      if (end > start) this.#onLine(text.slice(start, end), false);
       start = newline + 1;
       newline = text.indexOf("\n", start);
     }
@@ -142,6 +150,9 @@ export class LineSplitter {
     }
     if (end > start && chunk[end - 1] === CARRIAGE_RETURN) end--;
     if (end === start) return;
-    this.#onLine(this.#decoder.decode(chunk.subarray(start, end)));
+    this.#onLine(
+      this.#decoder.decode(chunk.subarray(start, end)),
+      this.#cutting,
+    );
   }
 }
