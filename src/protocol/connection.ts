@@ -444,6 +444,7 @@ export class Connection {
         session,
         handlers: this.#options.handlers,
         label: this.#name,
+        secrets: this.secrets,
         maxRounds: MAX_INPUT_ROUNDS,
         request: (method, params, options) =>
           this.request(method, params, options),
@@ -612,6 +613,7 @@ export class Connection {
         this.#onClose(session, error);
       },
       onError: this.#options.onError,
+      secrets: () => this.secrets,
     });
     session.telemetry = this.#telemetry?.session(
       this.#options.transport ? "custom" : this.#options.config.transport,
@@ -896,6 +898,7 @@ export class Connection {
         onLog: this.#options.onLog,
         onError: this.#options.onError,
         label: this.#name,
+        secrets: this.secrets,
       });
     } else if (method === "notifications/tasks/status") {
       this.#wakeTasks(notification.params ?? {});
