@@ -14,6 +14,7 @@ import type { JsonSchema } from "../types.ts";
 import { isRecord, kindOf } from "../util/values.ts";
 import { MCPAdapterError } from "../errors.ts";
 import { webUrlProblem } from "../util/url_policy.ts";
+import { excerpt } from "../util/redact.ts";
 import {
   answers,
   type ClientHandlers,
@@ -141,7 +142,11 @@ const MAX_INPUT_REQUESTS = 64;
  * request; `invalid_response` for malformed requests, or too many.
  */
 export async function answerAll(
-  context: { handlers: ClientHandlers | undefined; label: string },
+  context: {
+    handlers: ClientHandlers | undefined;
+    label: string;
+    secrets?: readonly string[];
+  },
   method: string,
   requests: unknown,
 ): Promise<Record<string, unknown>> {
@@ -164,7 +169,7 @@ export async function answerAll(
       throw malformed(
         label,
         method,
-        `input request ${JSON.stringify(key)} has no method`,
+        `input request ${excerpt(key, context.secrets ?? [])} has no method`,
       );
     }
     const kind = request.method;
@@ -177,7 +182,7 @@ export async function answerAll(
         "input_required",
         handler === undefined
           ? `MCP server "${label}" needs input of a kind this client does not know (${
-            JSON.stringify(kind.slice(0, 60))
+            excerpt(kind, context.secrets ?? [])
           }) to complete "${method}"`
           : `MCP server "${label}" needs input (${kind}) to complete "${method}": give the adapter ${handler} to answer it`,
       );

@@ -25,6 +25,8 @@ export interface InputContext {
   handlers: ClientHandlers | undefined;
   /** Names the server in messages. */
   label: string;
+  /** Masked in messages before a server's text is cut. */
+  secrets?: readonly string[];
   /** Rounds before giving up. */
   maxRounds: number;
   /** Sends a request over the connection (a task's polls). */

@@ -25,6 +25,7 @@ import type {
 import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/caught.ts";
 import { isRecord, kindOf } from "../util/values.ts";
+import { bounded } from "../util/redact.ts";
 import { timerMs } from "../util/time.ts";
 import { PendingTable } from "./_pending.ts";
 import type {
@@ -94,6 +95,8 @@ export interface SessionHandlers {
   onClose?: (error?: Error) => void;
   /** Non-fatal problems (malformed messages, failed replies). */
   onError?: (error: Error) => void;
+  /** What a server's error message is masked of before it is cut. */
+  secrets?: () => readonly string[];
 }
 
 /**
@@ -164,6 +167,12 @@ class PromiseRequest extends PendingRequest {
 
 const METHOD_NOT_FOUND = -32601;
 const INTERNAL_ERROR = -32603;
+/**
+ * Longest server error message kept, in characters (the length of a stderr
+ * line in a connection error): longer ones are cut, after their secrets are
+ * masked, and end in `…`.
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 1000;
 
 /** One JSON-RPC conversation over one transport. */
 export class Session {
@@ -583,6 +592,15 @@ export class Session {
     return pending;
   }
 
+  /** A server's error message for ours: secrets masked, then cut. */
+  #serverText(text: unknown): string {
+    return bounded(
+      String(text),
+      this.#handlers.secrets?.() ?? [],
+      MAX_ERROR_MESSAGE_CHARS,
+    );
+  }
+
   #receive(message: JSONRPCMessage): void {
     if (this.#closed) return;
     if ("method" in message) {
@@ -597,7 +615,10 @@ export class Session {
     if (id === undefined) {
       if ("error" in message) {
         this.#handlers.onError?.(
-          new MCPProtocolError(message.error.code, message.error.message),
+          new MCPProtocolError(
+            message.error.code,
+            this.#serverText(message.error.message),
+          ),
         );
       }
       return;
@@ -629,7 +650,7 @@ export class Session {
       ) {
         return new MCPProtocolError(
           error.code as number,
-          error.message,
+          this.#serverText(error.message as string),
           error.data,
         );
       }
