@@ -218,6 +218,39 @@ describe("hostile modern servers (scripted)", () => {
     });
   }
 
+  it("a 2 MB input-request key is quoted cut to 200 characters, a secret across the cut masked", async () => {
+    const secret = "s3cr3t-VALUE-0123456789-abcdef";
+    const peer = await modernPeer({
+      tools: [{ name: "needs", inputSchema: { type: "object" } }],
+      answer: (method) =>
+        method === "tools/call"
+          ? {
+            resultType: "input_required",
+            inputRequests: {
+              [`${"K".repeat(190)}${secret}${"K".repeat(2_000_000)}`]: {
+                params: {},
+              },
+            },
+          }
+          : undefined,
+    }, cleanups);
+    const adapter = adapterFor({
+      name: "scripted",
+      transport: "streamable-http",
+      url: peer.url,
+      headers: { "X-Api-Key": secret },
+    }, { handlers: { elicitation: () => ({ action: "decline" }) } });
+    await adapter.connect();
+    const result = await adapter.invoke("needs", {});
+    assert.equal(result.success, false);
+    assert.match(
+      result.error!,
+      /input request "K{190}\[redacted\]K*…" has no method/,
+    );
+    assert.ok(result.error!.length < 600, `${result.error!.length}`);
+    assert.ok(!result.error!.includes(secret.slice(0, 10)), result.error);
+  });
+
   it("a first call that waited past its timeoutMs for the tool list times out, and no timer gets a delay out of range", async () => {
     let release!: () => void;
     const listed = new Promise<void>((resolve) => release = resolve);

@@ -4,6 +4,7 @@ import {
   configSecrets,
   redact,
   redactError,
+  redactHead,
   secretsOf,
 } from "../../src/util/redact.ts";
 
@@ -65,5 +66,32 @@ describe("secretsOf() and redact()", () => {
     assert.equal(error.message, "bad [redacted]");
     assert.doesNotMatch(error.stack!, /hunter2/i);
     assert.equal((error.cause as Error).message, "cause [redacted]");
+  });
+});
+
+describe("redactHead()", () => {
+  const secrets = secretsOf([["TOKEN", "abcdef0123"], ["KEY", "xyz9"]]);
+
+  it("masks a text cut into pieces anywhere as the whole text, and holds back less than the longest secret", () => {
+    const text = "pre abcdef0123 mid xyz9 ABCDEF0123 end abcdef0123";
+    for (let size = 1; size <= text.length; size++) {
+      let out = "";
+      let carry = "";
+      for (let at = 0; at < text.length; at += size) {
+        const [head, rest] = redactHead(
+          carry + text.slice(at, at + size),
+          secrets,
+        );
+        assert.ok(rest.length < 10, `held back ${JSON.stringify(rest)}`);
+        out += head;
+        carry = rest;
+      }
+      out += redact(carry, secrets);
+      assert.equal(out, redact(text, secrets), `pieces of ${size}`);
+    }
+  });
+
+  it("hands everything on when there is nothing to mask", () => {
+    assert.deepEqual(redactHead("plain text", []), ["plain text", ""]);
   });
 });

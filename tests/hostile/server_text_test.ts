@@ -1,0 +1,153 @@
+/**
+ * What a stdio server (`fixtures/hostile.mjs`) writes that ends up in
+ * messages, logs and `onLog`: its secrets are masked, even in log data and
+ * across the 64 KiB cut of a long stderr line, and its long text is cut
+ * (after masking) before it enters an error message.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  type MCPLogLevel,
+  MCPToolAdapter,
+  type MCPToolAdapterOptions,
+  StdioTransport,
+} from "@cleveragents/mcp-adapter";
+import {
+  fixturePath,
+  releaseAfterEach,
+  runtimeCommand,
+  waitFor,
+} from "../_helpers.ts";
+
+/** Bound on every wait here; each test ends well within it. */
+const WAIT_MS = 20_000;
+const SECRET = "s3cr3t-VALUE-0123456789-abcdef";
+
+const cleanups = releaseAfterEach();
+
+function hostile(
+  mode: string,
+  options: MCPToolAdapterOptions = {},
+): MCPToolAdapter {
+  const { command, args } = runtimeCommand(fixturePath("hostile.mjs"));
+  const adapter = new MCPToolAdapter({
+    name: "hostile",
+    transport: "stdio",
+    command,
+    args: [...args, mode],
+    env: { SECRET },
+  }, options);
+  cleanups.push(() => adapter.disconnect());
+  return adapter;
+}
+
+/** Fails when `text` holds any five characters of the secret in a row. */
+function assertNoSecret(text: string): void {
+  for (let start = 0; start + 5 <= SECRET.length; start++) {
+    const fragment = SECRET.slice(start, start + 5);
+    const at = text.indexOf(fragment);
+    assert.equal(
+      at,
+      -1,
+      `${JSON.stringify(fragment)} leaked in …${
+        text.slice(Math.max(0, at - 40), at + 40)
+      }…`,
+    );
+  }
+}
+
+describe("hostile stdio servers: log messages", () => {
+  it("reach onLog with the secrets masked in logger, strings and property names, the shape kept", async () => {
+    const logs: { level: MCPLogLevel; logger?: string; data: unknown }[] = [];
+    const adapter = hostile("log-secret", {
+      onLog: (level, logger, data) => void logs.push({ level, logger, data }),
+    });
+    await adapter.connect();
+    const result = await adapter.invoke("echo", { text: "hi" });
+    assert.equal(result.success, true, result.error ?? "");
+    assert.equal(logs.length, 1);
+    const { level, logger, data } = logs[0]!;
+    assert.equal(level, "info");
+    assert.equal(logger, "logger [redacted]");
+    const record = data as Record<string, unknown>;
+    assert.equal(record.text, "Authorization: Bearer [redacted]");
+    assert.deepEqual(record.list, [1, true, null, "[redacted]!"]);
+    assert.deepEqual(record["key [redacted]"], { inner: "[redacted]" });
+    // 100 levels of lists: walked to the bound, the rest stands in a marker.
+    let deep = record.deep;
+    let levels = 1;
+    while (Array.isArray(deep)) [deep, levels] = [deep[0], levels + 1];
+    assert.equal(deep, "[nested too deeply]");
+    assert.ok(levels > 32 && levels < 100, `${levels} levels kept`);
+    assertNoSecret(JSON.stringify(logs));
+  });
+
+  it("one of a 5 MB level is reported to onError in a short message", async () => {
+    const errors: Error[] = [];
+    const adapter = hostile("log-level-huge", {
+      onLog: () => assert.fail("a log of unknown level reached onLog"),
+      onError: (error) => errors.push(error),
+    });
+    await adapter.connect();
+    const result = await adapter.invoke("echo", { text: "hi" });
+    assert.equal(result.success, true, result.error ?? "");
+    assert.ok(await waitFor(() => errors.length > 0, WAIT_MS));
+    const message = errors[0]!.message;
+    assert.match(message, /unknown level "xxxx/);
+    assert.ok(message.length < 400, `${message.length} characters`);
+  });
+});
+
+describe("hostile stdio servers: long text in messages", () => {
+  it("a 3 MB JSON-RPC error message is cut to 1,000 characters, its secret masked across the cut", async () => {
+    const errors: Error[] = [];
+    const adapter = hostile("error-huge", {
+      onError: (error) => errors.push(error),
+    });
+    await adapter.connect();
+    const result = await adapter.invoke("echo", { text: "hi" });
+    assert.equal(result.success, false);
+    assert.equal(result.errorKind, "server_error");
+    assert.match(result.error!, /: E{990}\[redacted\]… \(code -32000\)$/);
+    assert.ok(result.error!.length < 1_200, `${result.error!.length}`);
+    assertNoSecret(result.error!);
+    // The same error without an id, sent after initialize, went to onError.
+    assert.ok(await waitFor(() => errors.length > 0, WAIT_MS));
+    const orphan = errors[0]!.message;
+    assert.match(orphan, /^E{990}\[redacted\]…$/);
+    assert.ok(orphan.length <= 1_001, `${orphan.length}`);
+    assertNoSecret(orphan);
+  });
+});
+
+describe("hostile stdio servers: a long stderr line", () => {
+  it("cut at 64 KiB, never splits a secret: every piece masked, none lost", async () => {
+    const lines: string[] = [];
+    const { command, args } = runtimeCommand(fixturePath("hostile.mjs"));
+    const transport = new StdioTransport({
+      command,
+      args: [...args, "split-secret"],
+      env: { SECRET },
+      onStderr: (line) => lines.push(line),
+    });
+    const adapter = new MCPToolAdapter(
+      { name: "hostile", transport: "stdio", command, env: { SECRET } },
+      { transport },
+    );
+    cleanups.push(() => adapter.disconnect());
+    await adapter.connect();
+    const expected = "debug [redacted] ".repeat(20_000);
+    assert.ok(
+      await waitFor(
+        () => lines.join("").length >= expected.length,
+        WAIT_MS,
+      ),
+      `${lines.join("").length} of ${expected.length} characters`,
+    );
+    assert.ok(lines.length > 5, `${lines.length} pieces`);
+    for (const line of [...lines, ...transport.stderrTail]) {
+      assertNoSecret(line);
+    }
+    assert.equal(lines.join(""), expected);
+  });
+});
