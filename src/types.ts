@@ -338,7 +338,10 @@ export type MCPLogLevel =
 
 /**
  * Receives a server's log message (`notifications/message`): its level, the
- * logger it names (when it names one) and its data (any JSON value).
+ * logger it names (when it names one) and its data (any JSON value). The
+ * connection's secrets are masked as `[redacted]` in the logger and in every
+ * string and property name of the data, a copy of the same shape walked to 64
+ * levels (deeper parts become `"[nested too deeply]"`).
  */
 export type MCPLogHandler = (
   level: MCPLogLevel,
