@@ -25,7 +25,7 @@ import type {
 import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/caught.ts";
 import { isRecord, kindOf } from "../util/values.ts";
-import { bounded } from "../util/redact.ts";
+import { redact } from "../util/redact.ts";
 import { timerMs } from "../util/time.ts";
 import { PendingTable } from "./_pending.ts";
 import type {
@@ -593,12 +593,11 @@ export class Session {
   }
 
   /** A server's error message for ours: secrets masked, then cut. */
-  #serverText(text: unknown): string {
-    return bounded(
-      String(text),
-      this.#handlers.secrets?.() ?? [],
-      MAX_ERROR_MESSAGE_CHARS,
-    );
+  #serverText(text: string): string {
+    const clean = redact(text, this.#handlers.secrets?.() ?? []);
+    return clean.length > MAX_ERROR_MESSAGE_CHARS
+      ? `${clean.slice(0, MAX_ERROR_MESSAGE_CHARS)}…`
+      : clean;
   }
 
   #receive(message: JSONRPCMessage): void {

@@ -6,6 +6,7 @@
  */
 
 import { concatBytes } from "../util/bytes.ts";
+import { patternOf, redact } from "../util/redact.ts";
 
 const NEWLINE = 10;
 const CARRIAGE_RETURN = 13;
@@ -34,6 +35,12 @@ export interface LineSplitterOptions {
    * each `maxLineBytes` on as a line of its own.
    */
   overflow: "throw" | "split";
+  /**
+   * Masked in every line handed on (longest first). The end of a line cut
+   * by `"split"` that could start a secret is held back and handed on with
+   * the next piece, so no secret is split by a cut.
+   */
+  secrets?: readonly string[];
 }
 
 /**
@@ -44,28 +51,26 @@ export interface LineSplitterOptions {
  * chunks are joined once, when its end arrives.
  */
 export class LineSplitter {
-  readonly #onLine: (line: string, cut: boolean) => void;
+  readonly #onLine: (line: string) => void;
   readonly #max: number;
   readonly #split: boolean;
+  readonly #secrets: readonly string[] | undefined;
+  /** Of a line cut at the limit, the raw end held back (see `secrets`). */
+  #carry = "";
   readonly #decoder = new TextDecoder();
   /** The start of a line whose end has not arrived yet. */
   #parts: Uint8Array[] = [];
   #partBytes = 0;
-  /** Set while a line that outgrew the limit is handed on unfinished. */
-  #cutting = false;
 
   /**
-   * @param onLine Receives each line, and whether it is a piece of a longer
-   * line cut at the limit (the rest follows).
+   * @param onLine Receives each line.
    * @param options The line length limit and what passing it does.
    */
-  constructor(
-    onLine: (line: string, cut: boolean) => void,
-    options: LineSplitterOptions,
-  ) {
+  constructor(onLine: (line: string) => void, options: LineSplitterOptions) {
     this.#onLine = onLine;
     this.#max = options.maxLineBytes;
     this.#split = options.overflow === "split";
+    this.#secrets = options.secrets;
   }
 
   /**
@@ -100,9 +105,7 @@ export class LineSplitter {
     this.#partBytes += chunk.length - start;
     if (this.#partBytes > this.#max) {
       if (!this.#split) throw new LineTooLongError(this.#max);
-      this.#cutting = true;
-      this.end();
-      this.#cutting = false;
+      this.#flush(true);
     }
   }
 
@@ -119,7 +122,7 @@ export class LineSplitter {
       if (text.charCodeAt(start) === BYTE_ORDER_MARK) start++;
       let end = newline;
       if (end > start && text.charCodeAt(end - 1) === CARRIAGE_RETURN) end--;
-      if (end > start) this.#onLine(text.slice(start, end), false);
+      if (end > start) this.#emit(text.slice(start, end), false);
       start = newline + 1;
       newline = text.indexOf("\n", start);
     }
@@ -127,13 +130,32 @@ export class LineSplitter {
 
   /** Hands on the last, unterminated line, if any. */
   end(): void {
-    if (this.#parts.length === 0) return;
-    const empty = new Uint8Array(0);
-    this.#line(empty, 0, 0);
+    this.#flush(false);
+    if (this.#carry !== "") this.#emit("", false);
   }
 
-  /** One line: the kept parts, then `chunk[start, end)`. */
-  #line(chunk: Uint8Array, start: number, end: number): void {
+  /** Hands on what is kept of a line: all of it, or a piece `cut` at the limit. */
+  #flush(cut: boolean): void {
+    if (this.#parts.length === 0) return;
+    const empty = new Uint8Array(0);
+    this.#line(empty, 0, 0, cut);
+  }
+
+  /** Hands on a line, masked of `secrets`; of a `cut` one, the end that could start a secret waits. */
+  #emit(line: string, cut: boolean): void {
+    const secrets = this.#secrets;
+    if (secrets !== undefined) {
+      line = this.#carry + line;
+      [line, this.#carry] = cut
+        ? redactHead(line, secrets)
+        : [redact(line, secrets), ""];
+      if (line === "") return;
+    }
+    this.#onLine(line);
+  }
+
+  /** One line (or a piece of one, `cut`): the kept parts, then `chunk[start, end)`. */
+  #line(chunk: Uint8Array, start: number, end: number, cut = false): void {
     if (this.#parts.length > 0) {
       const total = this.#partBytes + end - start;
       if (total > this.#max && !this.#split) {
@@ -150,9 +172,28 @@ export class LineSplitter {
     }
     if (end > start && chunk[end - 1] === CARRIAGE_RETURN) end--;
     if (end === start) return;
-    this.#onLine(
-      this.#decoder.decode(chunk.subarray(start, end)),
-      this.#cutting,
-    );
+    this.#emit(this.#decoder.decode(chunk.subarray(start, end)), cut);
   }
+}
+
+/**
+ * A piece of a longer text whose rest is still to come (a stderr line cut
+ * at its length limit), split where no secret can straddle the cut: the
+ * head, redacted, to hand on now, and the raw rest — shorter than the
+ * longest secret, or up to the end of a secret that starts before it — to
+ * put before the next piece. `secrets` come longest first.
+ */
+export function redactHead(
+  text: string,
+  secrets: readonly string[],
+): [head: string, rest: string] {
+  if (secrets.length === 0) return [text, ""];
+  let at = Math.max(0, text.length - secrets[0]!.length + 1);
+  const pattern = patternOf(secrets);
+  pattern.lastIndex = 0;
+  for (let found = pattern.exec(text); found && found.index < at;) {
+    at = Math.max(at, found.index + found[0].length);
+    found = pattern.exec(text);
+  }
+  return [redact(text.slice(0, at), secrets), text.slice(at)];
 }

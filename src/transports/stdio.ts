@@ -17,13 +17,7 @@ import type {
 // #stdio-process): edge and browser bundles get _process/unavailable.ts.
 import { loadBackend } from "./_process/loader.ts";
 import { checkMaxMessageBytes, messageTooLarge } from "./limits.ts";
-import {
-  excerpt,
-  mergeSecrets,
-  redact,
-  redactHead,
-  secretsOf,
-} from "../util/redact.ts";
+import { excerpt, mergeSecrets, redact, secretsOf } from "../util/redact.ts";
 import { delay, settlesWithin } from "../util/time.ts";
 import type {
   ChildExit,
@@ -163,8 +157,6 @@ export class StdioTransport implements MCPTransport {
   #maxMessageBytes: number;
   /** The values of `env` (and inherited ones to mask), kept out of every message this transport makes. */
   #secrets: readonly string[];
-  /** The raw end of a cut stderr line, held back until the next piece: it may start a secret. */
-  #stderrCarry = "";
   #child: ChildProcessHandle | undefined;
   #exit: ChildExit | undefined;
   #starting: Promise<void> | undefined;
@@ -675,30 +667,21 @@ export class StdioTransport implements MCPTransport {
   }
 
   async #readStderr(child: ChildProcessHandle, split: Framing): Promise<void> {
-    const lines = new split.LineSplitter(
-      (line, cut) => this.#stderrLine(line, cut),
-      { maxLineBytes: STDERR_MAX_LINE_BYTES, overflow: "split" },
-    );
+    const lines = new split.LineSplitter((line) => this.#stderrLine(line), {
+      maxLineBytes: STDERR_MAX_LINE_BYTES,
+      overflow: "split",
+      secrets: this.#secrets,
+    });
     try {
       await child.readStderr((chunk) => lines.push(chunk));
       lines.end();
     } catch {
       // stderr is diagnostics only; losing its end is not worth an error.
     }
-    if (this.#stderrCarry !== "") this.#stderrLine("", false);
   }
 
-  /**
-   * Keeps one stderr line, secrets masked, in the tail and hands it to
-   * `onStderr`. Of a line cut at the length limit, the end that may hold the
-   * start of a secret waits for the next piece, so no secret is split.
-   */
-  #stderrLine(raw: string, cut: boolean): void {
-    const text = this.#stderrCarry + raw;
-    let line: string;
-    if (cut) [line, this.#stderrCarry] = redactHead(text, this.#secrets);
-    else [line, this.#stderrCarry] = [this.#redact(text), ""];
-    if (line === "") return;
+  /** Keeps one stderr line, secrets already masked, in the tail and hands it to `onStderr`. */
+  #stderrLine(line: string): void {
     const kept = line.length > STDERR_TAIL_LINE_CHARS
       ? `${line.slice(0, STDERR_TAIL_LINE_CHARS)}…`
       : line;

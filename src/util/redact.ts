@@ -135,34 +135,19 @@ export function redact(text: string, secrets: readonly string[]): string {
 }
 
 /**
- * A piece of a longer text whose rest is still to come (a stderr line cut
- * at its length limit), split where no secret can straddle the cut: the
- * head, redacted, to hand on now, and the raw rest — shorter than the
- * longest secret, or up to the end of a secret that starts before it — to
- * put before the next piece.
+ * The pattern that finds `secrets`. A long secret is written in runs of
+ * 10,000 characters: V8 refuses a longer run of text in a pattern.
  */
-export function redactHead(
-  text: string,
-  secrets: readonly string[],
-): [head: string, rest: string] {
-  if (secrets.length === 0) return [text, ""];
-  let at = Math.max(0, text.length - secrets[0]!.length + 1);
-  const pattern = patternOf(secrets);
-  pattern.lastIndex = 0;
-  for (let found = pattern.exec(text); found && found.index < at;) {
-    at = Math.max(at, found.index + found[0].length);
-    found = pattern.exec(text);
-  }
-  return [redact(text.slice(0, at), secrets), text.slice(at)];
-}
-
-function patternOf(secrets: readonly string[]): RegExp {
+export function patternOf(secrets: readonly string[]): RegExp {
   let pattern = patterns.get(secrets);
   if (pattern === undefined) {
     pattern = new RegExp(
-      secrets.map((secret) => secret.replace(REGEXP_SPECIAL, "\\$&")).join(
-        "|",
-      ),
+      secrets.map((secret) =>
+        secret.replace(
+          /[^]{1,10000}/g,
+          (run) => `(?:${run.replace(REGEXP_SPECIAL, "\\$&")})`,
+        )
+      ).join("|"),
       "gi",
     );
     patterns.set(secrets, pattern);
@@ -218,22 +203,7 @@ const EXCERPT_CHARS = 200;
 export function excerpt(text: string, secrets: readonly string[]): string {
   const clean = redact(text, secrets).trim();
   if (clean === "") return "(empty)";
-  return JSON.stringify(cut(clean, EXCERPT_CHARS));
-}
-
-/**
- * Foreign text a message carries unquoted (a server's error message):
- * every secret replaced, then cut to at most `maxChars` characters, an
- * ellipsis marking the cut. Redacting first: a cut secret would not match.
- */
-export function bounded(
-  text: string,
-  secrets: readonly string[],
-  maxChars: number,
-): string {
-  return cut(redact(text, secrets), maxChars);
-}
-
-function cut(text: string, maxChars: number): string {
-  return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
+  return JSON.stringify(
+    clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean,
+  );
 }

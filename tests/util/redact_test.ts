@@ -4,9 +4,9 @@ import {
   configSecrets,
   redact,
   redactError,
-  redactHead,
   secretsOf,
 } from "../../src/util/redact.ts";
+import { redactHead } from "../../src/transports/_lines.ts";
 
 describe("secretsOf() and redact()", () => {
   it("masks values of 8 characters or more, and leaves short ordinary values alone", () => {
@@ -93,5 +93,17 @@ describe("redactHead()", () => {
 
   it("hands everything on when there is nothing to mask", () => {
     assert.deepEqual(redactHead("plain text", []), ["plain text", ""]);
+  });
+});
+
+describe("redact() of long secrets", () => {
+  it("masks each of six 60,000-character values instead of throwing", () => {
+    const secrets = secretsOf(
+      Array.from({ length: 6 }, (_, i) => [`BIG_${i}`, `${i}`.repeat(60_000)]),
+    );
+    assert.equal(
+      redact(`a ${"3".repeat(60_000)} b`, secrets),
+      "a [redacted] b",
+    );
   });
 });
