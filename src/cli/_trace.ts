@@ -15,7 +15,7 @@ import type {
   MCPTracer,
   MCPTracerProvider,
 } from "../telemetry/types.ts";
-import { printableText } from "../util/terminal.ts";
+import { printable, printableText } from "../util/terminal.ts";
 
 const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
 
@@ -121,15 +121,17 @@ export class SpanRecorder implements MCPTracerProvider {
       const error = span.attributes["error.type"];
       // A cancel the client asked for, an era probe: said, not an error.
       const expected = span.attributes["mcp.adapter.outcome"];
+      // One line per span: a newline in a name or a server's error message
+      // is escaped, so it cannot start a line that looks like a span.
       const outcome = error === undefined
-        ? expected === undefined ? "" : `  ${expected}`
-        : `  error.type=${error}${
-          span.status.message ? ` (${span.status.message})` : ""
+        ? expected === undefined ? "" : `  ${printable(String(expected))}`
+        : `  error.type=${printable(String(error))}${
+          span.status.message ? ` (${printable(span.status.message)})` : ""
         }`;
       return `  ${offsets[index]!.padStart(offsetWidth)}  ${
         tooks[index]!.padStart(tookWidth)
-      }  ${"  ".repeat(depth(span))}${span.name}${
-        id === undefined ? "" : ` [id ${id}]`
+      }  ${"  ".repeat(depth(span))}${printable(span.name)}${
+        id === undefined ? "" : ` [id ${printable(String(id))}]`
       }${outcome}`;
     });
   }

@@ -2,22 +2,23 @@
  * Text on its way into telemetry, made safe: the one neutraliser every
  * span name, attribute and status message that may hold a server's or a
  * caller's text passes. Secrets are masked (before anything is cut, so a
- * secret cut in half cannot slip through), control and bidirectional
- * characters are escaped (traces are read in terminals and log viewers),
- * and the length is bounded. Internal.
+ * secret cut in half cannot slip through), control, bidirectional and
+ * invisible characters are escaped, newlines too (traces are read in
+ * terminals and line-based log viewers: one span, one line), and the length
+ * is bounded. Internal.
  *
  * @module
  */
 
 import { redact } from "../util/redact.ts";
-import { printableText } from "../util/terminal.ts";
+import { printable } from "../util/terminal.ts";
 
 /** The longest name, id, version or status message recorded, in characters. */
 export const MAX_SPAN_TEXT = 1024;
 /** The longest arguments or result recorded (opt-in), in characters. */
 export const MAX_RECORDED_TEXT = 32_768;
 
-/** `text` for a span or a metric: secrets masked, escaped, at most `maxChars` long. */
+/** `text` for a span or a metric: secrets masked, escaped to one line, at most `maxChars` long. */
 export function spanText(
   text: string,
   secrets: readonly string[],
@@ -27,7 +28,7 @@ export function spanText(
   // secret that starts in it to end (secrets come longest first).
   const room = maxChars + (secrets[0]?.length ?? 0);
   const head = text.length > room ? text.slice(0, room) : text;
-  const safe = printableText(redact(head, secrets));
+  const safe = printable(redact(head, secrets));
   return safe.length > maxChars ? `${safe.slice(0, maxChars - 1)}…` : safe;
 }
 

@@ -57,3 +57,23 @@ describe("--trace's timeline", () => {
     ]);
   });
 });
+
+describe("--trace's lines", () => {
+  it("are one per span: a newline in a name or a status cannot start another", () => {
+    const recorder = new SpanRecorder();
+    const forged = "  +0.0 ms  0.1 ms  tools/call t [id 9]";
+    const call = span(recorder, `tools/call x\n${forged}`, {
+      startMs: 0,
+      tookMs: 2,
+    }) as {
+      setAttribute(key: string, value: unknown): void;
+      setStatus(status: { code: number; message?: string }): void;
+    };
+    call.setAttribute("jsonrpc.request.id", "4\r\n");
+    call.setAttribute("error.type", "tool_error\n");
+    call.setStatus({ code: 2, message: `denied\n${forged}\u200b` });
+    assert.deepEqual(recorder.lines(), [
+      "  +0.0 ms  2.0 ms  tools/call x\\x0a  +0.0 ms  0.1 ms  tools/call t [id 9] [id 4\\x0d\\x0a]  error.type=tool_error\\x0a (denied\\x0a  +0.0 ms  0.1 ms  tools/call t [id 9]\\u200b)",
+    ]);
+  });
+});

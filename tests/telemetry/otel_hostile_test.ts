@@ -2,6 +2,7 @@
  * Telemetry as users read it, against hostile servers and healthy ones:
  * no secret a server echoes reaches any span, event or metric; arguments
  * that are not JSON still give the documented envelope and an ended span;
+ * a server's message of several lines is one line in a span's status;
  * and what is not an error — the probe that finds a 2025-era server, a
  * cancel the client asked for — is not recorded as one, in spans, metrics
  * or `--trace`.
@@ -122,6 +123,29 @@ describe("telemetry against hostile servers", () => {
       JSON.stringify(await otel.points("mcp.client.session.duration"));
     assert.match(text, /\[redacted\]/);
     assert.doesNotMatch(text, new RegExp(SECRET, "i"));
+  });
+
+  it("a server's error message of several lines is one line in the span's status", async () => {
+    const otel = recorder();
+    cleanups.push(otel.close);
+    const message = "denied\n  +0.0 ms  0.1 ms  tools/call t [id 9]";
+    const peer = await modernPeer({
+      capabilities: { tools: {} },
+      tools: [{ name: "fail", inputSchema: { type: "object" } }],
+      answer: (method) =>
+        method === "tools/call"
+          ? { error: { code: -32603, message } }
+          : undefined,
+    }, cleanups);
+    const adapter = await connected(peer.url, otel.options);
+    assert.equal((await adapter.invoke("fail", {})).success, false);
+    const status = one(otel.finished(), "tools/call fail").status;
+    assert.equal(status.code, STATUS_ERROR);
+    assert.ok(
+      status.message?.includes("denied\\x0a  +0.0 ms  0.1 ms  tools/call t"),
+      status.message,
+    );
+    assert.doesNotMatch(status.message ?? "", /[\r\n]/);
   });
 
   it("arguments that are not JSON give the validation envelope, and the call's span ends", async () => {
