@@ -121,7 +121,8 @@ function buildEntry(
 
 /**
  * The description a model reads: title, description, capability, root
- * hint; the server's text without what a person cannot see.
+ * hint; the whole passes `modelText`, so nothing a person cannot see
+ * stays in it (the hint quotes the schema's names and values).
  */
 export function modelDescription(
   tool: RegisteredTool,
@@ -140,6 +141,8 @@ export function modelDescription(
     const label = writes ? "(writes)" : readOnly ? "(read-only)" : "";
     if (label !== "") text = text === "" ? label : `${text} ${label}`;
   }
-  if (hint !== undefined) text = text === "" ? hint : `${text} ${hint}`;
+  if (hint !== undefined) {
+    text = modelText(text === "" ? hint : `${text} ${hint}`);
+  }
   return text === "" ? undefined : text;
 }
