@@ -15,7 +15,7 @@ import { toolAlias } from "../tools/alias.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import { forModel } from "../tools/visibility.ts";
 import type { Codec, Entry } from "./_codec.ts";
-import { modelText } from "./_model_text.ts";
+import { modelText, schemaText } from "./_model_text.ts";
 import type {
   SchemaReport,
   ToolDefinitionOptions,
@@ -112,7 +112,9 @@ function buildEntry(
     tool,
     name,
     description: modelDescription(tool, options, dialect.hint),
-    schema: dialect.schema,
+    // Its descriptions and titles: the input's depth was checked, and a
+    // dialect's wrapping and inlining add at most as much again.
+    schema: schemaText(dialect.schema, 2 * MAX_SCHEMA_DEPTH) as Entry["schema"],
     strict: dialect.strict ?? false,
     restore: dialect.restore ?? identity,
     report,

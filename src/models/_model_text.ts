@@ -10,6 +10,8 @@
  * @module
  */
 
+import { setOwn } from "../util/values.ts";
+
 /** Line breaks of every kind: CR LF, CR, NEL, the line and paragraph separators. */
 const BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
 /**
@@ -113,4 +115,48 @@ function hash64(text: string, seed: number): string {
     Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return (h2 >>> 0).toString(16).padStart(8, "0") +
     (h1 >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Keywords whose values are data the model echoes back, never text to neutralise. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+
+/**
+ * `schema` with every `description` and `title` string through
+ * `modelText` (the texts a dialect derives from them, "Default: …",
+ * "One of: …", are in a `description` too). Property names and the values
+ * a model must echo back (`enum`, `const`, `default`, `examples`) are
+ * left as they are: changed, the call would not match the tool. Nodes are
+ * copied only where something changed; the input is not touched. Throws
+ * past `maxDepth` levels.
+ */
+export function schemaText(schema: unknown, maxDepth: number): unknown {
+  const walk = (node: unknown, depth: number): unknown => {
+    if (typeof node !== "object" || node === null) return node;
+    if (depth > maxDepth) {
+      throw new Error(
+        `its input schema nests more than ${maxDepth} levels deep`,
+      );
+    }
+    if (Array.isArray(node)) {
+      let out: unknown[] | undefined;
+      for (let index = 0; index < node.length; index++) {
+        const item = walk(node[index], depth + 1);
+        if (item !== node[index]) (out ??= [...node])[index] = item;
+      }
+      return out ?? node;
+    }
+    let out: Record<string, unknown> | undefined;
+    for (const [key, value] of Object.entries(node)) {
+      const shown = typeof value === "string"
+        ? key === "description" || key === "title" ? modelText(value) : value
+        : DATA_KEYWORDS.has(key)
+        ? value
+        : walk(value, depth + 1);
+      if (shown === value) continue;
+      out ??= { ...node };
+      setOwn(out, key, shown);
+    }
+    return out ?? node;
+  };
+  return walk(schema, 0);
 }

@@ -7,7 +7,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { MCPToolDescriptor } from "@cleveragents/mcp-adapter";
-import { toolDefinitions } from "@cleveragents/mcp-adapter/models";
+import { modelTools, toolDefinitions } from "@cleveragents/mcp-adapter/models";
+import { callOf } from "./_share.ts";
 import { PROVIDERS } from "./_rules.ts";
 import { registryOf } from "./_tools.ts";
 
@@ -110,5 +111,71 @@ describe("the root anyOf/oneOf hint", () => {
       assert.match(description, /requires "k0x+\.\.\./);
       assert.match(description, /requires "b6"; 93 more\.$/);
     }
+  });
+});
+
+describe("descriptions and titles inside the input schema", () => {
+  const name = `p${HIDDEN}`;
+  const registry = () =>
+    registryOf("srv", [tool({
+      type: "object",
+      title: `T${HIDDEN}`,
+      properties: {
+        [name]: {
+          type: "string",
+          description: `D${HIDDEN}`,
+          title: `t${HIDDEN}`,
+          enum: [`E${HIDDEN}`],
+          default: `F${HIDDEN}`,
+        },
+        // Not all strings: gemini-openapi describes it ("One of: …").
+        mixed: { enum: [`M${HIDDEN}`, 1] },
+      },
+      $defs: { unused: { description: `U${HIDDEN}` } },
+    })]);
+
+  it("pass modelText for every provider, derived texts included; names and values stay as sent", () => {
+    for (const provider of PROVIDERS) {
+      const definitions = JSON.parse(
+        JSON.stringify(toolDefinitions(registry(), provider)),
+      );
+      assertClean(definitions, provider);
+      const descriptions = textsAt(definitions, "description").map(([, text]) =>
+        text
+      );
+      assert.ok(
+        descriptions.some((text) => /^D[\n.]/.test(text)),
+        `${provider}: ${JSON.stringify(descriptions)}`,
+      );
+      // A model must echo a property name and an enum value exactly.
+      const text = JSON.stringify(definitions);
+      assert.ok(text.includes(JSON.stringify(name)), `${provider}: the name`);
+      assert.ok(
+        text.includes(JSON.stringify(`E${HIDDEN}`)),
+        `${provider}: the enum value`,
+      );
+    }
+    // Strict mode turns `default` into a sentence of the description.
+    const strict = JSON.stringify(toolDefinitions(registry(), "openai-chat"));
+    assert.ok(strict.includes(String.raw`Default: \"F\n\".`), strict);
+    const openapi = JSON.stringify(
+      toolDefinitions(registry(), "gemini-openapi"),
+    );
+    assert.ok(openapi.includes(String.raw`One of: \"M\n\", 1.`), openapi);
+  });
+
+  it("search_tools (meta form) shows them neutralised too", async () => {
+    const tools = modelTools(registry(), "openai-chat", {
+      toolSearch: { when: "always", form: "meta" },
+    });
+    const [reply] = await tools.dispatch(
+      callOf("openai-chat", "search_tools", { query: "reads a file" }),
+    ) as unknown as [{ content: string }];
+    const [, line] = reply.content.split("\n");
+    const { inputSchema } = JSON.parse(line!);
+    assertClean(inputSchema, "search_tools");
+    assert.equal(inputSchema.properties[name].description, "D\n");
+    assert.equal(inputSchema.title, "T\n");
+    assert.deepEqual(inputSchema.properties[name].enum, [`E${HIDDEN}`]);
   });
 });
