@@ -25,6 +25,7 @@ import {
 } from "./_blocks.ts";
 import { type Budget, checkBudget, fitText, mergeBudgets } from "./_budget.ts";
 import { isSchema } from "./_json_schema.ts";
+import { modelText } from "./_model_text.ts";
 import type { ResultPages } from "./_pages.ts";
 import type { ResultBudget, ResultCut } from "./options.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
@@ -127,7 +128,11 @@ export function declined(text: string): Outcome {
   return { status: "declined", text, images: [] };
 }
 
-/** The outcome of a registry tool's result envelope, within `shaping`'s budget. */
+/**
+ * The outcome of a registry tool's result envelope, within `shaping`'s
+ * budget. Every text the model reads of it has passed `modelText` (no
+ * NFKC: a result is data), before the budget; `result` stays as sent.
+ */
 export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
   const blocks = Array.isArray(result.data?.content) ? result.data.content : [];
   if (!result.success) {
@@ -141,21 +146,26 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
     );
     content.texts.push(...content.images.map(imageNote));
     content.images = [];
-    return { ...shapeContent(content, shaping, "error"), result };
+    return { ...shapeContent(neutral(content), shaping, "error"), result };
   }
   const structured = result.data.structuredContent;
   let json: unknown;
   let content: Content;
   if (hasContent(blocks)) {
-    content = readContent(blocks);
-    if (structured !== undefined && content.images.length === 0) {
-      json = sameJson(content.texts, structured, shaping.budget)
-        ? structured
-        : undefined;
+    content = neutral(readContent(blocks));
+    if (
+      structured !== undefined && content.images.length === 0 &&
+      sameJson(content.texts, structured, shaping.budget) &&
+      cleanJson(content.texts[0]!, structured)
+    ) {
+      json = structured;
     }
   } else if (structured !== undefined) {
-    content = { texts: [JSON.stringify(structured)], images: [] };
-    json = structured;
+    const text = JSON.stringify(structured);
+    const shown = modelText(text);
+    content = { texts: [shown], images: [] };
+    // The JSON value only when its text needed nothing taken out.
+    if (shown === text) json = structured;
   } else {
     content = { texts: [NO_CONTENT], images: [] };
   }
@@ -165,6 +175,28 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
     outcome.json = json;
   }
   return outcome;
+}
+
+/** `content` with each text through `modelText` (a clean text is kept as it is). */
+function neutral(content: Content): Content {
+  const { texts } = content;
+  for (let index = 0; index < texts.length; index++) {
+    texts[index] = modelText(texts[index]!);
+  }
+  return content;
+}
+
+/**
+ * Whether `structured`, the value of neutralised JSON text `text`
+ * (`sameJson`), holds nothing `modelText` would take out. Such a text
+ * without `\\u` escapes can only parse to clean strings (its other escapes
+ * are controls, which JSON escapes again); else the value's own JSON text
+ * is checked.
+ */
+function cleanJson(text: string, structured: unknown): boolean {
+  if (!text.includes("\\u")) return true;
+  const own = JSON.stringify(structured);
+  return modelText(own) === own;
 }
 
 /**

@@ -15,7 +15,7 @@ import { toolAlias } from "../tools/alias.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import { forModel } from "../tools/visibility.ts";
 import type { Codec, Entry } from "./_codec.ts";
-import { modelText } from "./_model_text.ts";
+import { modelText, schemaText } from "./_model_text.ts";
 import type {
   SchemaReport,
   ToolDefinitionOptions,
@@ -112,7 +112,9 @@ function buildEntry(
     tool,
     name,
     description: modelDescription(tool, options, dialect.hint),
-    schema: dialect.schema,
+    // Its descriptions and titles: the input's depth was checked, and a
+    // dialect's wrapping and inlining add at most as much again.
+    schema: schemaText(dialect.schema, 2 * MAX_SCHEMA_DEPTH) as Entry["schema"],
     strict: dialect.strict ?? false,
     restore: dialect.restore ?? identity,
     report,
@@ -121,7 +123,8 @@ function buildEntry(
 
 /**
  * The description a model reads: title, description, capability, root
- * hint; the server's text without what a person cannot see.
+ * hint; the whole passes `modelText`, so nothing a person cannot see
+ * stays in it (the hint quotes the schema's names and values).
  */
 export function modelDescription(
   tool: RegisteredTool,
@@ -140,6 +143,8 @@ export function modelDescription(
     const label = writes ? "(writes)" : readOnly ? "(read-only)" : "";
     if (label !== "") text = text === "" ? label : `${text} ${label}`;
   }
-  if (hint !== undefined) text = text === "" ? hint : `${text} ${hint}`;
+  if (hint !== undefined) {
+    text = modelText(text === "" ? hint : `${text} ${hint}`);
+  }
   return text === "" ? undefined : text;
 }

@@ -300,11 +300,14 @@ export function objectRoot(input: Schema): ObjectRoot {
     const branches = schema[key];
     if (!Array.isArray(branches)) continue;
     const shown: string[] = [];
+    let more = 0;
     for (const branch of branches) {
       if (!isSchema(branch)) continue;
       absorb(schema, branch, properties, undefined);
-      shown.push(describeBranch(branch));
+      if (shown.length < HINT_BRANCHES) shown.push(describeBranch(branch));
+      else more++;
     }
+    if (more > 0) shown.push(`${more.toLocaleString("en-US")} more`);
     const kind = key === "anyOf" ? "at least one" : "exactly one";
     hints.push(`Arguments must satisfy ${kind} of: ${shown.join("; ")}.`);
     notes.push(
@@ -328,7 +331,7 @@ export function objectRoot(input: Schema): ObjectRoot {
   const pruned = pruneDefinitions(schema);
   if (pruned.note !== undefined) notes.push(pruned.note);
   schema = pruned.schema;
-  const hint = hints.length > 0 ? hints.join(" ") : undefined;
+  const hint = hints.length > 0 ? clip(hints.join(" "), HINT_CHARS) : undefined;
   return hint === undefined ? { schema, notes } : { schema, hint, notes };
 }
 
@@ -419,12 +422,44 @@ export function existingRequired(
   );
 }
 
-/** A short text for one root alternative: `requires "a", "b"` or its JSON. */
+/** Root alternatives the hint describes; the others are counted. */
+const HINT_BRANCHES = 8;
+/** Required names one alternative's text lists; the others are counted. */
+const HINT_KEYS = 8;
+/** The most one alternative's text (and one name in it) takes, in UTF-16 units. */
+const BRANCH_CHARS = 200;
+/** The most the whole hint takes, in UTF-16 units. */
+const HINT_CHARS = 1_000;
+
+/**
+ * A short text for one root alternative: `requires "a", "b"` (names as
+ * JSON strings, line breaks escaped too, at most `HINT_KEYS`) or its JSON,
+ * within `BRANCH_CHARS`.
+ */
 function describeBranch(branch: Schema): string {
   const keys = Object.keys(branch);
   if (keys.length === 1 && Array.isArray(branch.required)) {
-    return `requires ${branch.required.map((key) => `"${key}"`).join(", ")}`;
+    const names = branch.required.slice(0, HINT_KEYS).map((key) =>
+      clip(
+        JSON.stringify(String(key)).replace(
+          /[\u0085\u2028\u2029]/g,
+          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+        ),
+        BRANCH_CHARS / 4,
+      )
+    );
+    const more = branch.required.length - names.length;
+    if (more > 0) names.push(`${more.toLocaleString("en-US")} more`);
+    return clip(`requires ${names.join(", ")}`, BRANCH_CHARS);
   }
-  const text = JSON.stringify(branch);
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+  return clip(JSON.stringify(branch), BRANCH_CHARS);
+}
+
+/** `text` within `max` UTF-16 units, `...` at the end when cut; never half a surrogate pair. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 3;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}...`;
 }

@@ -10,6 +10,8 @@
  * @module
  */
 
+import { setOwn } from "../util/values.ts";
+
 /** Line breaks of every kind: CR LF, CR, NEL, the line and paragraph separators. */
 const BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
 /**
@@ -21,6 +23,17 @@ const BREAKS = /\r\n?|[\u0085\u2028\u2029]/g;
 const UNSEEN =
   // deno-lint-ignore no-control-regex
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}]/gu;
+/**
+ * A quick first look, for the common clean text: `\r`, and every UTF-16
+ * unit of what `UNSEEN` or `BREAKS` match — `UNSEEN`'s ranges (Unicode 16)
+ * spelt out, and the high surrogates of its astral ones — without the `u`
+ * flag, which scans 2–4 times as fast. A match only sends the text down
+ * the full path; `tests/models/model_text_test.ts` checks that it covers
+ * every code point `UNSEEN` matches. Lone surrogates: `isWellFormed()`.
+ */
+const MAYBE =
+  // deno-lint-ignore no-control-regex
+  /[\r\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u115f-\u1160\u17b4-\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ud804\ud80d\ud82f\ud834\udb40-\udb43]/;
 
 /**
  * `text` with what a person cannot see but a model reads taken out. With
@@ -29,6 +42,7 @@ const UNSEEN =
  * so that a pattern matched afterwards matches every spelling.
  */
 export function modelText(text: string, normalize = false): string {
+  if (!normalize && !MAYBE.test(text) && text.isWellFormed()) return text;
   const seen = text.replace(BREAKS, "\n").replace(UNSEEN, "");
   // NFKC can make nothing unseen, but what it joins is checked again.
   return normalize ? seen.normalize("NFKC").replace(UNSEEN, "") : seen;
@@ -101,4 +115,48 @@ function hash64(text: string, seed: number): string {
     Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return (h2 >>> 0).toString(16).padStart(8, "0") +
     (h1 >>> 0).toString(16).padStart(8, "0");
+}
+
+/** Keywords whose values are data the model echoes back, never text to neutralise. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+
+/**
+ * `schema` with every `description` and `title` string through
+ * `modelText` (the texts a dialect derives from them, "Default: …",
+ * "One of: …", are in a `description` too). Property names and the values
+ * a model must echo back (`enum`, `const`, `default`, `examples`) are
+ * left as they are: changed, the call would not match the tool. Nodes are
+ * copied only where something changed; the input is not touched. Throws
+ * past `maxDepth` levels.
+ */
+export function schemaText(schema: unknown, maxDepth: number): unknown {
+  const walk = (node: unknown, depth: number): unknown => {
+    if (typeof node !== "object" || node === null) return node;
+    if (depth > maxDepth) {
+      throw new Error(
+        `its input schema nests more than ${maxDepth} levels deep`,
+      );
+    }
+    if (Array.isArray(node)) {
+      let out: unknown[] | undefined;
+      for (let index = 0; index < node.length; index++) {
+        const item = walk(node[index], depth + 1);
+        if (item !== node[index]) (out ??= [...node])[index] = item;
+      }
+      return out ?? node;
+    }
+    let out: Record<string, unknown> | undefined;
+    for (const [key, value] of Object.entries(node)) {
+      const shown = typeof value === "string"
+        ? key === "description" || key === "title" ? modelText(value) : value
+        : DATA_KEYWORDS.has(key)
+        ? value
+        : walk(value, depth + 1);
+      if (shown === value) continue;
+      out ??= { ...node };
+      setOwn(out, key, shown);
+    }
+    return out ?? node;
+  };
+  return walk(schema, 0);
 }

@@ -32,7 +32,8 @@ import {
   shown,
 } from "./_handoff.ts";
 import { instructionsFragment } from "./_instructions.ts";
-import { isSchema, type Schema } from "./_json_schema.ts";
+import { isSchema, MAX_SCHEMA_DEPTH, type Schema } from "./_json_schema.ts";
+import { schemaText } from "./_model_text.ts";
 import type { ResultPages } from "./_pages.ts";
 import { dispatchCall, runner } from "./_run.ts";
 import type {
@@ -365,11 +366,17 @@ function results(
   return lines.join("\n");
 }
 
-/** A schema as shown in a search result, or a note when it is too large. */
+/**
+ * A schema as shown in a search result, its descriptions and titles
+ * neutralised as in the tool definitions, or a note when it is too large
+ * (or too deep).
+ */
 function shownSchema(schema: unknown): unknown {
   let text: string;
   try {
-    text = JSON.stringify(schema ?? { type: "object" });
+    text = JSON.stringify(
+      schemaText(schema ?? { type: "object" }, MAX_SCHEMA_DEPTH),
+    );
   } catch {
     return "(this tool's input schema cannot be shown)";
   }
