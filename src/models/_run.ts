@@ -8,6 +8,7 @@
  */
 
 import { errorMessage } from "../util/caught.ts";
+import type { MCPToolResult } from "../types.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import type { Codec, Entry, Runner } from "./_codec.ts";
 import { forModel, registryOf, toolsOf } from "./_entries.ts";
@@ -211,17 +212,31 @@ async function runCall(
       );
     }
   }
+  let result: MCPToolResult;
   try {
-    return outcomeOf(
-      await tool.invoke(args, options.invokeOptions),
-      shaping(tool),
-    );
+    result = await tool.invoke(args, options.invokeOptions);
   } catch (error) {
     return failure(
       `Tool ${JSON.stringify(entry.name)} could not be called: ${
         errorMessage(error)
       }`,
     );
+  }
+  try {
+    return outcomeOf(result, shaping(tool));
+  } catch (error) {
+    // The tool ran: the model must not call it again thinking it did not.
+    // (A result nested too deeply for JSON.stringify throws here.)
+    return {
+      ...failure(
+        `Tool ${
+          JSON.stringify(entry.name)
+        } ran, but its result could not be shown: ${
+          errorMessage(error)
+        }. Do not call it again to retry; the host has the result.`,
+      ),
+      result,
+    };
   }
 }
 

@@ -262,6 +262,43 @@ describe("server text in a result is neutralised for the model", () => {
   }
 });
 
+describe("a result that cannot be shown", () => {
+  // A host's own tool can return what JSON cannot write (a cycle, a BigInt).
+  const cyclic: Record<string, unknown> = { n: 1 };
+  cyclic.self = cyclic;
+  const sent: MCPToolResult = {
+    success: true,
+    data: { content: [], structuredContent: cyclic },
+    error: null,
+    durationMs: 1,
+  };
+  for (const provider of PROVIDERS) {
+    it(`${provider}: the model is told the tool ran, not that it could not be called; the host gets the result`, async () => {
+      let calls = 0;
+      const tools = modelTools(
+        registryOf("notes", [TOOL], () => {
+          calls++;
+          return sent;
+        }),
+        provider,
+      );
+      const run = await tools.run(callOf(provider, "notes__get", {}));
+      const share = shareOf(provider, run.message);
+      assert.equal(calls, 1);
+      assert.equal(
+        share.error,
+        provider === "anthropic" || provider.startsWith("gemini") ||
+          provider === "ai-sdk",
+      );
+      assert.match(
+        share.text,
+        /^Tool "notes__get" ran, but its result could not be shown: Converting circular structure to JSON.+\. Do not call it again to retry; the host has the result\.$/s,
+      );
+      assert.strictEqual(run.result, sent);
+    });
+  }
+});
+
 describe("the result budget", () => {
   for (const provider of PROVIDERS) {
     it(`${provider}: a 10 MB text reaches the model as 25,000 tokens at most, head and tail; the host gets all of it`, async () => {
