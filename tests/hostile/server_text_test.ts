@@ -18,10 +18,7 @@ import {
   runtimeCommand,
   waitFor,
 } from "../_helpers.ts";
-
-/** Bound on every wait here; each test ends well within it. */
-const WAIT_MS = 20_000;
-const SECRET = "s3cr3t-VALUE-0123456789-abcdef";
+import { hostileStdio, SECRET, WAIT_MS } from "./_stdio_peer.ts";
 
 const cleanups = releaseAfterEach();
 
@@ -29,16 +26,7 @@ function hostile(
   mode: string,
   options: MCPToolAdapterOptions = {},
 ): MCPToolAdapter {
-  const { command, args } = runtimeCommand(fixturePath("hostile.mjs"));
-  const adapter = new MCPToolAdapter({
-    name: "hostile",
-    transport: "stdio",
-    command,
-    args: [...args, mode],
-    env: { SECRET },
-  }, options);
-  cleanups.push(() => adapter.disconnect());
-  return adapter;
+  return hostileStdio(cleanups, mode, [], options, { SECRET });
 }
 
 /** Fails when `text` holds any five characters of the secret in a row. */

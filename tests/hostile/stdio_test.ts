@@ -23,10 +23,7 @@ import {
   waitFor,
 } from "../_helpers.ts";
 import { within } from "../_remote.ts";
-
-/** Bound on every wait here; each test ends well within it. */
-const WAIT_MS = 20_000;
-const SECRET = "s3cr3t-VALUE-0123456789-abcdef";
+import { hostileStdio, SECRET, WAIT_MS } from "./_stdio_peer.ts";
 
 const cleanups = releaseAfterEach();
 
@@ -36,16 +33,7 @@ function hostile(
   options: MCPToolAdapterOptions = {},
   env?: Record<string, string>,
 ): MCPToolAdapter {
-  const { command, args } = runtimeCommand(fixturePath("hostile.mjs"));
-  const adapter = new MCPToolAdapter({
-    name: "hostile",
-    transport: "stdio",
-    command,
-    args: [...args, mode, ...extra],
-    ...(env ? { env } : {}),
-  }, options);
-  cleanups.push(() => adapter.disconnect());
-  return adapter;
+  return hostileStdio(cleanups, mode, extra, options, env);
 }
 
 /** Records the longest gap between ticks of a 10 ms interval: how long the event loop was blocked. */
