@@ -119,18 +119,27 @@ function hash64(text: string, seed: number): string {
 
 /** Keywords whose values are data the model echoes back, never text to neutralise. */
 const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+/** Keywords whose values map names to schemas: there a key is a name, never a keyword. */
+const NAME_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "$defs",
+  "definitions",
+  "dependentSchemas",
+]);
 
 /**
  * `schema` with every `description` and `title` string through
  * `modelText` (the texts a dialect derives from them, "Default: …",
  * "One of: …", are in a `description` too). Property names and the values
  * a model must echo back (`enum`, `const`, `default`, `examples`) are
- * left as they are: changed, the call would not match the tool. Nodes are
- * copied only where something changed; the input is not touched. Throws
- * past `maxDepth` levels.
+ * left as they are: changed, the call would not match the tool; a
+ * property *named* `default` or `description` is a schema like any other.
+ * Nodes are copied only where something changed; the input is not
+ * touched. Throws past `maxDepth` levels.
  */
 export function schemaText(schema: unknown, maxDepth: number): unknown {
-  const walk = (node: unknown, depth: number): unknown => {
+  const walk = (node: unknown, depth: number, names: boolean): unknown => {
     if (typeof node !== "object" || node === null) return node;
     if (depth > maxDepth) {
       throw new Error(
@@ -140,23 +149,25 @@ export function schemaText(schema: unknown, maxDepth: number): unknown {
     if (Array.isArray(node)) {
       let out: unknown[] | undefined;
       for (let index = 0; index < node.length; index++) {
-        const item = walk(node[index], depth + 1);
+        const item = walk(node[index], depth + 1, false);
         if (item !== node[index]) (out ??= [...node])[index] = item;
       }
       return out ?? node;
     }
     let out: Record<string, unknown> | undefined;
     for (const [key, value] of Object.entries(node)) {
-      const shown = typeof value === "string"
+      const shown = names
+        ? walk(value, depth + 1, false)
+        : typeof value === "string"
         ? key === "description" || key === "title" ? modelText(value) : value
         : DATA_KEYWORDS.has(key)
         ? value
-        : walk(value, depth + 1);
+        : walk(value, depth + 1, NAME_MAPS.has(key));
       if (shown === value) continue;
       out ??= { ...node };
       setOwn(out, key, shown);
     }
     return out ?? node;
   };
-  return walk(schema, 0);
+  return walk(schema, 0, false);
 }

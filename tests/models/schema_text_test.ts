@@ -130,6 +130,9 @@ describe("descriptions and titles inside the input schema", () => {
         },
         // Not all strings: gemini-openapi describes it ("One of: …").
         mixed: { enum: [`M${HIDDEN}`, 1] },
+        // Named as keywords whose values are left as sent: still schemas.
+        default: { type: "string", description: `G${HIDDEN}` },
+        enum: { type: "string", title: `H${HIDDEN}` },
       },
       $defs: { unused: { description: `U${HIDDEN}` } },
     })]);
