@@ -146,6 +146,21 @@ export function errorType(error: unknown): string {
   return typeof error.code === "string" ? error.code : "_OTHER";
 }
 
+/** An error code of JSON-RPC's own range (-32768 to -32000), as `errorType` writes it. */
+const RESERVED_CODE = /^-3(?:2(?:[0-6]\d\d|7[0-5]\d|76[0-8]))$/;
+/** An `errorType` that is an error code (its other values are words). */
+const ANY_CODE = /^-?\d+$/;
+
+/**
+ * `type` (an `errorType`) for a metric's attributes: a server's own error
+ * code, outside JSON-RPC's reserved range, is `_OTHER` there, so a server
+ * that answers each call with a new code cannot add a series per call. A
+ * span keeps the code.
+ */
+function metricType(type: string): string {
+  return ANY_CODE.test(type) && !RESERVED_CODE.test(type) ? "_OTHER" : type;
+}
+
 /** A failure's `error.type`, code and status message, the message neutralised. */
 function failureOf(error: unknown, neutral: Neutral): {
   type: string;
@@ -453,7 +468,7 @@ class SessionSpans implements SessionTelemetry {
         const failure = failureOf(error, neutral);
         type = failure.type;
         if (failure.code !== undefined) {
-          metric["rpc.response.status_code"] = failure.code;
+          metric["rpc.response.status_code"] = metricType(failure.code);
           span?.setAttribute("rpc.response.status_code", failure.code);
         }
         span?.setStatus({ code: STATUS_ERROR, message: failure.message });
@@ -471,7 +486,7 @@ class SessionSpans implements SessionTelemetry {
         }
       }
       if (type !== undefined) {
-        metric["error.type"] = type;
+        metric["error.type"] = metricType(type);
         span?.setAttribute("error.type", type);
         if (call !== undefined) call.errorType = type;
       }
@@ -498,7 +513,9 @@ class SessionSpans implements SessionTelemetry {
     if (this.#version !== undefined) {
       attributes["mcp.protocol.version"] = this.#version;
     }
-    if (error !== undefined) attributes["error.type"] = errorType(error);
+    if (error !== undefined) {
+      attributes["error.type"] = metricType(errorType(error));
+    }
     this.#instruments.session?.record(
       (performance.now() - this.#started) / 1000,
       attributes,

@@ -148,6 +148,34 @@ describe("telemetry against hostile servers", () => {
     assert.doesNotMatch(status.message ?? "", /[\r\n]/);
   });
 
+  it("a server that answers each call with a new error code adds no metric series per call; spans keep the code", async () => {
+    const otel = recorder();
+    cleanups.push(otel.close);
+    const peer = await modernPeer({
+      capabilities: { tools: {} },
+      tools: [{ name: "fail", inputSchema: { type: "object" } }],
+      answer: (method, _params, count) =>
+        method === "tools/call"
+          ? { error: { code: 1000 + count, message: "no" } }
+          : undefined,
+    }, cleanups);
+    const adapter = await connected(peer.url, otel.options);
+    for (let i = 0; i < 20; i++) {
+      assert.equal((await adapter.invoke("fail", {})).success, false);
+    }
+    const calls = (await otel.points("mcp.client.operation.duration"))
+      .filter((point) => point.attributes["mcp.method.name"] === "tools/call");
+    assert.equal(calls.length, 1, JSON.stringify(calls));
+    assert.equal(calls[0]!.attributes["error.type"], "_OTHER");
+    assert.equal(calls[0]!.attributes["rpc.response.status_code"], "_OTHER");
+    assert.equal(calls[0]!.value.count, 20);
+    const codes = new Set(
+      otel.finished().filter((span) => span.name === "tools/call fail")
+        .map((span) => span.attributes["rpc.response.status_code"]),
+    );
+    assert.equal(codes.size, 20, [...codes].join(", "));
+  });
+
   it("arguments that are not JSON give the validation envelope, and the call's span ends", async () => {
     const otel = recorder();
     cleanups.push(otel.close);
