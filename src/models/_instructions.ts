@@ -11,19 +11,12 @@
  */
 
 import type { Entry } from "./_codec.ts";
-import {
-  boundaryMarker,
-  defuseTag,
-  modelText,
-  spelledTag,
-} from "./_model_text.ts";
+import { boundaryMarker, defuseTag, modelText } from "./_model_text.ts";
 
 /** The default cap of one server's text, in characters. */
 export const DEFAULT_INSTRUCTIONS_MAX_CHARS = 4096;
 
 const TAG = "mcp-server-instructions";
-/** The tag, opening or closing, with or without a marker, spaced out or not. */
-const SPELT_TAG = spelledTag(TAG);
 
 /**
  * The fragment for the servers of `entries` that have instructions; `""`
@@ -76,5 +69,5 @@ export function instructionsFragment(
 
 /** A server's text for the model, with every spelling of the tag defused. */
 function defused(text: string): string {
-  return defuseTag(modelText(text, true), SPELT_TAG);
+  return defuseTag(modelText(text, true), TAG);
 }

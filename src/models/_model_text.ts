@@ -48,42 +48,68 @@ export function modelText(text: string, normalize = false): string {
   return normalize ? seen.normalize("NFKC").replace(UNSEEN, "") : seen;
 }
 
-/** `<`, `/` and `-` in the forms NFKC reads as them: fullwidth and small. */
-const LOOKALIKES: Readonly<Record<string, string>> = {
-  "<": "<\\uFE64\\uFF1C",
-  "/": "/\\uFF0F",
-  "-": "\\-\\uFE63\\uFF0D",
-};
+/** The characters NFKC reads as `<`: itself, and its small and fullwidth forms. */
+const OPENERS = /[<\uFE64\uFF1C]/g;
+const SPACE = /\s/;
 
 /**
- * A pattern for every spelling of tag `name`, opening or closing, that a
- * model reads as it once what is unseen is gone (`modelText`): any case,
- * whitespace — line breaks too — before, after and between any of its
- * characters, and `<`, `/`, `-` and ASCII letters in their fullwidth (and
- * small) forms, for text that is not NFKC-normalised. Each `\s*` is
- * followed by a fixed character, so a match costs time linear in the text.
+ * `text` with every spelling of tag `name`, opening or closing, that a
+ * model reads as it defused: `_` after its `<`, so that a model reads it as
+ * text. A spelling is what NFKC folds to the tag, in any case, with
+ * whitespace (line breaks too) before, after and between any of its
+ * characters: fullwidth and small forms, mathematical, circled and
+ * superscript letters. Each character is folded on its own, so `text`
+ * itself need not be NFKC-normalised (a resource's `x²` stays `x²`), and
+ * what is unseen must already be out of it (`modelText`). Linear in the
+ * text: a match reads on from a `<` only while the tag's characters come.
  *
- * @param name The tag's name: ASCII letters and `-`.
+ * @param name The tag's name: lower-case ASCII letters and `-`.
  */
-export function spelledTag(name: string): RegExp {
-  const char = (c: string) => {
-    const code = c.charCodeAt(0);
-    return /[a-z]/i.test(c)
-      ? `[${c}\\u{${(code + 0xfee0).toString(16)}}]`
-      : `[${LOOKALIKES[c]}]`;
-  };
-  return new RegExp(
-    `${char("<")}\\s*(?:${char("/")}\\s*)?${[...name].map(char).join("\\s*")}`,
-    "giu",
-  );
+export function defuseTag(text: string, name: string): string {
+  let out = "";
+  let from = 0;
+  for (const { index } of text.matchAll(OPENERS)) {
+    // Most `<` start something else (`<div`): an ASCII character that
+    // cannot begin the tag answers at once.
+    const after = text[index + 1] ?? "";
+    if (
+      after.charCodeAt(0) < 0x80 && after !== "/" &&
+      after.toLowerCase() !== name[0] && !SPACE.test(after)
+    ) continue;
+    if (!spellsTag(text, index + 1, name)) continue;
+    out += `${text.slice(from, index + 1)}_`;
+    from = index + 1;
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
-/**
- * `text` with every spelling of a tag that `pattern` (`spelledTag()`)
- * matches defused: `_` after its `<`, so that a model reads it as text.
- */
-export function defuseTag(text: string, pattern: RegExp): string {
-  return text.replace(pattern, (tag) => `${tag[0]}_${tag.slice(1)}`);
+/** Whether `text` from `start` on reads as `/name` or `name`, as `defuseTag()` reads it. */
+function spellsTag(text: string, start: number, name: string): boolean {
+  let at = start;
+  let folded = "";
+  /** The next character as NFKC folds it, lower case, whitespace skipped. */
+  const next = (): string | undefined => {
+    for (;;) {
+      if (folded === "") {
+        if (at >= text.length) return undefined;
+        const code = text.codePointAt(at)!;
+        const char = String.fromCodePoint(code);
+        at += char.length;
+        folded = code < 0x80 ? char : char.normalize("NFKC");
+        continue;
+      }
+      const char = folded[0]!;
+      folded = folded.slice(1);
+      if (!SPACE.test(char)) return char.toLowerCase();
+    }
+  };
+  let char = next();
+  if (char === "/") char = next();
+  for (let index = 0; index < name.length; index++) {
+    if (index > 0) char = next();
+    if (char !== name[index]) return false;
+  }
+  return true;
 }
 
 /**

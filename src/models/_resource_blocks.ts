@@ -11,19 +11,9 @@
  * @module
  */
 
-import {
-  boundaryMarker,
-  defuseTag,
-  modelText,
-  spelledTag,
-} from "./_model_text.ts";
+import { boundaryMarker, defuseTag, modelText } from "./_model_text.ts";
 
 const TAG = "mcp-resource";
-/**
- * The tag, opening or closing, with or without a marker, spaced out or
- * not, in the fullwidth and small forms NFKC reads as it.
- */
-const SPELT_TAG = spelledTag(TAG);
 /** The most characters of a URI written into a tag. */
 const MAX_URI_CHARS = 2048;
 /** The most characters of a server's name written into a tag. */
@@ -41,7 +31,7 @@ export interface Origin {
 
 /** Server text for inside a block: neutralised, every spelling of the tag defused. */
 export function blockText(text: string): string {
-  return defuseTag(modelText(text), SPELT_TAG);
+  return defuseTag(modelText(text), TAG);
 }
 
 /** A resource's URI and media type for its tag (`undefined`: left out). */
