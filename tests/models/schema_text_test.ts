@@ -182,3 +182,28 @@ describe("descriptions and titles inside the input schema", () => {
     assert.deepEqual(inputSchema.properties[name].enum, [`E${HIDDEN}`]);
   });
 });
+
+describe("a tool's own description and title", () => {
+  it("are cut for the model: one tool cannot fill the context; the registry keeps them whole", () => {
+    // 1 MB, with an astral character across the cut.
+    const description = `${"d".repeat(8190)}😀${"x".repeat(1_000_000)}`;
+    const registry = registryOf("srv", [{
+      name: "t",
+      title: "T".repeat(10_000),
+      description,
+      inputSchema: { type: "object" },
+    }]);
+    for (const provider of PROVIDERS) {
+      const [[, shown]] = textsAt(
+        JSON.parse(JSON.stringify(toolDefinitions(registry, provider))),
+        "description",
+      ) as [[string, string]];
+      assert.equal(
+        shown,
+        `${"T".repeat(255)}…: ${"d".repeat(8190)}…`,
+        `${provider}: ${shown.length} characters`,
+      );
+    }
+    assert.equal(registry.get("srv/t")?.description, description);
+  });
+});
