@@ -21,7 +21,7 @@
  */
 
 import { MCPConnectionError } from "../errors.ts";
-import { displayUrl } from "../util/redact.ts";
+import { displayUrl, redact, secretsOf } from "../util/redact.ts";
 import { isRecord } from "../util/values.ts";
 import { webUrlProblem } from "../util/url_policy.ts";
 import { readCapped } from "../util/read_body.ts";
@@ -167,7 +167,7 @@ export function guardedFetch(
     }
     if (!response.ok && grantType(init?.body) !== null) {
       state.tokenError = `HTTP ${response.status}${
-        oauthErrorText(parseJson(text))
+        oauthErrorText(parseJson(text), requestSecrets(init))
       }`;
     }
     return new Response(
@@ -316,16 +316,67 @@ function parseJson(text: string): unknown {
   }
 }
 
+/** The fields of a token request whose values are secret (RFC 6749, 7523, 7636, 8693). */
+const SECRET_FIELDS = [
+  "actor_token",
+  "assertion",
+  "client_assertion",
+  "client_secret",
+  "code",
+  "code_verifier",
+  "password",
+  "refresh_token",
+  "subject_token",
+];
+
 /**
- * ` "error" ("description")` of an OAuth error body, bounded and quoted;
- * `""` when it has no `error`.
+ * The secrets a token request carries: its secret form fields and the
+ * client secret of HTTP Basic authentication. An authorization server's
+ * error text is masked of them before it is cut, so that one echoed
+ * across the cut cannot leave its head behind.
  */
-export function oauthErrorText(body: unknown): string {
+function requestSecrets(init: RequestInit | undefined): string[] {
+  const body = init?.body;
+  const form = body instanceof URLSearchParams
+    ? body
+    : typeof body === "string"
+    ? new URLSearchParams(body)
+    : undefined;
+  const named: [string, string][] = [];
+  for (const field of SECRET_FIELDS) {
+    for (const value of form?.getAll(field) ?? []) named.push([field, value]);
+  }
+  const authorization = new Headers(init?.headers).get("authorization");
+  const basic = authorization?.match(/^\s*basic\s+(\S+)/i)?.[1];
+  if (basic !== undefined) {
+    try {
+      const credentials = atob(basic);
+      const colon = credentials.indexOf(":");
+      const secret = credentials.slice(colon + 1);
+      named.push(["client_secret", secret]);
+      // RFC 6749 §2.3.1 form-encodes both parts before joining them.
+      named.push(["client_secret", decodeURIComponent(secret)]);
+    } catch {
+      // Not base64 or not URL-encoded: nothing more to mask.
+    }
+  }
+  return secretsOf(named);
+}
+
+/**
+ * ` "error" ("description")` of an OAuth error body, masked of `secrets`
+ * (what the refused request carried), then bounded and quoted; `""` when
+ * it has no `error`.
+ */
+export function oauthErrorText(
+  body: unknown,
+  secrets: readonly string[],
+): string {
   if (!isRecord(body) || typeof body.error !== "string") return "";
   const description = body.error_description;
-  return ` ${JSON.stringify(body.error.slice(0, 60))}${
+  return ` ${JSON.stringify(redact(body.error, secrets).slice(0, 60))}${
     typeof description === "string"
-      ? ` (${JSON.stringify(description.slice(0, 200))})`
+      ? ` (${JSON.stringify(redact(description, secrets).slice(0, 200))})`
       : ""
   }`;
 }

@@ -14,7 +14,7 @@
  */
 
 import { MCPConnectionError } from "../errors.ts";
-import { displayUrl } from "../util/redact.ts";
+import { displayUrl, secretsOf } from "../util/redact.ts";
 import { checkedUrl, oauthErrorText } from "./_guard.ts";
 import { DPoPSession } from "./dpop.ts";
 import { type Grant, type GrantContext, registerGrant } from "./_grant.ts";
@@ -377,7 +377,13 @@ export class EnterpriseAuthProvider extends JwtBearerProvider {
     if (!response.ok) {
       throw new MCPConnectionError(
         `OAuth: the identity provider at ${where} refused to exchange the ID token for an ID-JAG: HTTP ${response.status}${
-          oauthErrorText(body)
+          oauthErrorText(
+            body,
+            secretsOf([
+              ["subject_token", idToken],
+              ["client_secret", this.#idpClientSecret ?? ""],
+            ]),
+          )
         }; check the ID token and the client registered there`,
       );
     }

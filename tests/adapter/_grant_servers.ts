@@ -37,6 +37,11 @@ export interface GrantServerOptions {
   refuse?: (form: URLSearchParams) => string | undefined;
   /** Answers the identity provider's token exchange with this OAuth error, when it returns one. */
   refuseExchange?: (form: URLSearchParams) => string | undefined;
+  /** The `error_description` of a refusal (either server), from the request's form and `Authorization`. */
+  describe?: (
+    form: URLSearchParams,
+    authorization: string | undefined,
+  ) => string;
   /** Check DPoP proofs and issue DPoP-bound tokens. Default false. */
   dpop?: boolean;
   /** The authorization server insists on its nonce (`dpop`). Default false. */
@@ -271,7 +276,8 @@ export async function startGrantServers(
     if (refused !== undefined) {
       return answer(400, {
         error: refused,
-        error_description: `refused: ${refused}`,
+        error_description: options.describe?.(form, seen.authorization) ??
+          `refused: ${refused}`,
       });
     }
     const token = `at-${tokenRequests.length}-${crypto.randomUUID()}`;
@@ -295,7 +301,11 @@ export async function startGrantServers(
     const refused = options.refuseExchange?.(form);
     if (refused !== undefined) {
       seen.status = 400;
-      json(res, 400, { error: refused, error_description: "the IdP says no" });
+      json(res, 400, {
+        error: refused,
+        error_description: options.describe?.(form, seen.authorization) ??
+          "the IdP says no",
+      });
       return;
     }
     json(res, 200, {

@@ -209,6 +209,89 @@ describe("EnterpriseAuthProvider through MCPToolAdapter", () => {
   });
 });
 
+describe("an authorization server's refusal that echoes a secret across the cut", () => {
+  /**
+   * `error_description` is cut at 200 characters: `pad` characters, then
+   * the secret, so that the cut falls inside it.
+   */
+  const across = (secret: string | null | undefined, pad: number) =>
+    "x".repeat(pad) + String(secret);
+
+  const failureOf = (adapter: ReturnType<typeof adapterFor>) =>
+    adapter.connect({ timeoutMs: WAIT_MS }).then(
+      () => assert.fail("connected"),
+      (e: unknown) => {
+        assert.ok(e instanceof MCPConnectionError, String(e));
+        return e.message;
+      },
+    );
+
+  it("masks the JWT-bearer assertion before the cut", async () => {
+    const servers = await serve({
+      refuse: () => "invalid_grant",
+      // The cut at 200 would keep "eyJhbGciOiJFUzI1NiJ9.workload-ass".
+      describe: (form) => across(form.get("assertion"), 167),
+    });
+    const message = await failureOf(
+      adapterFor("streamable-http", servers.url, {
+        authProvider: new WorkloadIdentityProvider({
+          clientId: "my-workload",
+          assertion: ASSERTION,
+        }),
+      }),
+    );
+    assert.doesNotMatch(message, /workload-ass/);
+    assert.ok(message.includes(`${"x".repeat(167)}[redacted]`), message);
+  });
+
+  it("masks the client secret of HTTP Basic authentication before the cut", async () => {
+    const servers = await serve({
+      authMethods: ["client_secret_basic"],
+      refuse: () => "invalid_client",
+      // The cut would keep "crm-secret", decoded from the Basic credentials.
+      describe: (_form, authorization) =>
+        across(atob(authorization!.slice(6)).split(":")[1], 190),
+    });
+    const message = await failureOf(
+      adapterFor("streamable-http", servers.url, {
+        authProvider: new EnterpriseAuthProvider({
+          clientId: "crm-agent",
+          clientSecret: "crm-secret-value",
+          idToken: ID_TOKEN,
+          idpTokenEndpoint: servers.idpTokenEndpoint,
+          idpClientId: "agent-at-idp",
+        }),
+      }),
+    );
+    assert.equal(servers.tokenRequests.length, 1, "the grant was refused");
+    assert.doesNotMatch(message, /crm-secret/);
+  });
+
+  it("masks the ID token at the identity provider before the cut", async () => {
+    const servers = await serve({
+      authMethods: ["client_secret_basic"],
+      refuseExchange: () => "invalid_grant",
+      // The cut would keep "eyJhbGciOiJFUzI1NiJ9.the-users-".
+      describe: (form) => across(form.get("subject_token"), 169),
+    });
+    const message = await failureOf(
+      adapterFor("streamable-http", servers.url, {
+        authProvider: new EnterpriseAuthProvider({
+          clientId: "crm-agent",
+          clientSecret: "crm-secret-value",
+          idToken: ID_TOKEN,
+          idpTokenEndpoint: servers.idpTokenEndpoint,
+          idpClientId: "agent-at-idp",
+          idpClientSecret: "idp-secret-value",
+        }),
+      }),
+    );
+    assert.equal(servers.exchanges.length, 1, "the exchange was refused");
+    assert.doesNotMatch(message, /the-users/);
+    assert.ok(message.includes(`${"x".repeat(169)}[redacted]`), message);
+  });
+});
+
 describe("configAuth() with MCPToolHub", () => {
   it("a config file's workload-identity entry reads its assertionFile for every token request", async () => {
     const servers = await serve();
