@@ -87,7 +87,8 @@ export function declareSecrets(config: object, values: Iterable<string>): void {
 
 /**
  * The secrets of one server config: its env and header values, its URL's
- * credentials and query values, and the values declared secret for it.
+ * credentials, query values and path segments that look like keys (see
+ * {@linkcode isKeyLike}), and the values declared secret for it.
  */
 export function configSecrets(config: {
   env?: Record<string, string> | undefined;
@@ -110,11 +111,24 @@ export function configSecrets(config: {
         ["password", decodeURIComponent(url.password)],
         ...url.searchParams.entries(),
       );
+      for (const segment of url.pathname.split("/")) {
+        if (isKeyLike(segment)) entries.push(["token", segment]);
+      }
     } catch {
       // validated elsewhere; nothing to hide when it is not a URL
     }
   }
   return secretsOf(entries);
+}
+
+/**
+ * Whether a URL path segment (as written in the URL, percent-encoded) looks
+ * like a key: 16 characters or more, ASCII letters and digits both (`/mcp/sk-ak-…/sse`, a tenant's UUID), where
+ * route names (`mcp`, `v1`, `messages`, `2025-06-18`) are short or lack one
+ * of the two. Masking a route by mistake only hides it from a message.
+ */
+function isKeyLike(segment: string): boolean {
+  return segment.length > 15 && /\d/.test(segment) && /[a-z]/i.test(segment);
 }
 
 /** Both lists in one, longest first. */

@@ -17,6 +17,7 @@ import {
 } from "@cleveragents/mcp-adapter";
 import { exec, fixturePath, runtimeCommand, waitFor } from "../_helpers.ts";
 import { linkServer } from "../_in_memory.ts";
+import { freePort } from "../_remote.ts";
 
 const SECRET = "sk-live-lifecycle-SECRET-42";
 
@@ -160,6 +161,23 @@ describe("lifecycle under concurrent calls", () => {
 });
 
 describe("secrets in errors that come from the server", () => {
+  it("a key in the URL's path (/mcp/sk-…/sse) is not in a connect error, on either HTTP transport", async () => {
+    const key = "sk-ak-Ab3dEf6hIjKlMn0pQrStUv1xYz234567";
+    const url = `http://127.0.0.1:${await freePort()}/mcp/${key}/sse`;
+    for (const transport of ["streamable-http", "sse"] as const) {
+      const adapter = new MCPToolAdapter({ name: "keyed", transport, url });
+      try {
+        await assert.rejects(adapter.connect(), (error: Error) => {
+          assert.match(error.message, /\/mcp\/\[redacted\]\/sse/, transport);
+          assert.ok(!String(error.stack).includes("Ab3dEf6h"), transport);
+          return true;
+        });
+      } finally {
+        await adapter.disconnect();
+      }
+    }
+  });
+
   it("a failing tools/list: discoverTools() throws it redacted, invoke() reports it redacted", async () => {
     const adapter = adapterWith(() =>
       linkedServer((server) =>

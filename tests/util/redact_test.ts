@@ -57,6 +57,20 @@ describe("secretsOf() and redact()", () => {
     );
   });
 
+  it("takes the path segments of a config's URL that look like keys, not its routes", () => {
+    const secrets = configSecrets({
+      url:
+        "https://actions.example.com/mcp/v1/sk-ak-Ab3dEf6hIjKlMn0p/2025-06-18/messages/550e8400-e29b-41d4-a716-446655440000/sse",
+    });
+    assert.equal(
+      redact(
+        "POST /mcp/v1/sk-ak-Ab3dEf6hIjKlMn0p/2025-06-18/messages/550e8400-e29b-41d4-a716-446655440000/sse failed",
+        secrets,
+      ),
+      "POST /mcp/v1/[redacted]/2025-06-18/messages/[redacted]/sse failed",
+    );
+  });
+
   it("redacts an error's message, stack and causes in place", () => {
     const secrets = secretsOf([["SECRET", "hunter2hunter2"]]);
     const error = new Error("bad hunter2hunter2", {
