@@ -14,7 +14,10 @@
  * `contains` with its bounds) is removed whole from the subschema above it,
  * which is positive. A subschema whose evaluation changed also loses its
  * `unevaluatedProperties` and `unevaluatedItems`: they would see fewer
- * evaluated properties and refuse more. `$ref`s are followed when they are
+ * evaluated properties and refuse more. So do those below it that the
+ * validator hands what it evaluated (through `allOf`, `anyOf`, `oneOf`,
+ * `then`, `else`, `dependentSchemas` and `$ref`), and that change
+ * travels up again like any other. `$ref`s are followed when they are
  * JSON pointers into the schema along keywords this module never removes; a
  * `$ref` it cannot follow (an anchor, a nested `$id`, `$recursiveRef`) may
  * lead anywhere, so in a schema that loses anything it is removed like the
@@ -72,6 +75,22 @@ const DATA = new Set([
   "examples",
   "dependentRequired",
   "$vocabulary",
+]);
+/**
+ * Keywords whose subschemas see the annotations their parent gathered: the
+ * validator (`@cfworker/json-schema`) hands them the parent's evaluated
+ * items and properties, so an `unevaluatedItems` or
+ * `unevaluatedProperties` below counts what the parent evaluated (a
+ * `$ref`'s target too). `not` and `if` start afresh.
+ */
+const INHERITING = new Set([
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "then",
+  "else",
+  "dependentSchemas",
+  "dependencies",
 ]);
 /** Containers: what they hold is reached through `$ref` only. */
 const DEFINITIONS = new Set(["$defs", "definitions"]);
@@ -167,19 +186,37 @@ export function loosen(
   // Whose evaluation involves a hazard: through applicators and $refs.
   const evaluatedBy = new Map<Node, Node[]>();
   const heldBy = new Map<Node, Node[]>();
-  const link = (map: Map<Node, Node[]>, child: Node, parent: Node) => {
-    const parents = map.get(child);
-    if (parents === undefined) map.set(child, [parent]);
-    else parents.push(parent);
+  const inheritedBy = new Map<Node, Node[]>();
+  const link = (map: Map<Node, Node[]>, from: Node, to: Node) => {
+    const linked = map.get(from);
+    if (linked === undefined) map.set(from, [to]);
+    else linked.push(to);
   };
   for (const [node, { children, ref }] of facts) {
     for (const child of children) {
       link(heldBy, child.node, node);
       if (child.edge !== "container") link(evaluatedBy, child.node, node);
+      if (INHERITING.has(child.keyword)) link(inheritedBy, node, child.node);
     }
-    if (ref !== undefined && facts.has(ref)) link(evaluatedBy, ref, node);
+    if (ref !== undefined && facts.has(ref)) {
+      link(evaluatedBy, ref, node);
+      link(inheritedBy, node, ref);
+    }
   }
-  const changed = closure([...hazardous, ...unresolved], evaluatedBy);
+  let changed = closure([...hazardous, ...unresolved], evaluatedBy);
+  // A change also reaches down: an unevaluated* keyword below a changed
+  // subschema, through the keywords that hand it the annotations gathered
+  // above, sees fewer evaluated items or properties, and goes too (which
+  // changes its own subschema, and what evaluates that).
+  for (;;) {
+    const below = [...closure([...changed], inheritedBy)].filter((node) =>
+      !changed.has(node) &&
+      (node.unevaluatedItems !== undefined ||
+        node.unevaluatedProperties !== undefined)
+    );
+    if (below.length === 0) break;
+    changed = closure([...changed, ...below], evaluatedBy);
+  }
   // What holds a changed subschema anywhere below it, so must be copied.
   const copied = closure([...changed], heldBy);
 
@@ -253,15 +290,15 @@ function subschemas(keyword: string, value: unknown): Node[] {
   return MAP.has(keyword) ? Object.values(value).filter(isRecord) : [value];
 }
 
-/** `start` and everything reached from it through `parents`. */
-function closure(start: Node[], parents: Map<Node, Node[]>): Set<Node> {
+/** `start` and everything reached from it through `links`. */
+function closure(start: Node[], links: Map<Node, Node[]>): Set<Node> {
   const reached = new Set<Node>(start);
   const queue = [...reached];
   while (queue.length > 0) {
-    for (const parent of parents.get(queue.pop()!) ?? []) {
-      if (!reached.has(parent)) {
-        reached.add(parent);
-        queue.push(parent);
+    for (const next of links.get(queue.pop()!) ?? []) {
+      if (!reached.has(next)) {
+        reached.add(next);
+        queue.push(next);
       }
     }
   }

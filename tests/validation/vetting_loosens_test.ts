@@ -89,6 +89,24 @@ describe("leaving a pattern to the server only loosens the local check", () => {
     assert.ok(await accepts(schema, { aa: "x" }));
   });
 
+  it("drops an unevaluatedItems below that counted what a removed $ref evaluated above it", async () => {
+    // FUZZ_SEED=75795204 found it. The anchor makes the root's $ref one
+    // this client cannot follow, so it goes. The validator hands oneOf's
+    // branches the items the parent's $ref evaluated: with the $ref, ""
+    // was evaluated and passes; without it, "" would meet the branch's
+    // unevaluatedItems and fail. So the branch's unevaluatedItems, and
+    // with it the oneOf, go too.
+    const schema = {
+      oneOf: [{ unevaluatedItems: { type: "boolean" } }, false],
+      $ref: "#/$defs/d0",
+      $defs: {
+        d0: { unevaluatedItems: true, $anchor: "d0" },
+        d1: { anyOf: [{ pattern: UNSAFE }, false] },
+      },
+    };
+    assert.ok(await accepts(schema, [""]));
+  });
+
   it("a $ref it cannot follow goes too; with draft-07 its subschema becomes empty", async () => {
     const anchored = {
       $defs: { word: { $anchor: "word", type: "string", pattern: UNSAFE } },
