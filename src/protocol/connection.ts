@@ -1060,6 +1060,7 @@ export class Connection {
           return () => this.#taskListeners.delete(listener);
         },
         label: this.#name,
+        secrets: this.secrets,
         cancellable: tasks?.cancel !== undefined,
       },
       params,

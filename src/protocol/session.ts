@@ -695,7 +695,10 @@ export class Session {
         const progress: MCPProgress = { progress: params.progress };
         if (typeof params.total === "number") progress.total = params.total;
         if (typeof params.message === "string") {
-          progress.message = params.message;
+          progress.message = redact(
+            params.message,
+            this.#handlers.secrets?.() ?? [],
+          );
         }
         try {
           listener(progress);

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { redact } from "../util/redact.ts";
+import { patternOf, redact } from "../util/redact.ts";
 import { printable } from "../util/terminal.ts";
 
 /** The longest name, id, version or status message recorded, in characters. */
@@ -24,12 +24,26 @@ export function spanText(
   secrets: readonly string[],
   maxChars: number = MAX_SPAN_TEXT,
 ): string {
-  // Only a bounded prefix is looked at: whatever is kept, and room for a
-  // secret that starts in it to end (secrets come longest first).
-  const room = maxChars + (secrets[0]?.length ?? 0);
-  const head = text.length > room ? text.slice(0, room) : text;
-  const safe = printable(redact(head, secrets));
-  return safe.length > maxChars ? `${safe.slice(0, maxChars - 1)}…` : safe;
+  // Only a bounded prefix is masked: the first `maxChars` characters, and
+  // the rest of a secret that starts in them. What lies past it is dropped
+  // first: a secret masked earlier shortens the text, and would pull the
+  // head of one that the prefix cut in half into what is kept.
+  let end = text.length;
+  if (end > maxChars) {
+    end = maxChars;
+    if (secrets.length > 0) {
+      // Secrets come longest first: room for any of them to end.
+      const head = text.slice(0, maxChars + secrets[0]!.length);
+      for (const match of head.matchAll(patternOf(secrets))) {
+        if (match.index >= maxChars) break;
+        end = Math.max(end, match.index + match[0].length);
+      }
+    }
+  }
+  const safe = printable(redact(text.slice(0, end), secrets));
+  return safe.length > maxChars || end < text.length
+    ? `${safe.slice(0, maxChars - 1)}…`
+    : safe;
 }
 
 /**

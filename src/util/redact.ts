@@ -201,9 +201,19 @@ export function redactError<T>(
   return error;
 }
 
-/** The URL for messages: origin and path, without credentials, query or fragment. */
+/**
+ * The URL for messages: origin and path, without credentials, query or
+ * fragment, and with a path segment that looks like a key (see
+ * {@linkcode isKeyLike}) masked, so a message that is not masked later (a
+ * token store's, `onRefresh`'s `server`) names no key either.
+ */
 export function displayUrl(url: URL): string {
-  return JSON.stringify(url.origin + url.pathname);
+  return JSON.stringify(
+    url.origin +
+      url.pathname.split("/").map((segment) =>
+        isKeyLike(segment) ? REDACTED : segment
+      ).join("/"),
+  );
 }
 
 /** Longest quoted excerpt of foreign text (a body, a line) in an error message. */

@@ -14,7 +14,11 @@ import type { Cleanup } from "../_helpers.ts";
 
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
-/** A result (`resultType: "complete"` is added when absent), or a JSON-RPC error. */
+/**
+ * A result (`resultType: "complete"` is added when absent), or a JSON-RPC
+ * error: an `error` without a `resultType` (a failed task's report, which
+ * holds an `error` too, names its `resultType`).
+ */
 export type PeerAnswer =
   | Record<string, unknown>
   | { error: { code: number; message: string; data?: unknown } };
@@ -102,7 +106,7 @@ export async function modernPeer(
     }
     const reply = answer === undefined
       ? { error: { code: -32601, message: `Method not found: ${method}` } }
-      : "error" in answer
+      : "error" in answer && !("resultType" in answer)
       ? { error: answer.error }
       : { result: { resultType: "complete", ...answer } };
     res.writeHead(200, { "content-type": "application/json" });

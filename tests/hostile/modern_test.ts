@@ -251,6 +251,61 @@ describe("hostile modern servers (scripted)", () => {
     assert.ok(!result.error!.includes(secret.slice(0, 10)), result.error);
   });
 
+  it("a failed task's status and error messages are masked before they are cut: no part of a secret echoed across the cut, nor in onTaskStatus", async () => {
+    const secret = "s3cr3t-TASK-0123456789-abcdef";
+    // The secret straddles the 1,000-character cut of both messages.
+    const echo = `${"E".repeat(990)}${secret}${"E".repeat(100)}`;
+    const task = (status: string, extra = {}) => ({
+      taskId: "t1",
+      status,
+      createdAt: "2026-12-01T00:00:00Z",
+      lastUpdatedAt: "2026-12-01T00:00:00Z",
+      ttlMs: 60_000,
+      pollIntervalMs: 10,
+      statusMessage: echo,
+      ...extra,
+    });
+    const peer = await modernPeer({
+      capabilities: { tools: {}, extensions: { [TASKS]: {} } },
+      tools: [{
+        name: "job",
+        inputSchema: { type: "object" },
+        execution: { taskSupport: "required" },
+      }],
+      answer: (method) =>
+        method === "tools/call"
+          ? { resultType: "task", ...task("working") }
+          : method === "tasks/get"
+          ? task("failed", {
+            resultType: "complete",
+            error: { code: -32603, message: echo },
+          })
+          : undefined,
+    }, cleanups);
+    const adapter = adapterFor({
+      name: "scripted",
+      transport: "streamable-http",
+      url: peer.url,
+      headers: { "X-Api-Key": secret },
+    });
+    await adapter.connect();
+    const statuses: string[] = [];
+    const result = await within(
+      adapter.invoke("job", {}, {
+        onTaskStatus: (status) =>
+          statuses.push(`${status.status}: ${status.statusMessage}`),
+      }),
+      WAIT_MS,
+      "invoke()",
+    );
+    assert.equal(result.success, false);
+    assert.match(result.error!, /E{990}\[redacted\]/);
+    assert.match(statuses.at(-1)!, /^failed: E{990}\[redacted\]$/);
+    for (const text of [result.error!, ...statuses]) {
+      assert.ok(!text.includes(secret.slice(0, 6)), text.slice(980, 1040));
+    }
+  });
+
   it("a first call that waited past its timeoutMs for the tool list times out, and no timer gets a delay out of range", async () => {
     let release!: () => void;
     const listed = new Promise<void>((resolve) => release = resolve);

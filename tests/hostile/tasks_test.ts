@@ -243,6 +243,58 @@ describe("tasks with a misbehaving server", () => {
     assert.ok(polls <= elapsed / 10 + 2, `${polls} polls in ${elapsed} ms`);
   });
 
+  it("a status or progress message echoing a secret reaches onTaskStatus and onProgress masked", async () => {
+    const secret = "s3cr3t-STATUS-0123456789";
+    const said = `still at it with ${secret}`;
+    const peer: TaskPeer = new TaskPeer({
+      call: (request) => {
+        const meta = request.params?._meta as Record<string, unknown>;
+        setTimeout(() =>
+          peer.notify("notifications/progress", {
+            progressToken: meta.progressToken,
+            progress: 1,
+            message: said,
+          })
+        );
+        return { task: task("t1", "working", { statusMessage: said }) };
+      },
+      get: (n) =>
+        task("t1", n < 3 ? "working" : "failed", {
+          statusMessage: `${n} ${said}`,
+        }),
+    });
+    const adapter = new MCPToolAdapter(
+      {
+        name: "scripted",
+        transport: "stdio",
+        command: "unused",
+        env: { API_KEY: secret },
+      },
+      { transport: peer },
+    );
+    const heard: string[] = [];
+    await adapter.connect();
+    try {
+      const result = await adapter.invoke("job", {}, {
+        onTaskStatus: (status) => heard.push(status.statusMessage ?? ""),
+        onProgress: (progress) => heard.push(progress.message ?? ""),
+      });
+      assert.equal(result.success, false);
+      heard.push(result.error!);
+    } finally {
+      await adapter.disconnect();
+    }
+    assert.ok(heard.includes("still at it with [redacted]"), heard.join("\n"));
+    assert.ok(
+      heard.includes("3 still at it with [redacted]"),
+      heard.join("\n"),
+    );
+    assert.ok(
+      heard.every((text) => !text.includes("s3cr3t")),
+      heard.join("\n"),
+    );
+  });
+
   it("a zero pollInterval is clamped: the client does not spin", async () => {
     const started = performance.now();
     const { peer, result } = await run({

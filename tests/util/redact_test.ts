@@ -2,11 +2,13 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   configSecrets,
+  displayUrl,
   redact,
   redactError,
   secretsOf,
 } from "../../src/util/redact.ts";
 import { redactHead } from "../../src/transports/_lines.ts";
+import { describeKey } from "../../src/auth/store.ts";
 
 describe("secretsOf() and redact()", () => {
   it("masks values of 8 characters or more, and leaves short ordinary values alone", () => {
@@ -69,6 +71,15 @@ describe("secretsOf() and redact()", () => {
       ),
       "POST /mcp/v1/[redacted]/2025-06-18/messages/[redacted]/sse failed",
     );
+  });
+
+  it("displayUrl() masks a path segment that looks like a key, so a message no config masks later names no key", () => {
+    const url =
+      "https://actions.example.com/mcp/v1/sk-ak-Ab3dEf6hIjKlMn0p/sse?api_key=q";
+    const shown = '"https://actions.example.com/mcp/v1/[redacted]/sse"';
+    assert.equal(displayUrl(new URL(url)), shown);
+    // The token stores' and onRefresh's name of a server.
+    assert.equal(describeKey(`${url} principal=u1`), shown);
   });
 
   it("redacts an error's message, stack and causes in place", () => {

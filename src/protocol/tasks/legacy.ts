@@ -50,6 +50,8 @@ export interface TaskConnection {
   ): () => void;
   /** The server's name, for messages. */
   label: string;
+  /** Masked in the server's status messages before they are reported or quoted. */
+  secrets?: readonly string[];
   /** Whether the server declared `tasks.cancel`. */
   cancellable: boolean;
 }
@@ -128,6 +130,7 @@ class ToolTask {
       label: connection.label,
       signs: "progress or change",
       pollKey: "pollInterval",
+      secrets: connection.secrets,
     });
     this.#pinned = connection.pin();
   }

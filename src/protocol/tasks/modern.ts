@@ -20,6 +20,7 @@ import {
   MCPTimeoutError,
 } from "../../errors.ts";
 import { isRecord } from "../../util/values.ts";
+import { redact } from "../../util/redact.ts";
 import { race, timerMs } from "../../util/time.ts";
 import type { ClientHandlers } from "../handlers.ts";
 import { answerAll } from "../_answer.ts";
@@ -45,6 +46,8 @@ export interface ModernTaskContext {
   handlers: ClientHandlers | undefined;
   /** Names the server in messages. */
   label: string;
+  /** Masked in the server's status and error messages before they are cut. */
+  secrets?: readonly string[];
   /** Rounds of input before giving up: the bound of every modern request. */
   maxRounds: number;
 }
@@ -91,6 +94,7 @@ export async function followTask(
     signs: "change",
     pollKey: "pollIntervalMs",
     messageChars: 1000,
+    secrets: context.secrets,
   });
   watch.taskId = taskId;
   /** Input request keys already answered: a key is unique for the task's life. */
@@ -126,7 +130,7 @@ export async function followTask(
         return report.result;
       }
       if (watch.state === "failed") {
-        throw failure(report.error, label, watch.message);
+        throw failure(report.error, label, watch.message, context.secrets);
       }
       if (watch.state === "cancelled") throw watch.cancelled();
       if (watch.passed(performance.now())) throw watch.timeout();
@@ -191,11 +195,15 @@ function newRequests(
   return fresh;
 }
 
-/** The error of a failed task: its JSON-RPC error, or what it said. */
+/**
+ * The error of a failed task: its JSON-RPC error, its message masked of
+ * `secrets` before it is cut, or what the task said.
+ */
 function failure(
   error: unknown,
   label: string,
   message: string | undefined,
+  secrets: readonly string[] = [],
 ): Error {
   if (
     isRecord(error) && Number.isInteger(error.code) &&
@@ -203,7 +211,7 @@ function failure(
   ) {
     return new MCPProtocolError(
       error.code as number,
-      error.message.slice(0, 1000),
+      redact(error.message, secrets).slice(0, 1000),
       error.data,
     );
   }

@@ -12,6 +12,7 @@
 
 import { MCPAdapterError, MCPTimeoutError } from "../../errors.ts";
 import type { MCPTaskState, MCPTaskStatus } from "../../types.ts";
+import { redact } from "../../util/redact.ts";
 import type { RequestOptions, Result } from "../session.ts";
 
 /** Every task status. */
@@ -98,8 +99,10 @@ export interface TaskWatchOptions extends
   signs: string;
   /** The report's field with the suggested poll interval. */
   pollKey: "pollInterval" | "pollIntervalMs";
-  /** Status messages are cut to this many characters. */
+  /** Status messages are cut to this many characters, after `secrets` are masked. */
   messageChars?: number;
+  /** Masked in status messages before they are cut, reported or quoted. */
+  secrets?: readonly string[] | undefined;
 }
 
 /**
@@ -155,7 +158,10 @@ export class TaskWatch {
       return false;
     }
     const text = typeof report.statusMessage === "string"
-      ? report.statusMessage.slice(0, options.messageChars)
+      ? redact(report.statusMessage, options.secrets ?? []).slice(
+        0,
+        options.messageChars,
+      )
       : undefined;
     if (truth) {
       this.state = status;
