@@ -163,7 +163,8 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
       json = structured;
     }
   } else if (structured !== undefined) {
-    const deep = nestedDeeperThan(structured, MAX_JSON_DEPTH);
+    const deep = nestedDeeperThan(structured, MAX_JSON_DEPTH) &&
+      !circular(structured);
     const text = deep
       ? tooDeep("The structured content")
       : JSON.stringify(structured);
@@ -180,6 +181,20 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
     outcome.json = json;
   }
   return outcome;
+}
+
+/**
+ * Whether JSON.stringify finds a cycle in `value` (a host's own tool can
+ * return one; a server's JSON cannot): endless, not deep, so the caller's
+ * catch reports it as what it is. A value that overflows the stack is not.
+ */
+function circular(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+  } catch (error) {
+    return !(error instanceof RangeError);
+  }
+  return false;
 }
 
 /** `content` with each text through `modelText` (a clean text is kept as it is). */
