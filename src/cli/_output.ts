@@ -13,6 +13,13 @@ import type {
   MCPTaskStatus,
 } from "../types.ts";
 import { printable, printableJson, printableText } from "../util/terminal.ts";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../util/values.ts";
+import { CliError, TOOL_ERROR } from "./_exit.ts";
+
+/** What is printed instead of a server's data nested too deeply to print. */
+function tooDeep(what: string): string {
+  return `[${what} nests more than ${MAX_JSON_DEPTH} levels of objects and lists: too deep to print]`;
+}
 
 const BAR_WIDTH = 24;
 
@@ -68,11 +75,24 @@ export function writeResult(
           }; --output DIR saves it]\n`,
       );
     } else {
-      out.write(`${printableJson(block)}\n`);
+      out.write(
+        `${
+          nestedDeeperThan(block, MAX_JSON_DEPTH)
+            ? tooDeep(`${printable(String(block?.type))} block`)
+            : printableJson(block)
+        }\n`,
+      );
     }
   });
-  if (content.length === 0 && data.structuredContent !== undefined) {
-    out.write(`${printableJson(data.structuredContent, 2)}\n`);
+  const structured = data.structuredContent;
+  if (content.length === 0 && structured !== undefined) {
+    out.write(
+      `${
+        nestedDeeperThan(structured, MAX_JSON_DEPTH)
+          ? tooDeep("structured content")
+          : printableJson(structured, 2)
+      }\n`,
+    );
   }
 }
 
@@ -121,12 +141,21 @@ function extensionOf(mimeType: string | undefined): string {
  * `value` as indented JSON and a newline, exactly as JSON.stringify writes
  * it (`--json`); with `printable`, the control and bidirectional characters
  * it leaves raw are `\u` escapes instead (the same value, safe on a terminal).
+ *
+ * @throws {CliError} When `value` nests more than {@linkcode MAX_JSON_DEPTH}
+ * levels (a server's data): JSON.stringify may not survive it.
  */
 export function writeJson(
   out: CliOutput,
   value: unknown,
   options: { printable?: boolean } = {},
 ): void {
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+    throw new CliError(
+      TOOL_ERROR,
+      `The server's answer nests more than ${MAX_JSON_DEPTH} levels of objects and lists: too deep to print as JSON; run the command without --json to see its text`,
+    );
+  }
   out.write(
     `${
       options.printable
@@ -174,7 +203,11 @@ export function writeLog(
   data: unknown,
   server: string,
 ): void {
-  const text = typeof data === "string" ? data : JSON.stringify(data) ?? "";
+  const text = typeof data === "string"
+    ? data
+    : nestedDeeperThan(data, MAX_JSON_DEPTH)
+    ? tooDeep("data")
+    : JSON.stringify(data) ?? "";
   out.write(
     `${
       printable(`[${server}] ${level}${logger ? ` ${logger}` : ""}: ${text}`)

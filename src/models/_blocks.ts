@@ -10,6 +10,7 @@
  */
 
 import { isSchema } from "./_json_schema.ts";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../util/values.ts";
 
 /** An image, base64. */
 export interface Image {
@@ -90,8 +91,21 @@ function readBlock(block: unknown, content: Content): void {
       return;
     }
     default:
-      texts.push(JSON.stringify(block));
+      texts.push(
+        nestedDeeperThan(block, MAX_JSON_DEPTH)
+          ? tooDeep("A content block")
+          : JSON.stringify(block),
+      );
   }
+}
+
+/**
+ * What stands for data of a result nested deeper than
+ * {@linkcode MAX_JSON_DEPTH} (JSON.stringify may not survive it), named as
+ * `what`.
+ */
+export function tooDeep(what: string): string {
+  return `[${what} of this result nests more than ${MAX_JSON_DEPTH} levels of objects and lists: too deep to show. The host has the result.]`;
 }
 
 /** What a model can be given of one resource's contents: its text, an image, or a note. */

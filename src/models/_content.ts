@@ -22,10 +22,12 @@ import {
   hasContent,
   type Image,
   readContent,
+  tooDeep,
 } from "./_blocks.ts";
 import { type Budget, checkBudget, fitText, mergeBudgets } from "./_budget.ts";
 import { isSchema } from "./_json_schema.ts";
 import { modelText } from "./_model_text.ts";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../util/values.ts";
 import type { ResultPages } from "./_pages.ts";
 import type { ResultBudget, ResultCut } from "./options.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
@@ -161,11 +163,15 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
       json = structured;
     }
   } else if (structured !== undefined) {
-    const text = JSON.stringify(structured);
+    const deep = nestedDeeperThan(structured, MAX_JSON_DEPTH) &&
+      !circular(structured);
+    const text = deep
+      ? tooDeep("The structured content")
+      : JSON.stringify(structured);
     const shown = modelText(text);
     content = { texts: [shown], images: [] };
     // The JSON value only when its text needed nothing taken out.
-    if (shown === text) json = structured;
+    if (shown === text && !deep) json = structured;
   } else {
     content = { texts: [NO_CONTENT], images: [] };
   }
@@ -175,6 +181,20 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
     outcome.json = json;
   }
   return outcome;
+}
+
+/**
+ * Whether JSON.stringify finds a cycle in `value` (a host's own tool can
+ * return one; a server's JSON cannot): endless, not deep, so the caller's
+ * catch reports it as what it is. A value that overflows the stack is not.
+ */
+function circular(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+  } catch (error) {
+    return !(error instanceof RangeError);
+  }
+  return false;
 }
 
 /** `content` with each text through `modelText` (a clean text is kept as it is). */

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { isRecord } from "../util/values.ts";
+import { isRecord, nestedDeeperThan } from "../util/values.ts";
 import { base64Size, utf8Within } from "../util/bytes.ts";
 import { MAX_URI_CHARS, UriTemplate } from "../util/uri_template.ts";
 import type {
@@ -40,9 +40,16 @@ const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 /** Told about each value left out, with what it was and why. */
 export type Note = (message: string) => void;
 
-/** `value` quoted and cut for a message. */
+/**
+ * `value` quoted and cut for a message; a value nested more than 8 levels
+ * is not written out (JSON.stringify could overflow the stack on it).
+ */
 export function quoted(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  const text = typeof value === "string"
+    ? value
+    : nestedDeeperThan(value, 8)
+    ? "[nested too deeply]"
+    : JSON.stringify(value) ?? "";
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
 }
 

@@ -107,6 +107,14 @@ export function ownValue<T>(
 }
 
 /**
+ * Levels of objects and lists of a server's data that are written as JSON
+ * text for a model or a terminal; deeper data is not written. (JSON.stringify
+ * recurses: Node's overflows the stack at a few thousand levels, Deno's on
+ * any object with index keys, and with an indent at about 10,000.)
+ */
+export const MAX_JSON_DEPTH = 1_000;
+
+/**
  * Whether `value` nests more than `limit` levels of objects and lists (a
  * scalar is at level 0, `{}` at 1), counted without recursion and without
  * looking past the limit: for data whose depth a recursive walk must not

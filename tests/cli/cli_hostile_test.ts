@@ -227,3 +227,41 @@ describe("mcp-adapter (the command line): a server that sends terminal escapes",
     },
   );
 });
+
+describe("mcp-adapter (the command line): a server's data nested 100,000 levels deep", () => {
+  const { cli } = cliWorkspace();
+  const deep = runtimeCommand(fixturePath("hostile.mjs"));
+  const server = (where: string) => [
+    "--name",
+    "h",
+    "--",
+    deep.command,
+    ...deep.args,
+    "deep-result",
+    where,
+  ];
+
+  it("call prints a note in its place, and --json fails with a clear message", {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    for (
+      const [where, what] of [
+        ["structured-only", "[structured content nests more than 1000 levels"],
+        ["block", "[widget block nests more than 1000 levels"],
+      ]
+    ) {
+      const text = await cli(["call", "h/loose", ...server(where!)]);
+      assert.equal(text.code, 0, text.stderr);
+      assert.ok(text.stdout.startsWith(what!), text.stdout.slice(0, 200));
+    }
+    for (const where of ["structured-only", "meta"]) {
+      const json = await cli(["call", "h/loose", "--json", ...server(where)]);
+      assert.equal(json.code, 1, json.stderr);
+      assert.match(
+        json.stderr,
+        /nests more than 1000 levels of objects and lists: too deep to print as JSON; run the command without --json/,
+      );
+      assert.doesNotMatch(json.stderr, /call stack/);
+    }
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * A server's data nested 100,000 levels deep (`fixtures/hostile.mjs`
+ * `deep-result`): JSON.parse builds it without recursion, but
+ * JSON.stringify recurses (on Deno for objects with index keys, on Node
+ * always). What the model reads of such a result is a clear note, the
+ * same on every runtime; the call and the session stay usable.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { ToolRegistry } from "@cleveragents/mcp-adapter";
+import {
+  type ModelProvider,
+  modelTools,
+} from "@cleveragents/mcp-adapter/models";
+import { releaseAfterEach } from "../_helpers.ts";
+import { within } from "../_remote.ts";
+import { hostileStdio, WAIT_MS } from "./_stdio_peer.ts";
+
+const cleanups = releaseAfterEach();
+
+/** A call of `name` without arguments, in `provider`'s shape. */
+const CALLS: Partial<Record<ModelProvider, (name: string) => unknown>> = {
+  "openai-chat": (name) => ({
+    id: "c1",
+    type: "function",
+    function: { name, arguments: "{}" },
+  }),
+  "openai-responses": (name) => ({
+    type: "function_call",
+    call_id: "c1",
+    name,
+    arguments: "{}",
+  }),
+  anthropic: (name) => ({ type: "tool_use", id: "c1", name, input: {} }),
+  gemini: (name) => ({ name, args: {} }),
+  "gemini-openapi": (name) => ({ name, args: {} }),
+};
+
+describe("hostile stdio servers: data nested 100,000 levels deep", () => {
+  for (
+    const [where, what] of [
+      [
+        "structured-only",
+        /^\[The structured content of this result nests more than 1000 levels/,
+      ],
+      [
+        "block",
+        /^\[A content block of this result nests more than 1000 levels/,
+      ],
+    ] as const
+  ) {
+    it(`a result with a ${where} that deep reaches the model as a note, on every provider; the next call works`, async () => {
+      const adapter = hostileStdio(cleanups, "deep-result", [where]);
+      await adapter.connect();
+      const registry = new ToolRegistry();
+      await adapter.registerTools(registry);
+      for (const [provider, call] of Object.entries(CALLS)) {
+        const tools = modelTools(registry, provider as ModelProvider, {
+          toolSearch: "never",
+        });
+        const run = await within(
+          tools.run(call("hostile__loose") as never),
+          WAIT_MS,
+          "run()",
+        );
+        assert.match(run.text, what, provider);
+        assert.doesNotMatch(run.text, /call stack/, provider);
+        assert.equal(run.result?.success, true, provider);
+        // The message can be sent: it holds the note, not the deep value.
+        assert.ok(JSON.stringify(run.message).length < 2_000, provider);
+      }
+      const echo = await adapter.invoke("echo", { text: "after" });
+      assert.equal(echo.success, true, "the next call works");
+      assert.ok(adapter.connected);
+    });
+  }
+});
