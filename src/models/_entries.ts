@@ -15,7 +15,13 @@ import { toolAlias } from "../tools/alias.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import { forModel } from "../tools/visibility.ts";
 import type { Codec, Entry } from "./_codec.ts";
-import { modelText, schemaText } from "./_model_text.ts";
+import {
+  bounded,
+  MAX_DESCRIPTION_CHARS,
+  MAX_TITLE_CHARS,
+  modelText,
+  schemaText,
+} from "./_model_text.ts";
 import type {
   SchemaReport,
   ToolDefinitionOptions,
@@ -122,24 +128,6 @@ function buildEntry(
 }
 
 /**
- * The most characters of a server's tool description a model reads (about
- * 2,000 tokens; real descriptions run to a few thousand characters). What
- * is past it is cut, with `…`: one tool must not fill the context.
- */
-const MAX_DESCRIPTION_CHARS = 8192;
-/** The most characters of a tool's title a model reads. */
-const MAX_TITLE_CHARS = 256;
-
-/** `text` cut to `max` characters, with `…`, never inside a surrogate pair. */
-function bounded(text: string, max = MAX_DESCRIPTION_CHARS): string {
-  if (text.length <= max) return text;
-  let end = max - 1;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}…`;
-}
-
-/**
  * The description a model reads: title, description, capability, root
  * hint; the whole passes `modelText`, so nothing a person cannot see
  * stays in it (the hint quotes the schema's names and values).
@@ -149,7 +137,10 @@ export function modelDescription(
   options: ToolDefinitionOptions,
   hint: string | undefined,
 ): string | undefined {
-  let text = bounded(modelText(tool.description ?? "").trim());
+  let text = bounded(
+    modelText(tool.description ?? "").trim(),
+    MAX_DESCRIPTION_CHARS,
+  );
   const title = tool.title === undefined
     ? undefined
     : bounded(modelText(tool.title).trim(), MAX_TITLE_CHARS);
