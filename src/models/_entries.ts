@@ -56,7 +56,8 @@ export { forModel };
 /**
  * Declares every tool of `source` a model may see in `codec`'s terms. A
  * tool whose definition cannot be built (a schema nested past
- * {@linkcode MAX_SCHEMA_DEPTH} levels, or anything else that fails) is
+ * {@linkcode MAX_SCHEMA_DEPTH} levels or longer than
+ * {@linkcode MAX_SCHEMA_CHARS}, or anything else that fails) is
  * left out, with a report that says why, in `omitted`: one bad tool never
  * keeps the others from the model.
  */
@@ -92,6 +93,20 @@ export function entryOrOmission(
         `its input schema nests more than ${MAX_SCHEMA_DEPTH} levels deep`,
       );
     }
+    // Names and the values a model echoes cannot be cut: a schema whose
+    // text, as the model reads it, is too long cannot be declared.
+    const size = JSON.stringify(
+      schemaText(tool.inputSchema ?? {}, MAX_SCHEMA_DEPTH),
+    ).length;
+    if (size > MAX_SCHEMA_CHARS) {
+      throw new Error(
+        `its input schema is ${
+          size.toLocaleString("en-US")
+        } characters of JSON as a model reads it, more than ${
+          MAX_SCHEMA_CHARS.toLocaleString("en-US")
+        }`,
+      );
+    }
     return buildEntry(tool, codec, options);
   } catch (error) {
     omitted?.push({
@@ -103,6 +118,17 @@ export function entryOrOmission(
     return undefined;
   }
 }
+
+/**
+ * The most characters of JSON a tool's input schema may take as a model
+ * reads it (descriptions cut, see `schemaText`): about 64,000 tokens, half
+ * the context assumed when the host gives none, so that one tool never
+ * fills a model's window. Real schemas take up to 44,000 (the toolsearch
+ * catalog's largest); past the bound is a server that declares 100,000
+ * properties, or a property name or `enum` value of a megabyte, which
+ * every definition list would carry and which cannot be cut.
+ */
+const MAX_SCHEMA_CHARS = 256_000;
 
 /** Declares one tool in `codec`'s terms; throws when it cannot. */
 function buildEntry(
