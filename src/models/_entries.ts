@@ -68,9 +68,25 @@ export function buildEntries(
   omitted?: SchemaReport[],
 ): Entry[] {
   const entries: Entry[] = [];
+  const named = new Map<string, RegisteredTool>();
   for (const tool of toolsOf(source).filter(forModel)) {
     const entry = entryOrOmission(tool, codec, options, omitted);
-    if (entry) entries.push(entry);
+    if (!entry) continue;
+    // One name, one tool: else a call to one would run the other.
+    const first = named.get(entry.name);
+    if (first !== undefined) {
+      omitted?.push({
+        tool: String(tool.name),
+        name: entry.name,
+        notes: [],
+        omitted: `left out: its name for this API, ${
+          JSON.stringify(entry.name)
+        }, is that of tool ${JSON.stringify(String(first.name))} too`,
+      });
+      continue;
+    }
+    named.set(entry.name, tool);
+    entries.push(entry);
   }
   return entries;
 }
