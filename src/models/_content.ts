@@ -26,7 +26,7 @@ import {
 } from "./_blocks.ts";
 import { type Budget, checkBudget, fitText, mergeBudgets } from "./_budget.ts";
 import { isSchema } from "./_json_schema.ts";
-import { modelText } from "./_model_text.ts";
+import { bounded, modelText } from "./_model_text.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../util/values.ts";
 import type { ResultPages } from "./_pages.ts";
 import type { ResultBudget, ResultCut } from "./options.ts";
@@ -120,14 +120,34 @@ export function dataUrl(image: Image): string {
   return `data:${image.mimeType};base64,${image.data}`;
 }
 
-/** An outcome that is an error message for the model. */
+/**
+ * The most characters of a message this library writes for the model about
+ * a call (a failure, a refusal): its own sentences, with names and the
+ * model's arguments quoted, and what an error it caught says.
+ */
+const MAX_MESSAGE_CHARS = 8192;
+
+/**
+ * An outcome that is an error message for the model. The message may quote
+ * an error thrown from below — a lost connection's reason, a server's
+ * stdout line, a tool name in a drift hold — so it passes `modelText` and
+ * is bounded, like the server's own error text.
+ */
 export function failure(text: string): Outcome {
-  return { status: "error", text, images: [] };
+  return {
+    status: "error",
+    text: bounded(modelText(text), MAX_MESSAGE_CHARS),
+    images: [],
+  };
 }
 
-/** An outcome for a call the approval hook refused. */
+/** An outcome for a call the approval hook refused (the message as `failure`'s). */
 export function declined(text: string): Outcome {
-  return { status: "declined", text, images: [] };
+  return {
+    status: "declined",
+    text: bounded(modelText(text), MAX_MESSAGE_CHARS),
+    images: [],
+  };
 }
 
 /**

@@ -15,7 +15,13 @@ import { toolAlias } from "../tools/alias.ts";
 import type { RegisteredTool, ToolRegistry } from "../tools/registry.ts";
 import { forModel } from "../tools/visibility.ts";
 import type { Codec, Entry } from "./_codec.ts";
-import { modelText, schemaText } from "./_model_text.ts";
+import {
+  bounded,
+  MAX_DESCRIPTION_CHARS,
+  MAX_TITLE_CHARS,
+  modelText,
+  schemaText,
+} from "./_model_text.ts";
 import type {
   SchemaReport,
   ToolDefinitionOptions,
@@ -50,7 +56,8 @@ export { forModel };
 /**
  * Declares every tool of `source` a model may see in `codec`'s terms. A
  * tool whose definition cannot be built (a schema nested past
- * {@linkcode MAX_SCHEMA_DEPTH} levels, or anything else that fails) is
+ * {@linkcode MAX_SCHEMA_DEPTH} levels or longer than
+ * {@linkcode MAX_SCHEMA_CHARS}, or anything else that fails) is
  * left out, with a report that says why, in `omitted`: one bad tool never
  * keeps the others from the model.
  */
@@ -61,9 +68,25 @@ export function buildEntries(
   omitted?: SchemaReport[],
 ): Entry[] {
   const entries: Entry[] = [];
+  const named = new Map<string, RegisteredTool>();
   for (const tool of toolsOf(source).filter(forModel)) {
     const entry = entryOrOmission(tool, codec, options, omitted);
-    if (entry) entries.push(entry);
+    if (!entry) continue;
+    // One name, one tool: else a call to one would run the other.
+    const first = named.get(entry.name);
+    if (first !== undefined) {
+      omitted?.push({
+        tool: String(tool.name),
+        name: entry.name,
+        notes: [],
+        omitted: `left out: its name for this API, ${
+          JSON.stringify(entry.name)
+        }, is that of tool ${JSON.stringify(String(first.name))} too`,
+      });
+      continue;
+    }
+    named.set(entry.name, tool);
+    entries.push(entry);
   }
   return entries;
 }
@@ -86,6 +109,20 @@ export function entryOrOmission(
         `its input schema nests more than ${MAX_SCHEMA_DEPTH} levels deep`,
       );
     }
+    // Names and the values a model echoes cannot be cut: a schema whose
+    // text, as the model reads it, is too long cannot be declared.
+    const size = JSON.stringify(
+      schemaText(tool.inputSchema ?? {}, MAX_SCHEMA_DEPTH),
+    ).length;
+    if (size > MAX_SCHEMA_CHARS) {
+      throw new Error(
+        `its input schema is ${
+          size.toLocaleString("en-US")
+        } characters of JSON as a model reads it, more than ${
+          MAX_SCHEMA_CHARS.toLocaleString("en-US")
+        }`,
+      );
+    }
     return buildEntry(tool, codec, options);
   } catch (error) {
     omitted?.push({
@@ -97,6 +134,17 @@ export function entryOrOmission(
     return undefined;
   }
 }
+
+/**
+ * The most characters of JSON a tool's input schema may take as a model
+ * reads it (descriptions cut, see `schemaText`): about 64,000 tokens, half
+ * the context assumed when the host gives none, so that one tool never
+ * fills a model's window. Real schemas take up to 44,000 (the toolsearch
+ * catalog's largest); past the bound is a server that declares 100,000
+ * properties, or a property name or `enum` value of a megabyte, which
+ * every definition list would carry and which cannot be cut.
+ */
+const MAX_SCHEMA_CHARS = 256_000;
 
 /** Declares one tool in `codec`'s terms; throws when it cannot. */
 function buildEntry(
@@ -122,24 +170,6 @@ function buildEntry(
 }
 
 /**
- * The most characters of a server's tool description a model reads (about
- * 2,000 tokens; real descriptions run to a few thousand characters). What
- * is past it is cut, with `…`: one tool must not fill the context.
- */
-const MAX_DESCRIPTION_CHARS = 8192;
-/** The most characters of a tool's title a model reads. */
-const MAX_TITLE_CHARS = 256;
-
-/** `text` cut to `max` characters, with `…`, never inside a surrogate pair. */
-function bounded(text: string, max = MAX_DESCRIPTION_CHARS): string {
-  if (text.length <= max) return text;
-  let end = max - 1;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${text.slice(0, end)}…`;
-}
-
-/**
  * The description a model reads: title, description, capability, root
  * hint; the whole passes `modelText`, so nothing a person cannot see
  * stays in it (the hint quotes the schema's names and values).
@@ -149,7 +179,10 @@ export function modelDescription(
   options: ToolDefinitionOptions,
   hint: string | undefined,
 ): string | undefined {
-  let text = bounded(modelText(tool.description ?? "").trim());
+  let text = bounded(
+    modelText(tool.description ?? "").trim(),
+    MAX_DESCRIPTION_CHARS,
+  );
   const title = tool.title === undefined
     ? undefined
     : bounded(modelText(tool.title).trim(), MAX_TITLE_CHARS);

@@ -26,6 +26,7 @@ import {
   type Schema,
 } from "./_json_schema.ts";
 import { setOwn } from "../util/values.ts";
+import { toolAlias } from "../tools/alias.ts";
 import {
   type Codec,
   type ContextMessage,
@@ -41,8 +42,14 @@ export const geminiCalls: Omit<
   Codec<"gemini" | "gemini-openapi">,
   "schema" | "definitions" | "search" | "context"
 > = {
+  // A 64-character alias gets a hash, not a cut: two aliases that differ
+  // only in their last character must not get one name.
   name: (alias) =>
-    GEMINI_NAME_START.test(alias) ? alias : `_${alias}`.slice(0, 64),
+    GEMINI_NAME_START.test(alias)
+      ? alias
+      : alias.length < 64
+      ? `_${alias}`
+      : toolAlias(`_${alias}`),
   decode: (call) => ({ id: call.id, name: call.name ?? "", args: call.args }),
   encode: result,
   turn: (results) => ({ role: "user", parts: results }),

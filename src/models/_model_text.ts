@@ -143,8 +143,50 @@ function hash64(text: string, seed: number): string {
     (h1 >>> 0).toString(16).padStart(8, "0");
 }
 
-/** Keywords whose values are data the model echoes back, never text to neutralise. */
-const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+/**
+ * The most characters of a server's description a model reads: a tool's,
+ * and each one inside its input schema (about 2,000 tokens; real ones run
+ * to a few thousand characters). What is past it is cut, with `…`: one
+ * text must not fill the context.
+ */
+export const MAX_DESCRIPTION_CHARS = 8192;
+/** The most characters of a title a model reads: a tool's, and each one inside its input schema. */
+export const MAX_TITLE_CHARS = 256;
+
+/** `text` cut to `max` characters, with `…`, never inside a surrogate pair. */
+export function bounded(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}…`;
+}
+
+/**
+ * Keywords whose values stay exactly as sent: data the model must match or
+ * echo back (`enum`, `const`, `default`, `examples`, `pattern`), names
+ * (`required`, `dependentRequired`, `propertyOrdering`) and what points at
+ * names (`$ref`, …). Changed, the model's call would not match the tool,
+ * or a reference would not resolve.
+ */
+const EXACT_KEYWORDS = new Set([
+  "enum",
+  "const",
+  "default",
+  "examples",
+  "pattern",
+  "required",
+  "dependentRequired",
+  "propertyOrdering",
+  "type",
+  "$ref",
+  "$dynamicRef",
+  "$recursiveRef",
+  "$id",
+  "$anchor",
+  "$dynamicAnchor",
+  "$schema",
+]);
 /** Keywords whose values map names to schemas: there a key is a name, never a keyword. */
 const NAME_MAPS = new Set([
   "properties",
@@ -152,20 +194,56 @@ const NAME_MAPS = new Set([
   "$defs",
   "definitions",
   "dependentSchemas",
+  "dependencies",
+]);
+/** Keywords whose values are a schema, or a list of schemas. */
+const SCHEMA_KEYWORDS = new Set([
+  "items",
+  "additionalItems",
+  "prefixItems",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "contains",
+  "propertyNames",
+  "contentSchema",
+  "not",
+  "if",
+  "then",
+  "else",
+  "anyOf",
+  "oneOf",
+  "allOf",
 ]);
 
 /**
- * `schema` with every `description` and `title` string through
- * `modelText` (the texts a dialect derives from them, "Default: …",
- * "One of: …", are in a `description` too). Property names and the values
- * a model must echo back (`enum`, `const`, `default`, `examples`) are
- * left as they are: changed, the call would not match the tool; a
- * property *named* `default` or `description` is a schema like any other.
- * Nodes are copied only where something changed; the input is not
- * touched. Throws past `maxDepth` levels.
+ * What a value of the schema is: a schema (or a list of them), a map of
+ * names to schemas, or a value of another keyword (`$comment`, `x-…`,
+ * `errorMessage`), which is text through and through.
+ */
+type Kind = "schema" | "names" | "other";
+
+/**
+ * `schema` as a model may read it: every string it holds is server text,
+ * through `modelText` and cut to {@linkcode MAX_TITLE_CHARS} (a `title`)
+ * or {@linkcode MAX_DESCRIPTION_CHARS} (a `description`, the texts a
+ * dialect derives from them — "Default: …", "One of: …" — and any other
+ * keyword's: `$comment`, `x-…`, `format`), at any depth. A key whose name
+ * `modelText` would change, other than a property's, is left out (it is
+ * no keyword). Property names and the values of
+ * {@linkcode EXACT_KEYWORDS} are left as they are: changed, the call would
+ * not match the tool; a property *named* `default` or `description` is a
+ * schema like any other. Nodes are copied only where something changed;
+ * the input is not touched. Throws past `maxDepth` levels.
  */
 export function schemaText(schema: unknown, maxDepth: number): unknown {
-  const walk = (node: unknown, depth: number, names: boolean): unknown => {
+  const walk = (
+    node: unknown,
+    depth: number,
+    kind: Kind,
+    max = MAX_DESCRIPTION_CHARS,
+  ): unknown => {
+    if (typeof node === "string") return bounded(modelText(node), max);
     if (typeof node !== "object" || node === null) return node;
     if (depth > maxDepth) {
       throw new Error(
@@ -175,25 +253,40 @@ export function schemaText(schema: unknown, maxDepth: number): unknown {
     if (Array.isArray(node)) {
       let out: unknown[] | undefined;
       for (let index = 0; index < node.length; index++) {
-        const item = walk(node[index], depth + 1, false);
+        const item = walk(node[index], depth + 1, kind);
         if (item !== node[index]) (out ??= [...node])[index] = item;
       }
       return out ?? node;
     }
     let out: Record<string, unknown> | undefined;
     for (const [key, value] of Object.entries(node)) {
-      const shown = names
-        ? walk(value, depth + 1, false)
-        : typeof value === "string"
-        ? key === "description" || key === "title" ? modelText(value) : value
-        : DATA_KEYWORDS.has(key)
+      if (kind !== "names" && modelText(key) !== key) {
+        out ??= { ...node };
+        delete out[key];
+        continue;
+      }
+      const shown = kind === "names"
+        // A name's value is a schema, or (`dependencies`) a list of names.
+        ? Array.isArray(value) ? value : walk(value, depth + 1, "schema")
+        : kind === "other"
+        ? walk(value, depth + 1, "other")
+        : EXACT_KEYWORDS.has(key)
         ? value
-        : walk(value, depth + 1, NAME_MAPS.has(key));
+        : walk(
+          value,
+          depth + 1,
+          NAME_MAPS.has(key)
+            ? "names"
+            : SCHEMA_KEYWORDS.has(key)
+            ? "schema"
+            : "other",
+          key === "title" ? MAX_TITLE_CHARS : MAX_DESCRIPTION_CHARS,
+        );
       if (shown === value) continue;
       out ??= { ...node };
       setOwn(out, key, shown);
     }
     return out ?? node;
   };
-  return walk(schema, 0, false);
+  return walk(schema, 0, "schema");
 }

@@ -255,7 +255,7 @@ export interface GeminiSchema {
 
 /** A function declaration with a JSON Schema (`"gemini"`). */
 export interface GeminiFunctionDeclaration {
-  /** The tool's alias (prefixed with `_` if it does not start with a letter or `_`). */
+  /** The tool's alias (prefixed with `_` if it does not start with a letter or `_`, with a hash past 64 characters). */
   name: string;
   /** What the tool does. */
   description?: string;
@@ -274,7 +274,7 @@ export interface GeminiTool {
  * for endpoints without `parametersJsonSchema`.
  */
 export interface GeminiOpenApiFunctionDeclaration {
-  /** The tool's alias (prefixed with `_` if it does not start with a letter or `_`). */
+  /** The tool's alias (prefixed with `_` if it does not start with a letter or `_`, with a hash past 64 characters). */
   name: string;
   /** What the tool does. */
   description?: string;

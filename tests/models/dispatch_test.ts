@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import type {
   MCPToolDescriptor,
   MCPToolResult,
+  RegisteredTool,
 } from "@cleveragents/mcp-adapter";
 import {
   type ApprovalRequest,
@@ -165,6 +166,71 @@ describe("dispatch()", () => {
     });
     // `content` is the model's form; `structuredContent` is not sent twice.
     assert.deepEqual(part.functionResponse.response, { output: "note 7" });
+  });
+
+  it("gives Gemini one name per tool: a call never runs another tool", async () => {
+    // Aliases of 64 characters that differ only in their last one, in a
+    // namespace Gemini's rule makes `_`-prefixed.
+    const base = "x".repeat(64 - "9ns__".length - 1);
+    const ran: string[] = [];
+    const registry = registryOf("9ns", [
+      {
+        name: `${base}a`,
+        description: "Reads",
+        inputSchema: { type: "object" },
+      },
+      {
+        name: `${base}b`,
+        description: "Deletes",
+        inputSchema: { type: "object" },
+      },
+    ], (tool) => {
+      ran.push(tool);
+      return Promise.resolve({
+        success: true,
+        data: { content: [{ type: "text", text: tool }] },
+        error: null,
+        durationMs: 0,
+      });
+    });
+    const tools = modelTools(registry, "gemini");
+    const names = tools.definitions[0]!.functionDeclarations!.map((
+      declaration,
+    ) => declaration.name!);
+    assert.equal(new Set(names).size, 2, JSON.stringify(names));
+    for (const name of names) {
+      assert.match(name, /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/);
+      await tools.dispatch({ name, args: {} });
+    }
+    assert.deepEqual(ran, [`${base}a`, `${base}b`]);
+  });
+
+  it("declares a name two tools of a list would share once, and says so", () => {
+    const tool = (name: string, description: string): RegisteredTool => ({
+      name,
+      description,
+      inputSchema: { type: "object" },
+      capability: { readOnly: true, writes: false },
+      checkpointable: false,
+      source: "mcp",
+      sourceMetadata: { server: "s" },
+      invoke: () => Promise.reject(new Error("not run")),
+    });
+    // Not a registry: nothing checked that the aliases differ.
+    const tools = modelTools(
+      [tool("s/a", "first"), tool("s/a", "second")],
+      "anthropic",
+    );
+    assert.deepEqual(
+      tools.definitions.map((definition) =>
+        "description" in definition ? definition.description : undefined
+      ),
+      ["first"],
+    );
+    assert.match(
+      tools.report.find((entry) => entry.omitted)!.omitted!,
+      /^left out: its name for this API, "s__a", is that of tool "s\/a" too$/,
+    );
   });
 
   it("marks tool failures as errors and never throws", async () => {

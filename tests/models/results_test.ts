@@ -13,6 +13,7 @@ import {
   type MCPToolDescriptor,
   type MCPToolResult,
 } from "@cleveragents/mcp-adapter";
+import { MCPToolHeldError } from "@cleveragents/mcp-adapter/drift";
 import { modelTools } from "@cleveragents/mcp-adapter/models";
 import { checkRules, sentSchemas } from "./_rules.ts";
 import {
@@ -258,6 +259,38 @@ describe("server text in a result is neutralised for the model", () => {
           `${name}: ${JSON.stringify(share.json)}`,
         );
       }
+    });
+  }
+});
+
+describe("an error thrown from below reaches the model neutralised and bounded", () => {
+  // What the adapter throws for a pinned tool the server changed: it quotes
+  // the tool's name as the server listed it (any non-empty string), twice.
+  const held = new MCPToolHeldError(
+    "notes",
+    `get${HIDDEN}${"x".repeat(1_000_000)}`,
+  );
+  for (const provider of PROVIDERS) {
+    it(`${provider}: a call whose invoke() throws`, async () => {
+      const tools = modelTools(
+        registryOf("notes", [TOOL], () => {
+          throw held;
+        }),
+        provider,
+      );
+      const run = await tools.run(callOf(provider, "notes__get", {}));
+      const share = shareOf(provider, run.message);
+      assert.doesNotMatch(share.text, UNSEEN);
+      assert.ok(
+        share.text.startsWith(
+          // JSON escapes the controls; what it leaves raw is taken out.
+          `Tool "notes__get" could not be called: Tool "getok${String
+            .raw`\u0007\u001b[2J\r\n`}\ndonexxx`,
+        ),
+        share.text.slice(0, 200),
+      );
+      assert.ok(share.text.endsWith("x…"), share.text.slice(-20));
+      assert.ok(share.text.length <= 8192, `${share.text.length} characters`);
     });
   }
 });

@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { MCPToolDescriptor } from "@cleveragents/mcp-adapter";
 import { modelTools } from "@cleveragents/mcp-adapter/models";
+import { PROVIDERS } from "./_rules.ts";
 import { registryOf } from "./_tools.ts";
 
 /** `$defs` L0 … L{levels}, each object holding two references to the next: 2^levels nodes inlined. */
@@ -87,5 +88,87 @@ describe("schema limits in the per-tool report", () => {
       escape.notes.some((note) => note.includes("does not resolve")),
       JSON.stringify(escape.notes),
     );
+  });
+});
+
+describe("a schema too long for a model", () => {
+  const MB = 1_000_000;
+  const registry = () =>
+    registryOf(
+      "srv",
+      descriptors({
+        many: {
+          type: "object",
+          properties: Object.fromEntries(
+            Array.from({ length: 30_000 }, (_, i) => [`p${i}`, {}]),
+          ),
+        },
+        long_name: {
+          type: "object",
+          properties: { ["n".repeat(MB)]: { type: "string" } },
+        },
+        long_enum: {
+          type: "object",
+          properties: { e: { type: "string", enum: ["v".repeat(MB)] } },
+        },
+        // Its description is cut, not counted whole: declared.
+        long_text: {
+          type: "object",
+          properties: { d: { type: "string", description: "d".repeat(MB) } },
+        },
+        fine: { type: "object", properties: { a: { type: "string" } } },
+      }),
+    );
+
+  it("is left out on every provider, flat and deferred, saying why; the others are declared", () => {
+    for (const provider of PROVIDERS) {
+      for (const when of ["never", "always"] as const) {
+        const tools = modelTools(registry(), provider, {
+          toolSearch: { when, form: "native" },
+        });
+        const sent = JSON.stringify(tools.definitions);
+        assert.ok(
+          sent.length < 50_000,
+          `${provider} ${when}: ${sent.length} characters`,
+        );
+        // The meta pair and OpenAI's client search declare no server tool.
+        if (when === "always" && provider !== "anthropic") continue;
+        const left = tools.report.filter((entry) => entry.omitted);
+        assert.deepEqual(
+          left.map((entry) => entry.tool).sort(),
+          ["srv/long_enum", "srv/long_name", "srv/many"],
+          `${provider} ${when}`,
+        );
+        assert.match(
+          left[0]!.omitted!,
+          /^left out: its input schema is [\d,]+ characters of JSON as a model reads it, more than 256,000$/,
+        );
+        if (when === "never") {
+          assert.ok(sent.includes("srv__fine"), `${provider}: fine`);
+          assert.ok(sent.includes("srv__long_text"), `${provider}: long_text`);
+        }
+      }
+    }
+  });
+
+  it("is not handed over by OpenAI Responses' client search that finds it", async () => {
+    const tools = modelTools(registry(), "openai-responses", {
+      toolSearch: "always",
+    });
+    const output = await tools.dispatch({
+      type: "tool_search_call",
+      call_id: "ts_1",
+      execution: "client",
+      arguments: { query: "long name enum many fine text" },
+    });
+    assert.equal(output.type, "tool_search_output");
+    const names = output.tools.flatMap((namespace) =>
+      (namespace as { tools: { name: string }[] }).tools.map((tool) =>
+        tool.name
+      )
+    );
+    assert.ok(names.includes("srv__fine"), JSON.stringify(names));
+    assert.ok(!names.includes("srv__long_name"), JSON.stringify(names));
+    assert.ok(JSON.stringify(output).length < 50_000);
   });
 });

@@ -91,8 +91,9 @@ describe("the root anyOf/oneOf hint", () => {
       properties: { a: { type: "string" } },
       anyOf: [
         {
+          // 200 KB of names: more would leave the tool out (its schema).
           required: Array.from(
-            { length: 1_000 },
+            { length: 200 },
             (_, i) => `k${i}`.padEnd(1_000, "x"),
           ),
         },
@@ -180,6 +181,96 @@ describe("descriptions and titles inside the input schema", () => {
     assert.equal(inputSchema.properties[name].description, "D\n");
     assert.equal(inputSchema.title, "T\n");
     assert.deepEqual(inputSchema.properties[name].enum, [`E${HIDDEN}`]);
+  });
+});
+
+describe("every other string inside the input schema", () => {
+  const name = `p${HIDDEN}`;
+  const kept = [name, `E${HIDDEN}`, `^a${HIDDEN}$`, `F${HIDDEN}`];
+  const registry = () =>
+    registryOf("srv", [tool({
+      type: "object",
+      $comment: `C${HIDDEN}`,
+      "x-note": `X${HIDDEN}`,
+      [`x-${HIDDEN}`]: "a keyword named with what a person cannot see",
+      markdownDescription: `M${HIDDEN}`,
+      properties: {
+        [name]: {
+          type: "string",
+          description: "D".repeat(1_000_000),
+          title: "T".repeat(10_000),
+          format: `F${HIDDEN}`,
+          errorMessage: { pattern: `P${HIDDEN}` },
+          "x-tags": [`L${HIDDEN}`],
+          pattern: `^a${HIDDEN}$`,
+          enum: [`E${HIDDEN}`],
+          default: `F${HIDDEN}`,
+        },
+      },
+      required: [name],
+    })]);
+
+  /** Every key and string of `value` that holds what `modelText` takes out. */
+  const unseen = (value: unknown): string[] => {
+    const out: string[] = [];
+    const walk = (node: unknown) => {
+      if (typeof node === "string") {
+        if (UNSEEN.test(node)) out.push(node);
+      } else if (typeof node === "object" && node !== null) {
+        for (const [key, child] of Object.entries(node)) {
+          if (!Array.isArray(node) && UNSEEN.test(key)) out.push(key);
+          walk(child);
+        }
+      }
+    };
+    walk(value);
+    return out;
+  };
+  /** The length of the longest string of `value`. */
+  const longest = (value: unknown): number =>
+    typeof value === "string"
+      ? value.length
+      : typeof value === "object" && value !== null
+      ? Math.max(0, ...Object.values(value).map(longest))
+      : 0;
+
+  it("passes modelText and is bounded for every provider; names and the values a model matches stay as sent", () => {
+    for (const provider of PROVIDERS) {
+      const definitions = toolDefinitions(registry(), provider);
+      for (const text of unseen(definitions)) {
+        assert.ok(
+          kept.includes(text),
+          `${provider}: ${JSON.stringify(text.slice(0, 80))}`,
+        );
+      }
+      assert.ok(longest(definitions) <= 8192, `${provider}: bounded`);
+      const text = JSON.stringify(definitions);
+      assert.ok(text.includes(JSON.stringify(name)), `${provider}: the name`);
+      if (provider === "anthropic") {
+        assert.ok(text.includes(`"$comment":"C\\n"`), text.slice(0, 300));
+        assert.ok(text.includes(`"x-tags":["L\\n"]`), "x-tags");
+        assert.ok(text.includes(`"title":"${"T".repeat(255)}…"`), "title");
+      }
+    }
+  });
+
+  it("search_tools (meta form) shows it neutralised and bounded too", async () => {
+    const tools = modelTools(registry(), "openai-chat", {
+      toolSearch: { when: "always", form: "meta" },
+    });
+    const [reply] = await tools.dispatch(
+      callOf("openai-chat", "search_tools", { query: "reads a file" }),
+    ) as unknown as [{ content: string }];
+    const [, line] = reply.content.split("\n");
+    const { inputSchema } = JSON.parse(line!);
+    for (const text of unseen(inputSchema)) {
+      assert.ok(kept.includes(text), JSON.stringify(text.slice(0, 80)));
+    }
+    assert.equal(inputSchema.$comment, "C\n");
+    assert.equal(
+      inputSchema.properties[name].description,
+      `${"D".repeat(8191)}…`,
+    );
   });
 });
 
