@@ -27,7 +27,6 @@ import {
 import { type Budget, checkBudget, fitText, mergeBudgets } from "./_budget.ts";
 import { isSchema } from "./_json_schema.ts";
 import { bounded, modelText } from "./_model_text.ts";
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "../util/values.ts";
 import type { ResultPages } from "./_pages.ts";
 import type { ResultBudget, ResultCut } from "./options.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
@@ -183,15 +182,12 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
       json = structured;
     }
   } else if (structured !== undefined) {
-    const deep = nestedDeeperThan(structured, MAX_JSON_DEPTH) &&
-      !circular(structured);
-    const text = deep
-      ? tooDeep("The structured content")
-      : JSON.stringify(structured);
+    const written = jsonText(structured);
+    const text = written ?? tooDeep("The structured content");
     const shown = modelText(text);
     content = { texts: [shown], images: [] };
     // The JSON value only when its text needed nothing taken out.
-    if (shown === text && !deep) json = structured;
+    if (shown === text && written !== undefined) json = structured;
   } else {
     content = { texts: [NO_CONTENT], images: [] };
   }
@@ -204,17 +200,19 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
 }
 
 /**
- * Whether JSON.stringify finds a cycle in `value` (a host's own tool can
- * return one; a server's JSON cannot): endless, not deep, so the caller's
- * catch reports it as what it is. A value that overflows the stack is not.
+ * `value` as JSON text, or `undefined` when it nests too deeply for
+ * JSON.stringify, which recurses (a server's data: on Node a few thousand
+ * levels). Nothing is walked first, so a result that can be written costs
+ * no more than writing it. A cycle (a host's own tool can return one) is
+ * thrown, for the caller to report as what it is.
  */
-function circular(value: unknown): boolean {
+function jsonText(value: unknown): string | undefined {
   try {
-    JSON.stringify(value);
+    return JSON.stringify(value);
   } catch (error) {
-    return !(error instanceof RangeError);
+    if (error instanceof RangeError) return undefined;
+    throw error;
   }
-  return false;
 }
 
 /** `content` with each text through `modelText` (a clean text is kept as it is). */

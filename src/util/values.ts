@@ -121,12 +121,22 @@ export const MAX_JSON_DEPTH = 1_000;
  * trust.
  */
 export function nestedDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (typeof node !== "object" || node === null) continue;
+  if (typeof value !== "object" || value === null) return false;
+  // Only objects and lists are kept, in two stacks: no pair per value.
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
     if (depth > limit) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i];
+      if (typeof child === "object" && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
   return false;
 }
