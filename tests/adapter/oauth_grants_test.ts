@@ -16,6 +16,7 @@ import { parseConfig } from "@cleveragents/mcp-adapter/config";
 import {
   configAuth,
   EnterpriseAuthProvider,
+  type EnterpriseAuthProviderOptions,
   WorkloadIdentityProvider,
 } from "@cleveragents/mcp-adapter/auth";
 import { releaseAfterEach, text } from "../_helpers.ts";
@@ -29,6 +30,26 @@ const ID_TOKEN = "eyJhbGciOiJFUzI1NiJ9.the-users-id-token.sig";
 const cleanups = releaseAfterEach();
 const adapterFor = remoteAdapters(cleanups);
 const serve = grantServers(cleanups);
+
+/**
+ * An adapter on `servers` whose EnterpriseAuthProvider is "crm-agent" with
+ * client_secret_basic and the user's ID token, and `extra` options.
+ */
+function enterpriseAdapter(
+  servers: Awaited<ReturnType<typeof serve>>,
+  extra: Partial<EnterpriseAuthProviderOptions> = {},
+) {
+  return adapterFor("streamable-http", servers.url, {
+    authProvider: new EnterpriseAuthProvider({
+      clientId: "crm-agent",
+      clientSecret: "crm-secret-value",
+      idToken: ID_TOKEN,
+      idpTokenEndpoint: servers.idpTokenEndpoint,
+      idpClientId: "agent-at-idp",
+      ...extra,
+    }),
+  });
+}
 
 describe("WorkloadIdentityProvider through MCPToolAdapter", () => {
   it("presents the workload's JWT with the JWT-bearer grant: client_id in the form, no secret, no registration", async () => {
@@ -135,17 +156,11 @@ describe("WorkloadIdentityProvider through MCPToolAdapter", () => {
 describe("EnterpriseAuthProvider through MCPToolAdapter", () => {
   it("exchanges the ID token for an ID-JAG at the IdP (RFC 8693), then presents it with the JWT-bearer grant and client_secret_basic", async () => {
     const servers = await serve({ authMethods: ["client_secret_basic"] });
-    const adapter = adapterFor("streamable-http", servers.url, {
-      authProvider: new EnterpriseAuthProvider({
-        clientId: "crm-agent",
-        clientSecret: "crm-secret-value",
-        idToken: () => ID_TOKEN,
-        idpTokenEndpoint: servers.idpTokenEndpoint,
-        idpClientId: "agent-at-idp",
-        idpClientSecret: "idp-secret-value",
-        scope: "crm.read",
-        expectedIssuer: servers.issuer,
-      }),
+    const adapter = enterpriseAdapter(servers, {
+      idToken: () => ID_TOKEN,
+      idpClientSecret: "idp-secret-value",
+      scope: "crm.read",
+      expectedIssuer: servers.issuer,
     });
     await adapter.connect({ timeoutMs: WAIT_MS });
     assert.equal(
@@ -185,15 +200,7 @@ describe("EnterpriseAuthProvider through MCPToolAdapter", () => {
       authMethods: ["client_secret_basic"],
       refuseExchange: () => "invalid_grant",
     });
-    const adapter = adapterFor("streamable-http", servers.url, {
-      authProvider: new EnterpriseAuthProvider({
-        clientId: "crm-agent",
-        clientSecret: "crm-secret-value",
-        idToken: ID_TOKEN,
-        idpTokenEndpoint: servers.idpTokenEndpoint,
-        idpClientId: "agent-at-idp",
-      }),
-    });
+    const adapter = enterpriseAdapter(servers);
     const failure = await adapter.connect({ timeoutMs: WAIT_MS }).then(
       () => undefined,
       (e: unknown) => e,
@@ -252,17 +259,7 @@ describe("an authorization server's refusal that echoes a secret across the cut"
       describe: (_form, authorization) =>
         across(atob(authorization!.slice(6)).split(":")[1], 190),
     });
-    const message = await failureOf(
-      adapterFor("streamable-http", servers.url, {
-        authProvider: new EnterpriseAuthProvider({
-          clientId: "crm-agent",
-          clientSecret: "crm-secret-value",
-          idToken: ID_TOKEN,
-          idpTokenEndpoint: servers.idpTokenEndpoint,
-          idpClientId: "agent-at-idp",
-        }),
-      }),
-    );
+    const message = await failureOf(enterpriseAdapter(servers));
     assert.equal(servers.tokenRequests.length, 1, "the grant was refused");
     assert.doesNotMatch(message, /crm-secret/);
   });
@@ -275,16 +272,7 @@ describe("an authorization server's refusal that echoes a secret across the cut"
       describe: (form) => across(form.get("subject_token"), 169),
     });
     const message = await failureOf(
-      adapterFor("streamable-http", servers.url, {
-        authProvider: new EnterpriseAuthProvider({
-          clientId: "crm-agent",
-          clientSecret: "crm-secret-value",
-          idToken: ID_TOKEN,
-          idpTokenEndpoint: servers.idpTokenEndpoint,
-          idpClientId: "agent-at-idp",
-          idpClientSecret: "idp-secret-value",
-        }),
-      }),
+      enterpriseAdapter(servers, { idpClientSecret: "idp-secret-value" }),
     );
     assert.equal(servers.exchanges.length, 1, "the exchange was refused");
     assert.doesNotMatch(message, /the-users/);
