@@ -51,6 +51,18 @@ function assertClean(value: unknown, label: string): void {
   }
 }
 
+/** The input schema `search_tools` (meta form, openai-chat) shows for "reads a file". */
+async function searchedSchema(registry: Parameters<typeof modelTools>[0]) {
+  const tools = modelTools(registry, "openai-chat", {
+    toolSearch: { when: "always", form: "meta" },
+  });
+  const [reply] = await tools.dispatch(
+    callOf("openai-chat", "search_tools", { query: "reads a file" }),
+  ) as unknown as [{ content: string }];
+  const [, line] = reply.content.split("\n");
+  return JSON.parse(line!).inputSchema;
+}
+
 const tool = (inputSchema: Record<string, unknown>): MCPToolDescriptor => ({
   name: "t",
   description: "Reads a file.",
@@ -169,14 +181,7 @@ describe("descriptions and titles inside the input schema", () => {
   });
 
   it("search_tools (meta form) shows them neutralised too", async () => {
-    const tools = modelTools(registry(), "openai-chat", {
-      toolSearch: { when: "always", form: "meta" },
-    });
-    const [reply] = await tools.dispatch(
-      callOf("openai-chat", "search_tools", { query: "reads a file" }),
-    ) as unknown as [{ content: string }];
-    const [, line] = reply.content.split("\n");
-    const { inputSchema } = JSON.parse(line!);
+    const inputSchema = await searchedSchema(registry());
     assertClean(inputSchema, "search_tools");
     assert.equal(inputSchema.properties[name].description, "D\n");
     assert.equal(inputSchema.title, "T\n");
@@ -255,14 +260,7 @@ describe("every other string inside the input schema", () => {
   });
 
   it("search_tools (meta form) shows it neutralised and bounded too", async () => {
-    const tools = modelTools(registry(), "openai-chat", {
-      toolSearch: { when: "always", form: "meta" },
-    });
-    const [reply] = await tools.dispatch(
-      callOf("openai-chat", "search_tools", { query: "reads a file" }),
-    ) as unknown as [{ content: string }];
-    const [, line] = reply.content.split("\n");
-    const { inputSchema } = JSON.parse(line!);
+    const inputSchema = await searchedSchema(registry());
     for (const text of unseen(inputSchema)) {
       assert.ok(kept.includes(text), JSON.stringify(text.slice(0, 80)));
     }
