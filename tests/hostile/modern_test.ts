@@ -83,10 +83,11 @@ function adapterFor(
 async function scripted(
   script: PeerScript,
   options: MCPToolAdapterOptions = {},
+  headers?: Record<string, string>,
 ) {
   const peer = await modernPeer(script, cleanups);
   const adapter = adapterFor(
-    { name: "scripted", transport: "streamable-http", url: peer.url },
+    { name: "scripted", transport: "streamable-http", url: peer.url, headers },
     options,
   );
   await adapter.connect();
@@ -220,27 +221,26 @@ describe("hostile modern servers (scripted)", () => {
 
   it("a 2 MB input-request key is quoted cut to 200 characters, a secret across the cut masked", async () => {
     const secret = "s3cr3t-VALUE-0123456789-abcdef";
-    const peer = await modernPeer({
-      tools: [{ name: "needs", inputSchema: { type: "object" } }],
-      answer: (method) =>
-        method === "tools/call"
-          ? {
-            resultType: "input_required",
-            inputRequests: {
-              [`${"K".repeat(190)}${secret}${"K".repeat(2_000_000)}`]: {
-                params: {},
+    const { adapter } = await scripted(
+      {
+        tools: [{ name: "needs", inputSchema: { type: "object" } }],
+        answer: (method) =>
+          method === "tools/call"
+            ? {
+              resultType: "input_required",
+              inputRequests: {
+                [`${"K".repeat(190)}${secret}${"K".repeat(2_000_000)}`]: {
+                  params: {},
+                },
               },
-            },
-          }
-          : undefined,
-    }, cleanups);
-    const adapter = adapterFor({
-      name: "scripted",
-      transport: "streamable-http",
-      url: peer.url,
-      headers: { "X-Api-Key": secret },
-    }, { handlers: { elicitation: () => ({ action: "decline" }) } });
-    await adapter.connect();
+            }
+            : undefined,
+      },
+      { handlers: { elicitation: () => ({ action: "decline" }) } },
+      {
+        "X-Api-Key": secret,
+      },
+    );
     const result = await adapter.invoke("needs", {});
     assert.equal(result.success, false);
     assert.match(
@@ -265,30 +265,27 @@ describe("hostile modern servers (scripted)", () => {
       statusMessage: echo,
       ...extra,
     });
-    const peer = await modernPeer({
-      capabilities: { tools: {}, extensions: { [TASKS]: {} } },
-      tools: [{
-        name: "job",
-        inputSchema: { type: "object" },
-        execution: { taskSupport: "required" },
-      }],
-      answer: (method) =>
-        method === "tools/call"
-          ? { resultType: "task", ...task("working") }
-          : method === "tasks/get"
-          ? task("failed", {
-            resultType: "complete",
-            error: { code: -32603, message: echo },
-          })
-          : undefined,
-    }, cleanups);
-    const adapter = adapterFor({
-      name: "scripted",
-      transport: "streamable-http",
-      url: peer.url,
-      headers: { "X-Api-Key": secret },
-    });
-    await adapter.connect();
+    const { adapter } = await scripted(
+      {
+        capabilities: { tools: {}, extensions: { [TASKS]: {} } },
+        tools: [{
+          name: "job",
+          inputSchema: { type: "object" },
+          execution: { taskSupport: "required" },
+        }],
+        answer: (method) =>
+          method === "tools/call"
+            ? { resultType: "task", ...task("working") }
+            : method === "tasks/get"
+            ? task("failed", {
+              resultType: "complete",
+              error: { code: -32603, message: echo },
+            })
+            : undefined,
+      },
+      {},
+      { "X-Api-Key": secret },
+    );
     const statuses: string[] = [];
     const result = await within(
       adapter.invoke("job", {}, {
