@@ -223,9 +223,13 @@ interface WranglerBundle {
  * which wrangler inlines like every lazy chunk; and at 163.9 KiB when it
  * went to 170 KiB with resources, prompts and completion, URI templates,
  * durable task handles, the inherited environment and the probe's
- * fallback, all loaded on first use and all inlined by wrangler.
+ * fallback, all loaded on first use and all inlined by wrangler; and at
+ * 170.2 KiB (the modern Worker) when it went to 175 KiB with the masking
+ * of a server's text as it arrives (log messages, JSON-RPC and task
+ * errors, progress and status messages, OAuth error texts), key-like URL
+ * path segments and the depth bounds of a server's data.
  */
-export const WORKER_BUDGET_GZIP_BYTES = 170 * 1024;
+export const WORKER_BUDGET_GZIP_BYTES = 175 * 1024;
 
 /** The size of `code` gzipped, in bytes. */
 async function gzipSize(code: string): Promise<number> {
