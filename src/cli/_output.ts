@@ -13,12 +13,12 @@ import type {
   MCPTaskStatus,
 } from "../types.ts";
 import { printable, printableJson, printableText } from "../util/terminal.ts";
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "../util/values.ts";
+import { unlessTooDeep } from "../util/values.ts";
 import { CliError, TOOL_ERROR } from "./_exit.ts";
 
-/** What is printed instead of a server's data nested too deeply to print. */
+/** What is printed instead of a server's data nested too deeply to write (see `unlessTooDeep`). */
 function tooDeep(what: string): string {
-  return `[${what} nests more than ${MAX_JSON_DEPTH} levels of objects and lists: too deep to print]`;
+  return `[${what} nests too many levels of objects and lists to be printed]`;
 }
 
 const BAR_WIDTH = 24;
@@ -77,9 +77,8 @@ export function writeResult(
     } else {
       out.write(
         `${
-          nestedDeeperThan(block, MAX_JSON_DEPTH)
-            ? tooDeep(`${printable(String(block?.type))} block`)
-            : printableJson(block)
+          unlessTooDeep(() => printableJson(block)) ??
+            tooDeep(`${printable(String(block?.type))} block`)
         }\n`,
       );
     }
@@ -88,9 +87,8 @@ export function writeResult(
   if (content.length === 0 && structured !== undefined) {
     out.write(
       `${
-        nestedDeeperThan(structured, MAX_JSON_DEPTH)
-          ? tooDeep("structured content")
-          : printableJson(structured, 2)
+        unlessTooDeep(() => printableJson(structured, 2)) ??
+          tooDeep("structured content")
       }\n`,
     );
   }
@@ -142,27 +140,24 @@ function extensionOf(mimeType: string | undefined): string {
  * it (`--json`); with `printable`, the control and bidirectional characters
  * it leaves raw are `\u` escapes instead (the same value, safe on a terminal).
  *
- * @throws {CliError} When `value` nests more than {@linkcode MAX_JSON_DEPTH}
- * levels (a server's data): JSON.stringify may not survive it.
+ * @throws {CliError} When `value` (a server's data) nests too deeply for
+ * JSON.stringify.
  */
 export function writeJson(
   out: CliOutput,
   value: unknown,
   options: { printable?: boolean } = {},
 ): void {
-  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) {
+  const text = unlessTooDeep(() =>
+    options.printable ? printableJson(value, 2) : JSON.stringify(value, null, 2)
+  );
+  if (text === undefined) {
     throw new CliError(
       TOOL_ERROR,
-      `The server's answer nests more than ${MAX_JSON_DEPTH} levels of objects and lists: too deep to print as JSON; run the command without --json to see its text`,
+      "The server's answer nests too many levels of objects and lists to be printed as JSON; run the command without --json to see its text",
     );
   }
-  out.write(
-    `${
-      options.printable
-        ? printableJson(value, 2)
-        : JSON.stringify(value, null, 2)
-    }\n`,
-  );
+  out.write(`${text}\n`);
 }
 
 /**
@@ -205,9 +200,7 @@ export function writeLog(
 ): void {
   const text = typeof data === "string"
     ? data
-    : nestedDeeperThan(data, MAX_JSON_DEPTH)
-    ? tooDeep("data")
-    : JSON.stringify(data) ?? "";
+    : unlessTooDeep(() => JSON.stringify(data) ?? "") ?? tooDeep("data");
   out.write(
     `${
       printable(`[${server}] ${level}${logger ? ` ${logger}` : ""}: ${text}`)

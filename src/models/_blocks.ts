@@ -10,7 +10,7 @@
  */
 
 import { isSchema } from "./_json_schema.ts";
-import { MAX_JSON_DEPTH, nestedDeeperThan } from "../util/values.ts";
+import { unlessTooDeep } from "../util/values.ts";
 
 /** An image, base64. */
 export interface Image {
@@ -92,20 +92,18 @@ function readBlock(block: unknown, content: Content): void {
     }
     default:
       texts.push(
-        nestedDeeperThan(block, MAX_JSON_DEPTH)
-          ? tooDeep("A content block")
-          : JSON.stringify(block),
+        unlessTooDeep(() => JSON.stringify(block)) ??
+          tooDeep("A content block"),
       );
   }
 }
 
 /**
- * What stands for data of a result nested deeper than
- * {@linkcode MAX_JSON_DEPTH} (JSON.stringify may not survive it), named as
- * `what`.
+ * What stands for data of a result nested too deeply to write as JSON
+ * (see `unlessTooDeep`), named as `what`.
  */
 export function tooDeep(what: string): string {
-  return `[${what} of this result nests more than ${MAX_JSON_DEPTH} levels of objects and lists: too deep to show. The host has the result.]`;
+  return `[${what} of this result nests too many levels of objects and lists to be written out. The host has the result.]`;
 }
 
 /** What a model can be given of one resource's contents: its text, an image, or a note. */

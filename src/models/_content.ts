@@ -28,6 +28,7 @@ import { type Budget, checkBudget, fitText, mergeBudgets } from "./_budget.ts";
 import { isSchema } from "./_json_schema.ts";
 import { bounded, modelText } from "./_model_text.ts";
 import type { ResultPages } from "./_pages.ts";
+import { unlessTooDeep } from "../util/values.ts";
 import type { ResultBudget, ResultCut } from "./options.ts";
 import type { RegisteredTool } from "../tools/registry.ts";
 
@@ -182,7 +183,7 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
       json = structured;
     }
   } else if (structured !== undefined) {
-    const written = jsonText(structured);
+    const written = unlessTooDeep(() => JSON.stringify(structured));
     const text = written ?? tooDeep("The structured content");
     const shown = modelText(text);
     content = { texts: [shown], images: [] };
@@ -197,22 +198,6 @@ export function outcomeOf(result: MCPToolResult, shaping: Shaping): Outcome {
     outcome.json = json;
   }
   return outcome;
-}
-
-/**
- * `value` as JSON text, or `undefined` when it nests too deeply for
- * JSON.stringify, which recurses (a server's data: on Node a few thousand
- * levels). Nothing is walked first, so a result that can be written costs
- * no more than writing it. A cycle (a host's own tool can return one) is
- * thrown, for the caller to report as what it is.
- */
-function jsonText(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch (error) {
-    if (error instanceof RangeError) return undefined;
-    throw error;
-  }
 }
 
 /** `content` with each text through `modelText` (a clean text is kept as it is). */

@@ -107,12 +107,21 @@ export function ownValue<T>(
 }
 
 /**
- * Levels of objects and lists of a server's data that are written as JSON
- * text for a model or a terminal; deeper data is not written. (JSON.stringify
- * recurses: Node's overflows the stack at a few thousand levels, Deno's on
- * any object with index keys, and with an indent at about 10,000.)
+ * What `write()` returns, or `undefined` when the data it writes nests too
+ * deeply for JSON.stringify, which recurses: a server's data can nest past
+ * the stack (Node overflows at about 5,000 levels; Deno on objects with
+ * index keys at 3,000-5,000, with an indent at about 10,000). Nothing is
+ * walked first, so data that can be written costs only its writing. What
+ * else `write()` throws (a cycle in a host's own value) is thrown on.
  */
-export const MAX_JSON_DEPTH = 1_000;
+export function unlessTooDeep<T>(write: () => T): T | undefined {
+  try {
+    return write();
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
 
 /**
  * Whether `value` nests more than `limit` levels of objects and lists (a

@@ -246,8 +246,14 @@ describe("mcp-adapter (the command line): a server's data nested 100,000 levels 
   }, async () => {
     for (
       const [where, what] of [
-        ["structured-only", "[structured content nests more than 1000 levels"],
-        ["block", "[widget block nests more than 1000 levels"],
+        [
+          "structured-only",
+          "[structured content nests too many levels of objects and lists to be printed]",
+        ],
+        [
+          "block",
+          "[widget block nests too many levels of objects and lists to be printed]",
+        ],
       ]
     ) {
       const text = await cli(["call", "h/loose", ...server(where!)]);
@@ -259,7 +265,7 @@ describe("mcp-adapter (the command line): a server's data nested 100,000 levels 
       assert.equal(json.code, 1, json.stderr);
       assert.match(
         json.stderr,
-        /nests more than 1000 levels of objects and lists: too deep to print as JSON; run the command without --json/,
+        /nests too many levels of objects and lists to be printed as JSON; run the command without --json/,
       );
       assert.doesNotMatch(json.stderr, /call stack/);
     }

@@ -41,11 +41,11 @@ describe("hostile stdio servers: data nested 100,000 levels deep", () => {
     const [where, what] of [
       [
         "structured-only",
-        /^\[The structured content of this result nests more than 1000 levels/,
+        /^\[The structured content of this result nests too many levels of objects and lists to be written out\. The host has the result\.\]/,
       ],
       [
         "block",
-        /^\[A content block of this result nests more than 1000 levels/,
+        /^\[A content block of this result nests too many levels of objects and lists to be written out\. The host has the result\.\]/,
       ],
     ] as const
   ) {
