@@ -80,6 +80,19 @@ function adapterFor(
   return adapter;
 }
 
+/** A task's report (`t1`, polled every 10 ms), with `extra` fields. */
+function taskReport(status: string, extra = {}) {
+  return {
+    taskId: "t1",
+    status,
+    createdAt: "2026-12-01T00:00:00Z",
+    lastUpdatedAt: "2026-12-01T00:00:00Z",
+    ttlMs: 60_000,
+    pollIntervalMs: 10,
+    ...extra,
+  };
+}
+
 async function scripted(
   script: PeerScript,
   options: MCPToolAdapterOptions = {},
@@ -151,14 +164,6 @@ describe("hostile modern servers (scripted)", () => {
       inputSchema: { type: "object" },
       execution: { taskSupport: "required" },
     };
-    const task = (status: string) => ({
-      taskId: "t1",
-      status,
-      createdAt: "2026-12-01T00:00:00Z",
-      lastUpdatedAt: "2026-12-01T00:00:00Z",
-      ttlMs: 60_000,
-      pollIntervalMs: 10,
-    });
     const { peer, adapter } = await scripted({
       capabilities: {
         tools: {},
@@ -169,11 +174,11 @@ describe("hostile modern servers (scripted)", () => {
       tools: [job],
       answer: (method, _params, count) => {
         if (method === "tools/call") {
-          return { resultType: "task", ...task("working") };
+          return { resultType: "task", ...taskReport("working") };
         }
         if (method === "tasks/get") {
-          return count < 2 ? task("working") : {
-            ...task("completed"),
+          return count < 2 ? taskReport("working") : {
+            ...taskReport("completed"),
             result: { content: [{ type: "text", text: "ran" }] },
           };
         }
@@ -255,16 +260,8 @@ describe("hostile modern servers (scripted)", () => {
     const secret = "s3cr3t-TASK-0123456789-abcdef";
     // The secret straddles the 1,000-character cut of both messages.
     const echo = `${"E".repeat(990)}${secret}${"E".repeat(100)}`;
-    const task = (status: string, extra = {}) => ({
-      taskId: "t1",
-      status,
-      createdAt: "2026-12-01T00:00:00Z",
-      lastUpdatedAt: "2026-12-01T00:00:00Z",
-      ttlMs: 60_000,
-      pollIntervalMs: 10,
-      statusMessage: echo,
-      ...extra,
-    });
+    const task = (status: string, extra = {}) =>
+      taskReport(status, { statusMessage: echo, ...extra });
     const { adapter } = await scripted(
       {
         capabilities: { tools: {}, extensions: { [TASKS]: {} } },

@@ -117,10 +117,10 @@ export function registryOf(
 }
 
 /** A descriptor as `registerTools()` would register it under `namespace`. */
-function registeredTool(
+export function registeredTool(
   namespace: string,
   descriptor: MCPToolDescriptor,
-  invoke: FakeInvoke,
+  invoke: FakeInvoke = ok,
 ): RegisteredTool {
   const title = descriptor.title ?? descriptor.annotations?.title;
   return {

@@ -3,13 +3,12 @@ import assert from "node:assert/strict";
 import type {
   MCPToolDescriptor,
   MCPToolResult,
-  RegisteredTool,
 } from "@cleveragents/mcp-adapter";
 import {
   type ApprovalRequest,
   modelTools,
 } from "@cleveragents/mcp-adapter/models";
-import { type FakeInvoke, registryOf } from "./_tools.ts";
+import { type FakeInvoke, registeredTool, registryOf } from "./_tools.ts";
 
 const PNG = "iVBORw0KGgo=";
 const TOOLS: MCPToolDescriptor[] = [
@@ -206,19 +205,15 @@ describe("dispatch()", () => {
   });
 
   it("declares a name two tools of a list would share once, and says so", () => {
-    const tool = (name: string, description: string): RegisteredTool => ({
-      name,
-      description,
-      inputSchema: { type: "object" },
-      capability: { readOnly: true, writes: false },
-      checkpointable: false,
-      source: "mcp",
-      sourceMetadata: { server: "s" },
-      invoke: () => Promise.reject(new Error("not run")),
-    });
+    const tool = (description: string) =>
+      registeredTool("s", {
+        name: "a",
+        description,
+        inputSchema: { type: "object" },
+      });
     // Not a registry: nothing checked that the aliases differ.
     const tools = modelTools(
-      [tool("s/a", "first"), tool("s/a", "second")],
+      [tool("first"), tool("second")],
       "anthropic",
     );
     assert.deepEqual(
