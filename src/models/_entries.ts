@@ -110,10 +110,14 @@ export function entryOrOmission(
       );
     }
     // Names and the values a model echoes cannot be cut: a schema whose
-    // text, as the model reads it, is too long cannot be declared.
-    const size = JSON.stringify(
-      schemaText(tool.inputSchema ?? {}, MAX_SCHEMA_DEPTH),
-    ).length;
+    // text, as the model reads it, is too long cannot be declared. That
+    // text only loses characters, but for a line break (U+2028, NEL) that
+    // becomes `\n`, two characters of JSON for one: it is at most twice
+    // the schema's own, which is measured first and costs a third as much.
+    const input = tool.inputSchema ?? {};
+    const size = 2 * JSON.stringify(input).length <= MAX_SCHEMA_CHARS
+      ? 0
+      : JSON.stringify(schemaText(input, MAX_SCHEMA_DEPTH)).length;
     if (size > MAX_SCHEMA_CHARS) {
       throw new Error(
         `its input schema is ${
