@@ -26,7 +26,7 @@ export interface InputContext {
   /** Names the server in messages. */
   label: string;
   /** Masked in messages before a server's text is cut. */
-  secrets?: readonly string[];
+  secrets: readonly string[];
   /** Rounds before giving up. */
   maxRounds: number;
   /** Sends a request over the connection (a task's polls). */

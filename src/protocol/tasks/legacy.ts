@@ -51,7 +51,7 @@ export interface TaskConnection {
   /** The server's name, for messages. */
   label: string;
   /** Masked in the server's status messages before they are reported or quoted. */
-  secrets?: readonly string[];
+  secrets: readonly string[];
   /** Whether the server declared `tasks.cancel`. */
   cancellable: boolean;
 }

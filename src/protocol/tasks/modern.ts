@@ -47,7 +47,7 @@ export interface ModernTaskContext {
   /** Names the server in messages. */
   label: string;
   /** Masked in the server's status and error messages before they are cut. */
-  secrets?: readonly string[];
+  secrets: readonly string[];
   /** Rounds of input before giving up: the bound of every modern request. */
   maxRounds: number;
 }
@@ -203,7 +203,7 @@ function failure(
   error: unknown,
   label: string,
   message: string | undefined,
-  secrets: readonly string[] = [],
+  secrets: readonly string[],
 ): Error {
   if (
     isRecord(error) && Number.isInteger(error.code) &&

@@ -102,7 +102,7 @@ export interface TaskWatchOptions extends
   /** Status messages are cut to this many characters, after `secrets` are masked. */
   messageChars?: number;
   /** Masked in status messages before they are cut, reported or quoted. */
-  secrets?: readonly string[] | undefined;
+  secrets: readonly string[];
 }
 
 /**
@@ -158,7 +158,7 @@ export class TaskWatch {
       return false;
     }
     const text = typeof report.statusMessage === "string"
-      ? redact(report.statusMessage, options.secrets ?? []).slice(
+      ? redact(report.statusMessage, options.secrets).slice(
         0,
         options.messageChars,
       )
