@@ -11,7 +11,7 @@
  * @module
  */
 
-import { isRecord, nestedDeeperThan } from "../util/values.ts";
+import { isRecord, unlessTooDeep } from "../util/values.ts";
 import { base64Size, utf8Within } from "../util/bytes.ts";
 import { MAX_URI_CHARS, UriTemplate } from "../util/uri_template.ts";
 import type {
@@ -41,15 +41,14 @@ const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 export type Note = (message: string) => void;
 
 /**
- * `value` quoted and cut for a message; a value nested more than 8 levels
- * is not written out (JSON.stringify could overflow the stack on it).
+ * `value` quoted and cut for a message; a value nested too deeply for
+ * JSON.stringify (see `unlessTooDeep`) is not written out.
  */
 export function quoted(value: unknown): string {
   const text = typeof value === "string"
     ? value
-    : nestedDeeperThan(value, 8)
-    ? "[nested too deeply]"
-    : JSON.stringify(value) ?? "";
+    : unlessTooDeep(() => JSON.stringify(value) ?? "") ??
+      "[nested too deeply]";
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
 }
 
