@@ -13,7 +13,7 @@ import type {
   ElicitationResult,
 } from "../adapter/adapter.ts";
 import type { CliOutput } from "./_output.ts";
-import { isRecord } from "../util/values.ts";
+import { asText, isRecord } from "../util/values.ts";
 import { printable, printableText } from "../util/terminal.ts";
 
 /**
@@ -50,7 +50,7 @@ async function elicit(
   stderr: CliOutput,
 ): Promise<ElicitationResult> {
   stderr.write(
-    `\nThe server asks: ${printableText(String(request.message))}\n`,
+    `\nThe server asks: ${printableText(asText(request.message))}\n`,
   );
   const schema = isRecord(request.requestedSchema)
     ? request.requestedSchema
@@ -63,10 +63,10 @@ async function elicit(
   for (const [name, field] of Object.entries(properties)) {
     const spec = isRecord(field) ? field : {};
     const type = typeof spec.type === "string" ? spec.type : "string";
-    const options = Array.isArray(spec.enum) ? spec.enum.map(String) : [];
+    const options = Array.isArray(spec.enum) ? spec.enum.map(asText) : [];
     const fallback = spec.default === undefined
       ? undefined
-      : String(spec.default);
+      : asText(spec.default);
     const label = [
       typeof spec.title === "string" ? spec.title : name,
       typeof spec.description === "string" ? ` — ${spec.description}` : "",

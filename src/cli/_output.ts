@@ -13,7 +13,7 @@ import type {
   MCPTaskStatus,
 } from "../types.ts";
 import { printable, printableJson, printableText } from "../util/terminal.ts";
-import { unlessTooDeep } from "../util/values.ts";
+import { asText, unlessTooDeep } from "../util/values.ts";
 import { CliError, TOOL_ERROR } from "./_exit.ts";
 
 /** What is printed instead of a server's data nested too deeply to write (see `unlessTooDeep`). */
@@ -60,25 +60,25 @@ export function writeResult(
         : "";
       out.write(
         `[${block.type} ${
-          printable(String(block.mimeType ?? ""))
+          printable(asText(block.mimeType))
         }${size}; --output DIR saves it]\n`,
       );
     } else if (block?.type === "resource_link") {
-      out.write(`[resource link ${printable(String(block.uri ?? ""))}]\n`);
+      out.write(`[resource link ${printable(asText(block.uri))}]\n`);
     } else if (block?.type === "resource") {
       const resource = block.resource;
       out.write(
         typeof resource?.text === "string"
           ? `${printableText(resource.text)}\n`
           : `[resource ${
-            printable(String(resource?.uri ?? ""))
+            printable(asText(resource?.uri))
           }; --output DIR saves it]\n`,
       );
     } else {
       out.write(
         `${
           unlessTooDeep(() => printableJson(block)) ??
-            tooDeep(`${printable(String(block?.type))} block`)
+            tooDeep(`${printable(asText(block?.type) || "untyped")} block`)
         }\n`,
       );
     }

@@ -33,6 +33,31 @@ export function kindOf(value: unknown): string {
 }
 
 /**
+ * A server's value where text belongs, as text: a string as it is, a
+ * number or boolean as written, nothing (`null`, `undefined`) as `""`,
+ * and anything else as what it is, in brackets (`[an object]`, `[a list]`).
+ * Never through the value's own `toString`: a parsed object can shadow it
+ * (`{"toString": 1}` makes `String()` throw), and `String()` of a list
+ * nested thousands deep overflows the stack.
+ *
+ * @param value Any parsed value.
+ * @returns Text to show, still to be made safe for where it goes.
+ */
+export function asText(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return value;
+    case "number":
+    case "boolean":
+      return String(value);
+    case "undefined":
+      return "";
+    default:
+      return value === null ? "" : `[${kindOf(value)}]`;
+  }
+}
+
+/**
  * Quotes a value for an error message: JSON where possible, shortened to
  * `maxLength` characters.
  *

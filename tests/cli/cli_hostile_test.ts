@@ -10,6 +10,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { cliWorkspace } from "./_run.ts";
+import { cliHandlers } from "../../src/cli/_handlers.ts";
 import { fixturePath, runtimeCommand } from "../_helpers.ts";
 
 const TEST_TIMEOUT_MS = 90_000;
@@ -128,6 +129,34 @@ describe("mcp-adapter (the command line): a server that sends terminal escapes",
       assert.equal(envelope.data.content[1]!.mimeType, `image/png${OSC52}`);
     },
   );
+
+  it("call shows a field that should be text and is not for what it is", {
+    timeout: TEST_TIMEOUT_MS,
+  }, async () => {
+    const odd = runtimeCommand(fixturePath("hostile.mjs"));
+    const run = await cli([
+      "call",
+      "h/echo",
+      "text=x",
+      "--name",
+      "h",
+      "--",
+      odd.command,
+      ...odd.args,
+      "odd-text",
+    ]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      [
+        "[image [an object] 3 bytes; --output DIR saves it]",
+        "[resource link [an object]]",
+        "[resource [a list]; --output DIR saves it]",
+        '{"type":{"toString":1}}',
+        "",
+      ].join("\n"),
+    );
+  });
 
   it("failure messages, unknown-tool lists and schemas show escapes", {
     timeout: TEST_TIMEOUT_MS,
@@ -254,6 +283,7 @@ describe("mcp-adapter (the command line): a server's data nested 100,000 levels 
           "block",
           "[widget block nests too many levels of objects and lists to be printed]",
         ],
+        ["link", "[resource link [a list]]"],
       ]
     ) {
       const text = await cli(["call", "h/loose", ...server(where!)]);
@@ -269,5 +299,40 @@ describe("mcp-adapter (the command line): a server's data nested 100,000 levels 
       );
       assert.doesNotMatch(json.stderr, /call stack/);
     }
+  });
+});
+
+describe("mcp-adapter (the command line): a server's question whose choices are not text", () => {
+  it("shows each for what it is and takes an answer", async () => {
+    const questions: string[] = [];
+    const answers = ["red", "y"];
+    const printed: string[] = [];
+    const handlers = cliHandlers(
+      (question) => {
+        questions.push(question);
+        return Promise.resolve(answers.shift());
+      },
+      { write: (text: string) => printed.push(text) },
+    );
+    // String() cannot call this toString.
+    const odd = { toString: 1 } as unknown as string;
+    const answer = await handlers.elicitation!({
+      message: "Pick one",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          colour: { type: "string", enum: [odd, "red"], default: odd },
+        },
+      },
+    });
+    assert.deepEqual(answer, {
+      action: "accept",
+      content: { colour: "red" },
+    });
+    assert.match(printed.join(""), /The server asks: Pick one/);
+    assert.match(
+      questions[0]!,
+      /colour \[\[an object\]\/red\] \(default \[an object\]\)/,
+    );
   });
 });
