@@ -10,7 +10,7 @@
  */
 
 import { isSchema } from "./_json_schema.ts";
-import { unlessTooDeep } from "../util/values.ts";
+import { asText, unlessTooDeep } from "../util/values.ts";
 
 /** An image, base64. */
 export interface Image {
@@ -76,7 +76,7 @@ function readBlock(block: unknown, content: Content): void {
       const details = [block.mimeType, block.description]
         .filter((part) => typeof part === "string" && part !== "").join(", ");
       texts.push(
-        `Resource link: ${name} <${String(block.uri)}>${
+        `Resource link: ${name} <${asText(block.uri)}>${
           details === "" ? "" : ` (${details})`
         }`,
       );
@@ -84,7 +84,7 @@ function readBlock(block: unknown, content: Content): void {
     }
     case "resource": {
       const resource = isSchema(block.resource) ? block.resource : {};
-      const uri = String(resource.uri ?? "");
+      const uri = asText(resource.uri);
       const body = resourceBody(resource, `resource <${uri}>`);
       if ("text" in body) texts.push(`Resource <${uri}>:\n${body.text}`);
       else addBody(body, content);

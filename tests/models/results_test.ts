@@ -196,6 +196,13 @@ const UNSEEN =
   // deno-lint-ignore no-control-regex
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\p{Cf}\p{Default_Ignorable_Code_Point}\p{Cs}]/u;
 
+/** `[[[…]]]`, `levels` deep, built without recursion. */
+function nestedList(levels: number): unknown[] {
+  let list: unknown[] = [];
+  for (let level = 1; level < levels; level++) list = [list];
+  return list;
+}
+
 const HOSTILE: Record<string, MCPToolResult> = {
   text: ok([{ type: "text", text: HIDDEN }]),
   link: ok([{
@@ -209,6 +216,19 @@ const HOSTILE: Record<string, MCPToolResult> = {
     resource: { uri: `file:///e${TAGS}`, text: HIDDEN },
   }]),
   other: ok([{ type: `odd${TAGS}` } as unknown as MCPContentBlock]),
+  // A URI that is not text: an object whose toString String() cannot call,
+  // a list nested past the stack.
+  oddLink: ok([
+    {
+      type: "resource_link",
+      name: "n",
+      uri: { toString: 1 },
+    } as unknown as MCPContentBlock,
+  ]),
+  deepUri: ok([{
+    type: "resource",
+    resource: { uri: nestedList(100_000) as unknown as string, text: "t" },
+  }]),
   structured: ok([], { note: HIDDEN }),
   // The text copy is clean (escapes), the value it stands for is not.
   escaped: ok([{ type: "text", text: String.raw`{"note":"a\u200bb"}` }], {
@@ -234,6 +254,8 @@ describe("server text in a result is neutralised for the model", () => {
         link: `Resource link: n${SHOWN} <file:///x> (${SHOWN})`,
         embedded: `Resource <file:///e>:\n${SHOWN}`,
         other: '{"type":"odd"}',
+        oddLink: "Resource link: n <[an object]>",
+        deepUri: "Resource <[a list]>:\nt",
         // JSON escapes the controls; what it leaves raw is taken out.
         structured: String.raw`{"note":"ok\u0007\u001b[2J\r\n` + '\ndone"}',
         escaped: String.raw`{"note":"a\u200bb"}`,
