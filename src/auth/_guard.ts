@@ -22,7 +22,7 @@
 
 import { MCPConnectionError } from "../errors.ts";
 import { displayUrl, redact, secretsOf } from "../util/redact.ts";
-import { isRecord } from "../util/values.ts";
+import { asText, isRecord } from "../util/values.ts";
 import { webUrlProblem } from "../util/url_policy.ts";
 import { readCapped } from "../util/read_body.ts";
 
@@ -230,7 +230,7 @@ function inspect(
     throw new MCPConnectionError(
       `OAuth: the authorization-server metadata at ${
         displayUrl(url)
-      } says its issuer is ${JSON.stringify(String(said).slice(0, 200))}, not ${
+      } says its issuer is ${JSON.stringify(asText(said).slice(0, 200))}, not ${
         JSON.stringify(issuer)
       }, where it was fetched from; refused before any use (RFC 8414 §3.3: a mix-up attack, or a misconfigured server)`,
     );

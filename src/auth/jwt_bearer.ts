@@ -19,6 +19,7 @@ import { checkedUrl, oauthErrorText } from "./_guard.ts";
 import { DPoPSession } from "./dpop.ts";
 import { type Grant, type GrantContext, registerGrant } from "./_grant.ts";
 import type { OAuthClientProviderLike } from "./provider.ts";
+import { asText } from "../util/values.ts";
 
 /** `grant_type` of RFC 7523. */
 export const JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer";
@@ -395,7 +396,7 @@ export class EnterpriseAuthProvider extends JwtBearerProvider {
     ) {
       throw new MCPConnectionError(
         `OAuth: the identity provider at ${where} answered the token exchange without an ID-JAG (issued_token_type ${
-          JSON.stringify(String(type ?? "missing")).slice(0, 80)
+          JSON.stringify(asText(type) || "missing").slice(0, 80)
         }); it may not support enterprise-managed authorization`,
       );
     }

@@ -37,6 +37,8 @@ export interface GrantServerOptions {
   refuse?: (form: URLSearchParams) => string | undefined;
   /** Answers the identity provider's token exchange with this OAuth error, when it returns one. */
   refuseExchange?: (form: URLSearchParams) => string | undefined;
+  /** Rewrites the identity provider's successful answer to a token exchange. */
+  exchangeAnswer?: (document: Record<string, unknown>) => void;
   /** The `error_description` of a refusal (either server), from the request's form and `Authorization`. */
   describe?: (
     form: URLSearchParams,
@@ -308,11 +310,13 @@ export async function startGrantServers(
       });
       return;
     }
-    json(res, 200, {
+    const answer: Record<string, unknown> = {
       access_token: `jag-${exchanges.length}-${crypto.randomUUID()}`,
       issued_token_type: "urn:ietf:params:oauth:token-type:id-jag",
       token_type: "N_A",
-    });
+    };
+    options.exchangeAnswer?.(answer);
+    json(res, 200, answer);
   });
   idpOrigin = idp.origin;
 

@@ -214,6 +214,23 @@ describe("EnterpriseAuthProvider through MCPToolAdapter", () => {
     assert.equal(servers.exchanges.length, 1, "not retried");
     assert.equal(servers.tokenRequests.length, 0);
   });
+
+  it("names an issued_token_type that is not text for what it is", async () => {
+    const servers = await serve({
+      authMethods: ["client_secret_basic"],
+      // String() cannot call this toString.
+      exchangeAnswer: (answer) => answer.issued_token_type = { toString: 1 },
+    });
+    const failure = await enterpriseAdapter(servers).connect({
+      timeoutMs: WAIT_MS,
+    }).then(() => undefined, (e: unknown) => e);
+    assert.ok(failure instanceof MCPConnectionError, String(failure));
+    assert.match(
+      failure.message,
+      /answered the token exchange without an ID-JAG \(issued_token_type "\[an object\]"\)/,
+    );
+    assert.equal(servers.tokenRequests.length, 0);
+  });
 });
 
 describe("an authorization server's refusal that echoes a secret across the cut", () => {

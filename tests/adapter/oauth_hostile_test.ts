@@ -211,6 +211,16 @@ describe("OAuth against hostile authorization servers", {
     );
   });
 
+  it("an issuer that is not text is named for what it is", async () => {
+    // String() cannot call this toString.
+    await serve({
+      metadata: (document) => document.issuer = { toString: 1 },
+    });
+    const user = userAdapter();
+    await refused(user.adapter.connect(), /says its issuer is "\[an object\]"/);
+    assert.equal(user.provider.redirects.length, 0, "no URL for the user");
+  });
+
   it("a token endpoint that never answers: the flow goes with its caller, and the next connect starts afresh", async () => {
     let hang = true;
     let held: ServerResponse | undefined;
