@@ -200,8 +200,9 @@ export function buildModernServer(
   });
   server.registerTool("open_page", {
     description: "Asks the user to open a page (URL-mode elicitation)",
-    inputSchema: z.object({ url: z.string() }),
-  }, ({ url }, context) => {
+    // `message` replaces the question's text: a test sends one that is not text.
+    inputSchema: z.object({ url: z.string(), message: z.unknown().optional() }),
+  }, ({ url, message }, context) => {
     const view = inputResponse(context.mcpReq.inputResponses, "page");
     if (view.kind === "elicit") {
       return { content: [{ type: "text", text: `page ${view.action}` }] };
@@ -210,7 +211,7 @@ export function buildModernServer(
       inputRequests: {
         page: {
           method: "elicitation/create",
-          params: { mode: "url", message: "Sign in, please", url },
+          params: { mode: "url", message: message ?? "Sign in, please", url },
         },
       },
     } as never);

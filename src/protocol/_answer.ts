@@ -51,6 +51,15 @@ async function route(
   switch (method) {
     case "elicitation/create": {
       const request = params as ElicitationRequest;
+      if (typeof request.message !== "string") {
+        // Every handler shows it to the user: it must be text.
+        throw new MCPAdapterError(
+          "invalid_response",
+          `The server asked the user a question whose message is ${
+            kindOf(request.message)
+          }, not text; refused. Report this to the server's maintainers.`,
+        );
+      }
       if (request.mode === "url") {
         const answer = await handlers.elicitation!({
           ...request,

@@ -233,6 +233,12 @@ for (const legacy of ["reject", "serve"] as const) {
           assert.equal(refused.success, false, hostile);
           assert.match(refused.error ?? "", said);
         }
+        const odd = await adapter.invoke("open_page", {
+          url,
+          message: { toString: 1 },
+        });
+        assert.equal(odd.success, false);
+        assert.match(odd.error ?? "", /message is an object, not text/);
         assert.equal(opened.length, 1);
         // A client that declared forms only is never asked to open a page.
         await formsOnly.connect();
