@@ -59,6 +59,7 @@ export {
 export { configAuth } from "./src/auth/from_config.ts";
 export {
   type RedisClientLike,
+  redisKeyName,
   RedisTokenStore,
   type RedisTokenStoreOptions,
 } from "./src/auth/redis_store.ts";

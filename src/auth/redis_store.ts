@@ -27,6 +27,7 @@ import {
   type StoredLogin,
 } from "./store.ts";
 import { isRecord } from "../util/values.ts";
+import { shownUrl } from "../util/redact.ts";
 
 export type { RedisClientLike };
 
@@ -35,7 +36,9 @@ export interface RedisTokenStoreOptions extends LockTiming {
   /**
    * Put before every key, so several stores (or apps) share one Redis
    * database. Default `"mcp-adapter:oauth:"`; a login is kept under
-   * `<prefix>login:<server URL>` and locked under `<prefix>lock:<server URL>`.
+   * `<prefix>login:<key>` and locked under `<prefix>lock:<key>`, where the
+   * key is the server URL (see `tokenKey()`), unless that URL carries what
+   * may be a secret (see {@linkcode redisKeyName}).
    */
   prefix?: string;
 }
@@ -130,7 +133,7 @@ export class RedisTokenStore implements OAuthTokenStore {
    * @throws {Error} When the value is not a JSON object.
    */
   async get(url: string): Promise<StoredLogin | undefined> {
-    const value = await this.#client.get(this.#key("login", url));
+    const value = await this.#client.get(await this.#key("login", url));
     if (value === null || value === undefined) return undefined;
     try {
       const login = JSON.parse(String(value));
@@ -152,7 +155,10 @@ export class RedisTokenStore implements OAuthTokenStore {
    * @param login What to keep.
    */
   async set(url: string, login: StoredLogin): Promise<void> {
-    await this.#client.set(this.#key("login", url), JSON.stringify(login));
+    await this.#client.set(
+      await this.#key("login", url),
+      JSON.stringify(login),
+    );
   }
 
   /**
@@ -161,7 +167,7 @@ export class RedisTokenStore implements OAuthTokenStore {
    * @param url The server URL.
    */
   async delete(url: string): Promise<void> {
-    await this.#client.del(this.#key("login", url));
+    await this.#client.del(await this.#key("login", url));
   }
 
   /**
@@ -181,7 +187,7 @@ export class RedisTokenStore implements OAuthTokenStore {
   ): Promise<boolean> {
     const owner = expected.refreshing;
     const reply = await this.#client.eval(COMPARE_AND_SET, {
-      keys: [this.#key("login", url)],
+      keys: [await this.#key("login", url)],
       arguments: [
         String(expected.generation),
         owner === undefined ? "*" : owner ?? "",
@@ -201,16 +207,16 @@ export class RedisTokenStore implements OAuthTokenStore {
   withLock<T>(url: string, fn: () => Promise<T>): Promise<T> {
     return this.#sections.run(
       url,
-      () =>
-        withLease(this.#lease(this.#key("lock", url)), fn, {
+      async () =>
+        withLease(this.#lease(await this.#key("lock", url)), fn, {
           ...this.#timing,
           what: `the Redis token store's lock of ${describeKey(url)}`,
         }),
     );
   }
 
-  #key(kind: "login" | "lock", url: string): string {
-    return `${this.#prefix}${kind}:${url}`;
+  async #key(kind: "login" | "lock", url: string): Promise<string> {
+    return `${this.#prefix}${kind}:${await redisKeyName(url)}`;
   }
 
   #lease(key: string): Lease {
@@ -236,4 +242,49 @@ export class RedisTokenStore implements OAuthTokenStore {
       },
     };
   }
+}
+
+/**
+ * A store key (see `tokenKey()`) as Redis names it. Key names are listed
+ * more widely than values are read (SCAN, MONITOR, a key browser, an ACL
+ * that grants `keys`), so a name carries no part of the server URL that
+ * may be a secret: credentials, a query (`?api_key=…`), a fragment, or a
+ * path segment that looks like a key (`/sk-…/mcp`). Such a key is named by
+ * that URL's origin and path, key-like segments masked, and the SHA-256 of
+ * the whole key, so that two such servers keep two logins; any other key
+ * is its own name.
+ *
+ * @example
+ * ```ts
+ * import { redisKeyName } from "@cleveragents/mcp-adapter/auth";
+ *
+ * await redisKeyName("https://mcp.example.com/mcp principal=user%2042");
+ * // "https://mcp.example.com/mcp principal=user%2042"
+ * await redisKeyName("https://mcp.example.com/mcp?api_key=sk-1");
+ * // "https://mcp.example.com/mcp#sha256=…" (64 hex digits)
+ * ```
+ *
+ * @param key The store key.
+ * @returns The name under the store's prefix.
+ */
+export async function redisKeyName(key: string): Promise<string> {
+  const space = key.indexOf(" ");
+  const resource = space === -1 ? key : key.slice(0, space);
+  let url: URL;
+  try {
+    url = new URL(resource);
+  } catch {
+    return key; // not a server URL: a key of the host's own
+  }
+  const shown = shownUrl(url);
+  if (
+    url.username === "" && url.password === "" &&
+    !/[?#]/.test(resource) && shown === url.origin + url.pathname
+  ) return key;
+  const digest = new Uint8Array(
+    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
+  );
+  return `${shown}#sha256=${
+    Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("")
+  }`;
 }

@@ -208,12 +208,15 @@ export function redactError<T>(
  * token store's, `onRefresh`'s `server`) names no key either.
  */
 export function displayUrl(url: URL): string {
-  return JSON.stringify(
-    url.origin +
-      url.pathname.split("/").map((segment) =>
-        isKeyLike(segment) ? REDACTED : segment
-      ).join("/"),
-  );
+  return JSON.stringify(shownUrl(url));
+}
+
+/** {@linkcode displayUrl}, unquoted: origin and path, key-like segments masked. */
+export function shownUrl(url: URL): string {
+  return url.origin +
+    url.pathname.split("/").map((segment) =>
+      isKeyLike(segment) ? REDACTED : segment
+    ).join("/");
 }
 
 /** Longest quoted excerpt of foreign text (a body, a line) in an error message. */

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createClient } from "redis";
+import { redisKeyName } from "@cleveragents/mcp-adapter/auth";
 import { MCPTimeoutError } from "@cleveragents/mcp-adapter";
 import {
   FileTokenStore,
@@ -457,5 +458,49 @@ describe("OAuth token stores", () => {
       return true;
     });
     await redis.del(`${prefix}login:${SERVER_URL}`);
+  });
+
+  it("Redis store: no key name holds a server URL's credentials, query or key-like path segment, and each such server keeps its own login", async () => {
+    const prefix = `test-${crypto.randomUUID()}:`;
+    const store = new RedisTokenStore(redis, { prefix });
+    const secrets = ["sk-live-123", "pass-word", "9f8e7d6c5b4a39281706"];
+    const urls = [
+      "https://mcp.example.com/mcp?api_key=sk-live-123",
+      "https://mcp.example.com/mcp?api_key=sk-live-456",
+      "https://agent:pass-word@mcp.example.com/mcp",
+      "https://mcp.example.com/t/9f8e7d6c5b4a39281706/mcp",
+      "https://mcp.example.com/mcp#sk-live-123",
+    ];
+    const seen: string[] = [];
+    for (const [i, url] of urls.entries()) {
+      await store.withLock(url, async () => {
+        await store.set(url, { tokens: { access_token: `t${i}` } });
+        // The lock's name, while it is held.
+        seen.push(...await redis.keys(`${prefix}lock:*`));
+      });
+    }
+    const names = await redis.keys(`${prefix}*`);
+    assert.equal(names.length, urls.length, names.join("\n"));
+    for (const name of [...names, ...seen]) {
+      for (const secret of secrets) assert.ok(!name.includes(secret), name);
+      assert.match(name, /#sha256=[0-9a-f]{64}$/);
+    }
+    assert.ok(
+      names.includes(
+        `${prefix}login:${await redisKeyName(urls[0]!)}`,
+      ),
+    );
+    assert.match(
+      await redisKeyName(urls[3]!),
+      /^https:\/\/mcp\.example\.com\/t\/\[redacted\]\/mcp#sha256=/,
+    );
+    for (const [i, url] of urls.entries()) {
+      assert.equal((await store.get(url))?.tokens?.access_token, `t${i}`);
+      await store.delete(url);
+    }
+    assert.deepEqual(await redis.keys(`${prefix}*`), []);
+    // A key without such parts, principal and all, is its own name.
+    const plain = `${SERVER_URL} principal=user%2042`;
+    assert.equal(await redisKeyName(plain), plain);
   });
 });
