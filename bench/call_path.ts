@@ -25,10 +25,18 @@
  * helpers too) and the median of the per-round ratios to raw. Run it with
  * `deno run -A bench/call_path.ts` (Deno or, transpiled, Node).
  *
+ * `--base=DIR` adds the adapter of the checkout in DIR (its `mod.ts`, e.g.
+ * a `git worktree` of the commit before a change) as a third client in the
+ * same rounds, and the median of the per-round ratios of ours to it (Deno
+ * only): over the same code that ratio stayed within 0.98–1.03, so a
+ * change of a few per cent shows here when the pipe benchmarks cannot
+ * tell it from noise.
+ *
  * @module
  */
 
 import process from "node:process";
+import { pathToFileURL } from "node:url";
 import {
   type JSONRPCMessage,
   MCPToolAdapter,
@@ -160,31 +168,48 @@ class RawClient {
   }
 }
 
-async function main(): Promise<void> {
-  const rounds = countOption("call_path", "rounds", 7);
-  const calls = countOption("call_path", "calls", 200_000);
-  const raw = new RawClient();
-  const adapter = new MCPToolAdapter(
+/** A connected adapter over its own peer: this checkout's, or `base`'s. */
+async function connected(base?: string): Promise<MCPToolAdapter> {
+  const Adapter: typeof MCPToolAdapter = base === undefined
+    ? MCPToolAdapter
+    : (await import(pathToFileURL(`${base}/mod.ts`).href) as {
+      MCPToolAdapter: typeof MCPToolAdapter;
+    }).MCPToolAdapter;
+  const adapter = new Adapter(
     { name: "peer", transport: "stdio", command: "unused" },
     { transport: new Peer() },
   );
+  await adapter.connect();
+  await adapter.discoverTools();
+  return adapter;
+}
+
+async function main(): Promise<void> {
+  const rounds = countOption("call_path", "rounds", 7);
+  const calls = countOption("call_path", "calls", 200_000);
+  const base = process.argv.find((arg) => arg.startsWith("--base="))?.slice(7);
+  const raw = new RawClient();
+  const adapters = [await connected()];
   try {
-    await adapter.connect();
-    await adapter.discoverTools();
+    if (base !== undefined) adapters.push(await connected(base));
     const clients: [string, Call][] = [
       ["raw", (i) =>
         raw.request("tools/call", {
           name: "echo",
           arguments: { text: `m${i}` },
         })],
-      ["ours", (i) => adapter.invoke("echo", { text: `m${i}` })],
+      ...adapters.map((adapter, index): [string, Call] => [
+        index === 0 ? "ours" : "base",
+        (i) => adapter.invoke("echo", { text: `m${i}` }),
+      ]),
     ];
     const costs = await takeTurns(
       clients.map(([, call]) => call),
       rounds,
       calls,
     );
-    const ratios = costs[1]!.map((cost, r) => cost / costs[0]![r]!);
+    const ratios = (a: number, b: number) =>
+      costs[a]!.map((cost, r) => cost / costs[b]![r]!);
     say(
       `64 calls in flight, no pipe, ${rounds} rounds x ${calls} calls, ${
         "Deno" in globalThis ? "Deno" : "Node"
@@ -192,17 +217,26 @@ async function main(): Promise<void> {
     );
     say("client  CPU µs/call  x raw  rounds");
     clients.forEach(([name], index) => {
+      const toRaw = ratios(index, 0);
       const spread = index === 0
         ? ""
-        : `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
+        : `${Math.min(...toRaw).toFixed(2)}-${Math.max(...toRaw).toFixed(2)}`;
       say(
         `${name.padEnd(6)}${median(costs[index]!).toFixed(3).padStart(13)}  ${
-          (index === 0 ? 1 : median(ratios)).toFixed(2).padStart(5)
+          (index === 0 ? 1 : median(toRaw)).toFixed(2).padStart(5)
         }  ${spread}`,
       );
     });
+    if (base !== undefined) {
+      const toBase = ratios(1, 2);
+      say(
+        `ours x base: ${median(toBase).toFixed(3)} (rounds ${
+          Math.min(...toBase).toFixed(3)
+        }-${Math.max(...toBase).toFixed(3)}), base: ${base}`,
+      );
+    }
   } finally {
-    await adapter.disconnect();
+    for (const adapter of adapters) await adapter.disconnect();
   }
 }
 
