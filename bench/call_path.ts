@@ -28,7 +28,7 @@
  * `--base=DIR` adds the adapter of the checkout in DIR (its `mod.ts`, e.g.
  * a `git worktree` of the commit before a change) as a third client in the
  * same rounds, and the median of the per-round ratios of ours to it (Deno
- * only): over the same code that ratio stayed within 0.98–1.03, so a
+ * only): over the same code that ratio stayed within 0.97–1.03, so a
  * change of a few per cent shows here when the pipe benchmarks cannot
  * tell it from noise.
  *
