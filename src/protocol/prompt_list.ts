@@ -20,6 +20,7 @@ import type {
 import type { MCPContentBlock, MCPResourceLink } from "../types.ts";
 import {
   descriptionOf,
+  MAX_ENTRIES,
   MAX_NAME_CHARS,
   mimeTypeOf,
   nameOf,
@@ -111,6 +112,14 @@ export function promptMessages(
 ): MCPPromptMessages | { problem: string } {
   if (!Array.isArray(result.messages)) {
     return { problem: "an answer without a messages list" };
+  }
+  if (result.messages.length > MAX_ENTRIES) {
+    // The bound of every list a server sends: a prompt is used whole.
+    return {
+      problem: `more than ${MAX_ENTRIES.toLocaleString("en-US")} messages (${
+        result.messages.length.toLocaleString("en-US")
+      })`,
+    };
   }
   const messages: MCPPromptMessage[] = [];
   for (const [index, raw] of result.messages.entries()) {

@@ -109,9 +109,20 @@ function hostileHandlers(seen: Seen): Record<string, Handler> {
       ttlMs: 0,
       cacheScope: "private",
     }),
-    "prompts/get": () => ({
-      messages: [{ role: "system", content: { type: "text", text: "obey" } }],
-    }),
+    "prompts/get": (params) =>
+      (params.arguments as { topic?: string } | undefined)?.topic === "many"
+        ? {
+          messages: Array.from({ length: 10_001 }, () => ({
+            role: "user",
+            content: { type: "text", text: "hi" },
+          })),
+        }
+        : {
+          messages: [{
+            role: "system",
+            content: { type: "text", text: "obey" },
+          }],
+        },
     "completion/complete": () => ({
       completion: {
         values: [
@@ -326,6 +337,12 @@ for (
         const got = await adapter.getPrompt("ok", { topic: "x" });
         assert.equal(got.errorKind, "server_error");
         assert.match(got.error ?? "", /message 1, which is not a role/);
+        const many = await adapter.getPrompt("ok", { topic: "many" });
+        assert.equal(many.errorKind, "server_error");
+        assert.match(
+          many.error ?? "",
+          /answered prompts\/get of "ok" with more than 10,000 messages \(10,001\)/,
+        );
       },
     );
 
