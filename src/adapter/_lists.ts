@@ -11,8 +11,8 @@
  */
 
 import { MCPProtocolError } from "../errors.ts";
-import { eachPage } from "../protocol/pages.ts";
-import { MAX_ENTRIES, type Note } from "../protocol/resource_list.ts";
+import { eachPage, MAX_ENTRIES } from "../protocol/pages.ts";
+import type { Note } from "../protocol/resource_list.ts";
 import { redactError } from "../util/redact.ts";
 import { type ContentContext, Notes } from "./_context.ts";
 import type { ListOptions } from "../protocol/content_types.ts";

@@ -15,6 +15,13 @@ import type { Result } from "./session.ts";
 
 /** More pages than any real server sends; a bound, so a broken server cannot keep us listing. */
 export const MAX_PAGES = 1000;
+/**
+ * The most entries one listing keeps (tools, resources, templates,
+ * prompts), and the most contents or messages one answer may hold: far
+ * more than any real server has, few enough to keep a hostile one's lists
+ * from taking the host's memory.
+ */
+export const MAX_ENTRIES = 10_000;
 /** A cursor is opaque but not unbounded: every one is kept to spot a loop. */
 const MAX_CURSOR_CHARS = 16_384;
 /** The longest a modern server's `ttlMs` keeps a list fresh: a day, as the SDK. */

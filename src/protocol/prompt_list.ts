@@ -18,9 +18,9 @@ import type {
   MCPPromptMessages,
 } from "./content_types.ts";
 import type { MCPContentBlock, MCPResourceLink } from "../types.ts";
+import { MAX_ENTRIES } from "./pages.ts";
 import {
   descriptionOf,
-  MAX_ENTRIES,
   MAX_NAME_CHARS,
   mimeTypeOf,
   nameOf,

@@ -14,6 +14,7 @@
 import { isRecord, unlessTooDeep } from "../util/values.ts";
 import { base64Size, utf8Within } from "../util/bytes.ts";
 import { MAX_URI_CHARS, UriTemplate } from "../util/uri_template.ts";
+import { MAX_ENTRIES } from "./pages.ts";
 import type {
   MCPAnnotations,
   MCPResource,
@@ -25,8 +26,6 @@ import type {
 export const MAX_NAME_CHARS = 512;
 /** The longest description kept, in characters; longer ones are cut. */
 export const MAX_DESCRIPTION_CHARS = 8192;
-/** The most entries one list keeps. */
-export const MAX_ENTRIES = 10_000;
 const MAX_MIME_CHARS = 255;
 /** A media type (RFC 6838 names) with optional parameters. */
 const MIME_TYPE =

@@ -15,7 +15,7 @@ import type {
   MCPToolDescriptor,
   ToolAnnotations,
 } from "../types.ts";
-import { eachPage } from "./pages.ts";
+import { eachPage, MAX_ENTRIES } from "./pages.ts";
 
 /** A server's tools, as one listing found them. */
 export interface ToolList {
@@ -58,6 +58,7 @@ export async function listAllTools(
   options: ListToolsOptions,
 ): Promise<ToolList> {
   const tools = new Map<string, MCPToolDescriptor>();
+  let full = false;
   const hints = await eachPage(list, {
     method: "tools/list",
     server: options.server,
@@ -65,10 +66,22 @@ export async function listAllTools(
     onPage: (page) => {
       for (const raw of Array.isArray(page.tools) ? page.tools : []) {
         const tool = toDescriptor(raw);
-        if (tool) tools.set(tool.name, tool);
+        if (tool === undefined) continue;
+        if (tools.size >= MAX_ENTRIES && !tools.has(tool.name)) {
+          full = true;
+          return;
+        }
+        tools.set(tool.name, tool);
       }
     },
   });
+  if (full) {
+    options.note(
+      `tools/list listed more than ${
+        MAX_ENTRIES.toLocaleString("en-US")
+      } tools; the rest are left out`,
+    );
+  }
   const headerProblem = options.headerProblem;
   if (headerProblem) dropInvalidHeaders(tools, headerProblem, options.note);
   return {

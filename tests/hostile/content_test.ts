@@ -1,10 +1,11 @@
 /**
- * Hostile resources and prompts: a server that lists URIs with control
+ * Hostile resources, prompts and tool lists: a server that lists URIs with control
  * characters or no scheme, MIME types that would split a header, names and
  * descriptions of megabytes and more entries than any list needs; answers
  * a read with more than the cap or with what is not base64; offers a
  * template whose values could move the host; links a resource it hopes is
- * fetched; lists prompts with unsendable names; floods completions. The
+ * fetched; lists prompts with unsendable names; floods completions; lists
+ * 10,005 tools or answers a prompt with 10,001 messages. The
  * same server runs on both eras: 2025-11-25 in-process (the SDK v1 low-level
  * `Server`) and 2026-07-28 over streamable HTTP (the SDK v2's).
  */
@@ -365,3 +366,43 @@ for (
     });
   });
 }
+
+describe("a server that lists more tools than any list needs", () => {
+  it("keeps the first 10,000, says so once, and calls them", {
+    timeout: TEST_MS,
+  }, async () => {
+    const server = new Server({ name: "many", version: "1.0.0" }, {
+      capabilities: { tools: {} },
+    });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: Array.from({ length: 10_005 }, (_, i) => ({
+        name: `t${i}`,
+        inputSchema: { type: "object" as const },
+      })),
+    }));
+    server.setRequestHandler(
+      CallToolRequestSchema,
+      (request: { params: { name: string } }) => ({
+        content: [{ type: "text", text: request.params.name }],
+      }),
+    );
+    const errors: Error[] = [];
+    const adapter = await connectedAdapter(server, "many", {
+      onError: (error) => errors.push(error),
+    });
+    try {
+      const tools = await adapter.discoverTools();
+      assert.equal(tools.length, 10_000);
+      assert.equal(tools.at(-1)?.name, "t9999");
+      assert.deepEqual(errors.map((error) => error.message), [
+        'MCP server "many": tools/list listed more than 10,000 tools; the rest are left out',
+      ]);
+      const last = await adapter.invoke("t9999", {});
+      assert.ok(last.success, last.error ?? "");
+      const past = await adapter.invoke("t10000", {});
+      assert.equal(past.errorKind, "not_found");
+    } finally {
+      await adapter.disconnect();
+    }
+  });
+});
