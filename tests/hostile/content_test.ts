@@ -1,13 +1,14 @@
 /**
- * Hostile resources, prompts and tool lists: a server that lists URIs with control
- * characters or no scheme, MIME types that would split a header, names and
- * descriptions of megabytes and more entries than any list needs; answers
- * a read with more than the cap or with what is not base64; offers a
- * template whose values could move the host; links a resource it hopes is
- * fetched; lists prompts with unsendable names; floods completions; lists
- * 10,005 tools or answers a prompt with 10,001 messages. The
- * same server runs on both eras: 2025-11-25 in-process (the SDK v1 low-level
- * `Server`) and 2026-07-28 over streamable HTTP (the SDK v2's).
+ * Hostile resources, prompts and tool lists: a server that lists URIs with
+ * control characters or no scheme, MIME types that would split a header,
+ * names and descriptions of megabytes and more entries than any list
+ * needs; answers a read with more than the cap or with what is not base64;
+ * offers a template whose values could move the host; links a resource it
+ * hopes is fetched; lists prompts with unsendable names; floods
+ * completions; lists 10,005 tools or answers a prompt with 10,001
+ * messages. The same server runs on both eras: 2025-11-25 in-process (the
+ * SDK v1 low-level `Server`) and 2026-07-28 over streamable HTTP (the SDK
+ * v2's).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
