@@ -51,10 +51,10 @@ import {
   createTransport,
   type TransportOptions,
 } from "../transports/create.ts";
-import { mergeSecrets, redact, redactError } from "../util/redact.ts";
+import { excerpt, mergeSecrets, redact, redactError } from "../util/redact.ts";
 import { asError, errorMessage } from "../util/caught.ts";
 import { checkTimeoutMs, race, timerMs } from "../util/time.ts";
-import { isRecord } from "../util/values.ts";
+import { isRecord, kindOf } from "../util/values.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
 import type {
   MCPLogHandler,
@@ -758,7 +758,9 @@ export class Connection {
     if (typeof version !== "string" || !versions.includes(version)) {
       throw new MCPConnectionError(
         `MCP server "${this.#name}" answered with protocol version ${
-          JSON.stringify(version)
+          typeof version === "string"
+            ? excerpt(version, this.secrets)
+            : kindOf(version)
         }, which this client does not speak (supported: ${
           versions.join(", ")
         }); upgrade the server or this library`,

@@ -108,6 +108,34 @@ describe("hostile stdio servers: long text in messages", () => {
   });
 });
 
+describe("hostile stdio servers: a protocol version that is not one", () => {
+  it("3 MB long: the connect error quotes 200 characters of it, no secret", async () => {
+    const adapter = hostile("version-huge");
+    const error = await adapter.connect().then(
+      () => assert.fail("connected"),
+      (error: Error) => error,
+    );
+    assert.match(
+      error.message,
+      /answered with protocol version "9{200}…", which this client does not speak/,
+    );
+    assert.ok(error.message.length < 1_000, `${error.message.length}`);
+    assertNoSecret(error.message);
+  });
+
+  it("a list nested 100,000 deep: the connect error says it is a list", async () => {
+    const adapter = hostile("version-deep");
+    const error = await adapter.connect().then(
+      () => assert.fail("connected"),
+      (error: Error) => error,
+    );
+    assert.match(
+      error.message,
+      /answered with protocol version a list, which this client does not speak/,
+    );
+  });
+});
+
 describe("hostile stdio servers: a long stderr line", () => {
   it("cut at 64 KiB, never splits a secret: every piece masked, none lost", async () => {
     const lines: string[] = [];
