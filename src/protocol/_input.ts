@@ -12,6 +12,7 @@
 
 import { MCPAdapterError, MCPTimeoutError } from "../errors.ts";
 import { race } from "../util/time.ts";
+import { quotedValue } from "../util/redact.ts";
 import type { ClientHandlers } from "./handlers.ts";
 import { answerAll } from "./_answer.ts";
 import type { RequestOptions, Result, Session } from "./session.ts";
@@ -63,7 +64,7 @@ export async function settle(
   throw new MCPAdapterError(
     "invalid_response",
     `MCP server "${context.label}" answered "${method}" with resultType ${
-      JSON.stringify(String(type).slice(0, 40))
+      quotedValue(type, context.secrets)
     }, which this client did not ask for; report this to the server's maintainers`,
   );
 }

@@ -51,10 +51,15 @@ import {
   createTransport,
   type TransportOptions,
 } from "../transports/create.ts";
-import { excerpt, mergeSecrets, redact, redactError } from "../util/redact.ts";
+import {
+  mergeSecrets,
+  quotedValue,
+  redact,
+  redactError,
+} from "../util/redact.ts";
 import { asError, errorMessage } from "../util/caught.ts";
 import { checkTimeoutMs, race, timerMs } from "../util/time.ts";
-import { isRecord, kindOf } from "../util/values.ts";
+import { isRecord } from "../util/values.ts";
 import { SerialQueue } from "../util/serial_queue.ts";
 import type {
   MCPLogHandler,
@@ -758,9 +763,7 @@ export class Connection {
     if (typeof version !== "string" || !versions.includes(version)) {
       throw new MCPConnectionError(
         `MCP server "${this.#name}" answered with protocol version ${
-          typeof version === "string"
-            ? excerpt(version, this.secrets)
-            : kindOf(version)
+          quotedValue(version, this.secrets)
         }, which this client does not speak (supported: ${
           versions.join(", ")
         }); upgrade the server or this library`,

@@ -15,6 +15,8 @@
  * @module
  */
 
+import { kindOf } from "./values.ts";
+
 /** What replaces a secret in a message. */
 export const REDACTED = "[redacted]";
 
@@ -217,6 +219,18 @@ export function shownUrl(url: URL): string {
     url.pathname.split("/").map((segment) =>
       isKeyLike(segment) ? REDACTED : segment
     ).join("/");
+}
+
+/**
+ * A server's value quoted in a message where a short string belongs (a
+ * version, a status): a string as {@linkcode excerpt} quotes it (masked,
+ * then cut), anything else named by its kind (`a list`), never written out.
+ */
+export function quotedValue(
+  value: unknown,
+  secrets: readonly string[],
+): string {
+  return typeof value === "string" ? excerpt(value, secrets) : kindOf(value);
 }
 
 /** Longest quoted excerpt of foreign text (a body, a line) in an error message. */

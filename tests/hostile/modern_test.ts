@@ -194,6 +194,31 @@ describe("hostile modern servers (scripted)", () => {
     assert.ok(peer.of("tasks/get").length >= 2);
   });
 
+  it("a resultType of 3 MB, an object or a list is quoted cut or named by its kind", async () => {
+    for (
+      const [resultType, said] of [
+        ["r".repeat(3_000_000), /resultType "r{200}…", which this client/],
+        // String() cannot call this toString.
+        [{ toString: 1 }, /resultType an object, which this client/],
+        [["complete"], /resultType a list, which this client/],
+      ] as const
+    ) {
+      const { adapter } = await scripted({
+        tools: [{ name: "job", inputSchema: { type: "object" } }],
+        answer: (method) =>
+          method === "tools/call" ? { resultType, content: [] } : undefined,
+      });
+      const result = await within(
+        adapter.invoke("job", {}),
+        WAIT_MS,
+        "invoke()",
+      );
+      assert.equal(result.errorKind, "server_error");
+      assert.match(result.error ?? "", said);
+      assert.ok(result.error!.length < 1_000, `${result.error!.length}`);
+    }
+  });
+
   for (const kind of ["constructor", "toString", "__proto__"]) {
     it(`an input request of kind ${JSON.stringify(kind)} is named as unknown`, async () => {
       const { adapter } = await scripted({

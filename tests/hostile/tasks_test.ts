@@ -154,6 +154,25 @@ describe("tasks with a misbehaving server", () => {
     assert.match(result.error!, /task status "sleeping"/);
   });
 
+  it("a task status of 3 MB, or a list nested 100,000 deep, is quoted cut or named by its kind", async () => {
+    let deep: unknown[] = [];
+    for (let level = 1; level < 100_000; level++) deep = [deep];
+    for (
+      const [status, said] of [
+        ["s".repeat(3_000_000), /task status "s{200}…"\. This is a bug/],
+        [deep, /task status a list\. This is a bug/],
+      ] as const
+    ) {
+      const { result } = await run({
+        call: () => ({ task: task("t1", "working") }),
+        get: () => task("t1", status),
+      });
+      assert.equal(result.errorKind, "server_error");
+      assert.match(result.error!, said);
+      assert.ok(result.error!.length < 1_000, `${result.error!.length}`);
+    }
+  });
+
   it("a plain result to a task call is taken as the result (the server ran it inline)", async () => {
     const { peer, result } = await run({ call: () => done });
     assert.equal(result.success, true, result.error ?? "");

@@ -12,7 +12,7 @@
 
 import { MCPAdapterError, MCPTimeoutError } from "../../errors.ts";
 import type { MCPTaskState, MCPTaskStatus } from "../../types.ts";
-import { redact } from "../../util/redact.ts";
+import { quotedValue, redact } from "../../util/redact.ts";
 import type { RequestOptions, Result } from "../session.ts";
 
 /** Every task status. */
@@ -152,7 +152,7 @@ export class TaskWatch {
       if (truth) {
         throw malformedTask(
           options.label,
-          `task status ${JSON.stringify(status)}`,
+          `task status ${quotedValue(status, options.secrets)}`,
         );
       }
       return false;
