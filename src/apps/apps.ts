@@ -10,7 +10,7 @@
  */
 
 import { MCPAdapterError } from "../errors.ts";
-import { isRecord } from "../util/values.ts";
+import { isRecord, kindOf, unlessTooDeep } from "../util/values.ts";
 import { checkMaxBytes, utf8Within } from "../util/bytes.ts";
 import type {
   MCPAppVisibility,
@@ -62,9 +62,14 @@ function isUiUri(value: unknown): value is string {
     value.length > 5 && value.length <= MAX_URI_CHARS;
 }
 
-/** `value` quoted and cut for a message. */
+/**
+ * `value` quoted and cut for a message; a value nested too deeply to write
+ * as JSON is named by its kind.
+ */
 function quoted(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? "";
+  const text = typeof value === "string"
+    ? value
+    : unlessTooDeep(() => JSON.stringify(value) ?? "") ?? kindOf(value);
   return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
 }
 

@@ -3,7 +3,9 @@
  * `deep-result`): JSON.parse builds it without recursion, but
  * JSON.stringify recurses (on Deno for objects with index keys, on Node
  * always). What the model reads of such a result is a clear note, the
- * same on every runtime; the call and the session stay usable.
+ * same on every runtime; the call and the session stay usable. A tool
+ * whose UI metadata is that deep (`deep-ui`) is named in a note, and the
+ * listing stands.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -74,4 +76,22 @@ describe("hostile stdio servers: data nested 100,000 levels deep", () => {
       assert.ok(adapter.connected);
     });
   }
+});
+
+describe("hostile stdio servers: a tool's UI metadata nested 100,000 levels deep", () => {
+  it("is named in one note; that tool has no app, and the listing and its other tools stand", async () => {
+    const errors: Error[] = [];
+    const adapter = hostileStdio(cleanups, "deep-ui", [], {
+      onError: (error) => errors.push(error),
+    });
+    await adapter.connect();
+    const tools = await within(adapter.discoverTools(), WAIT_MS, "discover");
+    assert.deepEqual(tools.map((tool) => tool.name), ["echo", "app"]);
+    assert.equal(tools[1]!.ui?.resourceUri, undefined);
+    assert.deepEqual(errors.map((error) => error.message), [
+      'MCP server "hostile": tool "app" names "an object": not a ui:// URI of at most 2048 characters, so that tool is treated as tools without an app',
+    ]);
+    const echo = await adapter.invoke("echo", { text: "after" });
+    assert.equal(echo.success, true, echo.error ?? "");
+  });
 });
