@@ -16,6 +16,7 @@
 
 import { displayUrl, excerpt } from "../util/redact.ts";
 import { lazy } from "../util/lazy.ts";
+import { kindOf, unlessTooDeep } from "../util/values.ts";
 import { byobReader, FEED_BYTES, OWN_READ_BUFFER } from "../util/read_body.ts";
 import type { JSONRPCMessage } from "./transport.ts";
 import type {
@@ -304,7 +305,10 @@ export function notAMessage(
     `MCP server at ${
       displayUrl(url)
     } sent something that is not a JSON-RPC message object: ${
-      excerpt(JSON.stringify(value) ?? "", secrets)
+      excerpt(
+        unlessTooDeep(() => JSON.stringify(value) ?? "") ?? kindOf(value),
+        secrets,
+      )
     }`,
   );
 }

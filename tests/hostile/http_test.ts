@@ -1,7 +1,8 @@
 /**
  * Faulty and hostile servers over streamable HTTP and SSE: oversized
  * bodies and events fail early with a size error, bad session ids are
- * refused, malformed responses settle their calls.
+ * refused, malformed responses settle their calls (one nested past the
+ * stack too).
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -261,6 +262,36 @@ describe("hostile HTTP servers: protocol", () => {
       );
     });
   }
+
+  it("reports a batch holding a list around data nested 100,000 deep as not a message, and settles the call", async () => {
+    // [[{"0":{"0":…}}]]: JSON.stringify overflows on the inner list.
+    const deep = `[[${'{"0":'.repeat(100_000)}{}${"}".repeat(100_000)}]]`;
+    const url = await serverWith((_req, res, body) => {
+      if (callOf(body).tool !== "add") return false;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(deep);
+      return true;
+    });
+    const errors: Error[] = [];
+    const adapter = adapterFor(url, { onError: (error) => errors.push(error) });
+    await adapter.connect();
+    const result = await within(
+      adapter.invoke("add", { a: 1, b: 2 }, { timeoutMs: 60_000 }),
+      WAIT_MS,
+      "invoke()",
+    );
+    assert.equal(result.success, false);
+    assert.doesNotMatch(result.error!, /call stack/);
+    assert.ok(
+      errors.some((error) =>
+        /not a JSON-RPC message object: "a list"$/.test(error.message)
+      ),
+      errors.map((error) => error.message).join("\n"),
+    );
+    const again = await adapter.invoke("add", { a: 1, b: 2 });
+    assert.equal(again.success, false, "the server answers add so every time");
+    assert.ok(adapter.connected);
+  });
 
   it("settles a call answered with error: null over HTTP as a server error", async () => {
     const url = await serverWith((_req, res, body) => {
