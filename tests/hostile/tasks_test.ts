@@ -173,6 +173,21 @@ describe("tasks with a misbehaving server", () => {
     }
   });
 
+  it("a lastUpdatedAt that is not text (an object String() cannot call, a list 100,000 deep) changes nothing", async () => {
+    let deep: unknown[] = [];
+    for (let level = 1; level < 100_000; level++) deep = [deep];
+    for (const lastUpdatedAt of [{ toString: 1 }, deep]) {
+      const { result } = await run({
+        call: () => ({ task: task("t1", "working", { lastUpdatedAt }) }),
+        get: (n) =>
+          task("t1", n < 2 ? "working" : "completed", { lastUpdatedAt }),
+        result: () => done,
+      });
+      assert.equal(result.success, true, result.error ?? "");
+      assert.deepEqual(result.data.content, done.content);
+    }
+  });
+
   it("a plain result to a task call is taken as the result (the server ran it inline)", async () => {
     const { peer, result } = await run({ call: () => done });
     assert.equal(result.success, true, result.error ?? "");

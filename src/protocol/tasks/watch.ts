@@ -168,7 +168,11 @@ export class TaskWatch {
       this.message = text;
       this.pollMs = pollMsOf(report[options.pollKey], this.pollMs);
     }
-    const key = `${status}\n${text}\n${report.lastUpdatedAt}`;
+    // Not the value's own toString: it is the server's (`{"toString": 1}`).
+    const updated = typeof report.lastUpdatedAt === "string"
+      ? report.lastUpdatedAt.slice(0, 64)
+      : "";
+    const key = `${status}\n${text}\n${updated}`;
     if (key === this.#seen) return false;
     // A change is a sign of life: it pushes the idle deadline back.
     this.#seen = key;
