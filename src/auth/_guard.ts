@@ -97,9 +97,9 @@ export function refusedUrl(
 export function checkedUrl(field: string, value: unknown): URL {
   let url: URL;
   try {
-    url = value instanceof URL ? value : new URL(String(value));
+    url = value instanceof URL ? value : new URL(asText(value));
   } catch {
-    throw refusedUrl(field, String(value), "it is not an absolute URL");
+    throw refusedUrl(field, asText(value), "it is not an absolute URL");
   }
   const problem = webUrlProblem(url);
   if (problem !== undefined) throw refusedUrl(field, url, problem);

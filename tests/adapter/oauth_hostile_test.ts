@@ -221,6 +221,38 @@ describe("OAuth against hostile authorization servers", {
     assert.equal(user.provider.redirects.length, 0, "no URL for the user");
   });
 
+  for (
+    const [what, options, said] of [
+      [
+        "a token endpoint",
+        {
+          metadata: (document: Record<string, unknown>) =>
+            document.token_endpoint = { toString: 1 },
+        },
+        /the token_endpoint "\[an object\]" is refused: it is not an absolute URL/,
+      ],
+      [
+        "an authorization server",
+        {
+          resourceMetadata: (document: Record<string, unknown>) =>
+            document.authorization_servers = [{ toString: 1 }],
+        },
+        /authorization_servers in the resource metadata\) "\[an object\]" is refused: it is not an absolute URL/,
+      ],
+    ] as const
+  ) {
+    it(`${what} that is not text is named for what it is`, async () => {
+      // String() cannot call this toString.
+      await serve(options);
+      const { adapter, fetched } = machineAdapter();
+      await refused(adapter.connect(), said);
+      for (const url of fetched.urls) {
+        assert.equal(new URL(url).hostname, "127.0.0.1", url);
+      }
+      assert.equal(events("token").length, 0);
+    });
+  }
+
   it("a token endpoint that never answers: the flow goes with its caller, and the next connect starts afresh", async () => {
     let hang = true;
     let held: ServerResponse | undefined;
