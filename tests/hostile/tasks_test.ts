@@ -209,6 +209,22 @@ describe("tasks with a misbehaving server", () => {
     }
   });
 
+  it("a resultType of 3 MB, an object or a list is quoted cut or named by its kind", async () => {
+    for (
+      const [resultType, said] of [
+        // String() cannot call this toString.
+        [{ toString: 1 }, /resultType an object, which is neither/],
+        ["r".repeat(3_000_000), /resultType "r{200}…", which is neither/],
+        [["complete"], /resultType a list, which is neither/],
+      ] as const
+    ) {
+      const { result } = await run({ call: () => ({ resultType }) });
+      assert.equal(result.errorKind, "server_error");
+      assert.match(result.error!, said);
+      assert.ok(result.error!.length < 1_000, `${result.error!.length}`);
+    }
+  });
+
   it("a server without tasks.requests.tools.call gets a plain tools/call, whatever the tool says", async () => {
     const { peer, result } = await run({ tasks: {}, call: () => done });
     assert.equal(result.success, true);

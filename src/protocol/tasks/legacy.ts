@@ -24,6 +24,7 @@ import {
 import type { RequestId } from "../../transports/transport.ts";
 import type { Result, Session } from "../session.ts";
 import { isRecord } from "../../util/values.ts";
+import { quotedValue } from "../../util/redact.ts";
 import {
   CANCEL_TIMEOUT_MS,
   checkTaskId,
@@ -176,7 +177,7 @@ class ToolTask {
         throw malformedTask(
           this.#connection.label,
           `resultType ${
-            JSON.stringify(String(type).slice(0, 40))
+            quotedValue(type, this.#connection.secrets)
           }, which is neither a 2025-11-25 task nor a tool result`,
         );
       }
