@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describeValue, setOwn } from "../util/values.ts";
+import { asText, describeValue, setOwn } from "../util/values.ts";
 import { pruneDefinitions } from "./_prune.ts";
 
 /** A JSON Schema node (boolean schemas are handled where they can occur). */
@@ -365,7 +365,7 @@ function absorb(
   const node = derefTop(root, branch);
   if (isSchema(node.properties)) mergeProperties(properties, node.properties);
   if (required !== undefined && Array.isArray(node.required)) {
-    for (const key of node.required) required.add(String(key));
+    for (const key of node.required) required.add(asText(key));
   }
   if (Array.isArray(node.allOf)) {
     for (const inner of node.allOf) {
@@ -441,7 +441,7 @@ function describeBranch(branch: Schema): string {
   if (keys.length === 1 && Array.isArray(branch.required)) {
     const names = branch.required.slice(0, HINT_KEYS).map((key) =>
       clip(
-        JSON.stringify(String(key)).replace(
+        JSON.stringify(asText(key)).replace(
           /[\u0085\u2028\u2029]/g,
           (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
         ),

@@ -26,7 +26,7 @@ import {
   resolveRef,
   type Schema,
 } from "./_json_schema.ts";
-import { setOwn } from "../util/values.ts";
+import { asText, setOwn } from "../util/values.ts";
 import type { Dialect } from "./_codec.ts";
 import type { ToolDefinitionOptions } from "./options.ts";
 
@@ -218,7 +218,7 @@ class Strictifier {
     node.additionalProperties = false;
     const properties = isSchema(node.properties) ? node.properties : {};
     const required = new Set(
-      Array.isArray(node.required) ? node.required.map(String) : [],
+      Array.isArray(node.required) ? node.required.map(asText) : [],
     );
     this.#properties += Object.keys(properties).length;
     if (this.#properties > MAX_PROPERTIES) {
@@ -253,14 +253,14 @@ class Strictifier {
       ? { ...node.properties }
       : {};
     const required = new Set(
-      Array.isArray(node.required) ? node.required.map(String) : [],
+      Array.isArray(node.required) ? node.required.map(asText) : [],
     );
     for (const branch of branches as Schema[]) {
       if (isSchema(branch.properties)) {
         mergeProperties(properties, branch.properties);
       }
       if (Array.isArray(branch.required)) {
-        for (const key of branch.required) required.add(String(key));
+        for (const key of branch.required) required.add(asText(key));
       }
     }
     delete node.allOf;

@@ -134,4 +134,33 @@ describe("schemas whose properties sit behind a $ref or a nested allOf", () => {
     });
     assert.deepEqual(defs.Bound, { type: "number", exclusiveMinimum: 0 });
   });
+  it("a required name that is not text (an object String() cannot call) is no name, and the tool is kept", () => {
+    const bad = { toString: 1 };
+    const text = { type: "string" };
+    for (
+      const [where, schema] of [
+        ["an allOf branch", {
+          type: "object",
+          allOf: [{ properties: { a: text }, required: ["a", bad] }],
+        }],
+        ["an anyOf branch", {
+          type: "object",
+          properties: { a: text },
+          anyOf: [{ required: [bad] }, { required: ["a"] }],
+        }],
+        ["a nested object", {
+          type: "object",
+          properties: {
+            a: { type: "object", properties: { b: text }, required: [bad] },
+          },
+        }],
+      ] as const
+    ) {
+      for (const provider of PROVIDERS) {
+        const root = sent(schema, provider);
+        assert.ok(root !== undefined, `${where}, ${provider}: left out`);
+        assert.deepEqual(keys(root), ["a"], `${where}, ${provider}`);
+      }
+    }
+  });
 });
