@@ -24,7 +24,7 @@ import type {
 } from "../transports/transport.ts";
 import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/caught.ts";
-import { isRecord, kindOf } from "../util/values.ts";
+import { asText, isRecord, kindOf } from "../util/values.ts";
 import { redact } from "../util/redact.ts";
 import { timerMs } from "../util/time.ts";
 import { PendingTable } from "./_pending.ts";
@@ -613,12 +613,8 @@ export class Session {
     const id = message.id;
     if (id === undefined) {
       if ("error" in message) {
-        this.#handlers.onError?.(
-          new MCPProtocolError(
-            message.error.code,
-            this.#serverText(message.error.message),
-          ),
-        );
+        // Checked as a response's is: its message may be anything, or null.
+        this.#handlers.onError?.(this.#outcome(message, "(no id)") as Error);
       }
       return;
     }
@@ -735,7 +731,7 @@ export class Session {
       reply({
         error: {
           code: METHOD_NOT_FOUND,
-          message: `Method not found: ${request.method}`,
+          message: `Method not found: ${asText(request.method)}`,
         },
       });
       return;

@@ -108,6 +108,37 @@ describe("hostile stdio servers: long text in messages", () => {
   });
 });
 
+describe("hostile stdio servers: frames whose text is not text", () => {
+  it("an error without an id whose message is not text, or that is null, is reported as malformed; a request whose method is not text is answered", async () => {
+    const errors: Error[] = [];
+    const adapter = hostile("odd-frames", {
+      onError: (error) => errors.push(error),
+    });
+    await adapter.connect();
+    assert.ok(await waitFor(() => errors.length >= 2, WAIT_MS));
+    // The request came after both errors; its reply is in by the call's answer.
+    const result = await adapter.invoke("echo", { text: "hi" });
+    assert.equal(result.success, true, result.error ?? "");
+    const [block] = result.data.content as { text: string }[];
+    const replies = JSON.parse(block!.text) as {
+      id: unknown;
+      error?: { code: number };
+    }[];
+    assert.deepEqual(
+      replies.map(({ id, error }) => [id, error?.code]),
+      [["odd", -32601]],
+    );
+    const said = errors.map((error) => error.message);
+    for (const message of said) {
+      assert.doesNotMatch(message, /primitive value|Cannot read/, message);
+    }
+    assert.equal(said.length, 2, said.join("\n"));
+    for (const message of said) {
+      assert.match(message, /not a JSON-RPC error object \((an object|null)\)/);
+    }
+  });
+});
+
 describe("hostile stdio servers: a protocol version that is not one", () => {
   it("3 MB long: the connect error quotes 200 characters of it, no secret", async () => {
     const adapter = hostile("version-huge");
