@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isRecord } from "../util/values.ts";
+import { isRecord, kindOf, unlessTooDeep } from "../util/values.ts";
 import { headerValue } from "../util/header_value.ts";
 import type { JsonSchema } from "../types.ts";
 
@@ -161,7 +161,11 @@ function checkAnnotation(
   }
   if (typeof property.type !== "string" || !PRIMITIVES.has(property.type)) {
     return `${where}: ${KEY} is only allowed on string, integer and boolean properties; got type ${
-      JSON.stringify(property.type ?? null)?.slice(0, 40)
+      unlessTooDeep(() => JSON.stringify(property.type ?? null))?.slice(
+        0,
+        40,
+      ) ??
+        kindOf(property.type)
     }`;
   }
   return undefined;

@@ -178,6 +178,20 @@ describe("x-mcp-header annotations", () => {
       /root/,
     ],
   ];
+  it("refuses an annotation whose type nests 100,000 deep, naming what it is", () => {
+    // JSON.stringify overflows the stack on {"0":{"0":…}} this deep.
+    let type: Record<string, unknown> = {};
+    for (let level = 1; level < 100_000; level++) type = { 0: type };
+    const schema = {
+      type: "object",
+      properties: { region: { type, "x-mcp-header": "Region" } },
+    };
+    assert.match(
+      headerProblem(schema) ?? "(valid)",
+      /only allowed on string, integer and boolean properties; got type an object$/,
+    );
+  });
+
   for (const [what, schema, problem] of invalid) {
     it(`refuses ${what}`, () => {
       assert.match(headerProblem(schema) ?? "(valid)", problem);
