@@ -29,6 +29,19 @@ function hostile(
   return hostileStdio(cleanups, mode, [], options, { SECRET });
 }
 
+/** `hostile(mode, options)`, and what it reports to `onError`. */
+function reporting(
+  mode: string,
+  options: MCPToolAdapterOptions = {},
+): { adapter: MCPToolAdapter; errors: Error[] } {
+  const errors: Error[] = [];
+  const adapter = hostile(mode, {
+    ...options,
+    onError: (error) => errors.push(error),
+  });
+  return { adapter, errors };
+}
+
 /** Fails when `text` holds any five characters of the secret in a row. */
 function assertNoSecret(text: string): void {
   for (let start = 0; start + 5 <= SECRET.length; start++) {
@@ -71,10 +84,8 @@ describe("hostile stdio servers: log messages", () => {
   });
 
   it("one of a 5 MB level is reported to onError in a short message", async () => {
-    const errors: Error[] = [];
-    const adapter = hostile("log-level-huge", {
+    const { adapter, errors } = reporting("log-level-huge", {
       onLog: () => assert.fail("a log of unknown level reached onLog"),
-      onError: (error) => errors.push(error),
     });
     await adapter.connect();
     const result = await adapter.invoke("echo", { text: "hi" });
@@ -88,10 +99,7 @@ describe("hostile stdio servers: log messages", () => {
 
 describe("hostile stdio servers: long text in messages", () => {
   it("a 3 MB JSON-RPC error message is cut to 1,000 characters, its secret masked across the cut", async () => {
-    const errors: Error[] = [];
-    const adapter = hostile("error-huge", {
-      onError: (error) => errors.push(error),
-    });
+    const { adapter, errors } = reporting("error-huge");
     await adapter.connect();
     const result = await adapter.invoke("echo", { text: "hi" });
     assert.equal(result.success, false);
@@ -110,10 +118,7 @@ describe("hostile stdio servers: long text in messages", () => {
 
 describe("hostile stdio servers: frames whose text is not text", () => {
   it("an error without an id whose message is not text, or that is null, is reported as malformed; a request whose method is not text is answered", async () => {
-    const errors: Error[] = [];
-    const adapter = hostile("odd-frames", {
-      onError: (error) => errors.push(error),
-    });
+    const { adapter, errors } = reporting("odd-frames");
     await adapter.connect();
     assert.ok(await waitFor(() => errors.length >= 2, WAIT_MS));
     // The request came after both errors; its reply is in by the call's answer.
@@ -140,31 +145,30 @@ describe("hostile stdio servers: frames whose text is not text", () => {
 });
 
 describe("hostile stdio servers: a protocol version that is not one", () => {
-  it("3 MB long: the connect error quotes 200 characters of it, no secret", async () => {
-    const adapter = hostile("version-huge");
-    const error = await adapter.connect().then(
-      () => assert.fail("connected"),
-      (error: Error) => error,
-    );
-    assert.match(
-      error.message,
-      /answered with protocol version "9{200}…", which this client does not speak/,
-    );
-    assert.ok(error.message.length < 1_000, `${error.message.length}`);
-    assertNoSecret(error.message);
-  });
-
-  it("a list nested 100,000 deep: the connect error says it is a list", async () => {
-    const adapter = hostile("version-deep");
-    const error = await adapter.connect().then(
-      () => assert.fail("connected"),
-      (error: Error) => error,
-    );
-    assert.match(
-      error.message,
-      /answered with protocol version a list, which this client does not speak/,
-    );
-  });
+  for (
+    const [mode, what, said] of [
+      [
+        "version-huge",
+        "3 MB long: the connect error quotes 200 characters of it, no secret",
+        /answered with protocol version "9{200}…", which this client does not speak/,
+      ],
+      [
+        "version-deep",
+        "a list nested 100,000 deep: the connect error says it is a list",
+        /answered with protocol version a list, which this client does not speak/,
+      ],
+    ] as const
+  ) {
+    it(what, async () => {
+      const error = await hostile(mode).connect().then(
+        () => assert.fail("connected"),
+        (error: Error) => error,
+      );
+      assert.match(error.message, said);
+      assert.ok(error.message.length < 1_000, `${error.message.length}`);
+      assertNoSecret(error.message);
+    });
+  }
 });
 
 describe("hostile stdio servers: a long stderr line", () => {
