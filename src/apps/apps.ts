@@ -12,6 +12,7 @@
 import { MCPAdapterError } from "../errors.ts";
 import { isRecord, kindOf, unlessTooDeep } from "../util/values.ts";
 import { checkMaxBytes, utf8Within } from "../util/bytes.ts";
+import { cutBeforeWord } from "../util/redact.ts";
 import type {
   MCPAppVisibility,
   MCPToolDescriptor,
@@ -70,7 +71,7 @@ function quoted(value: unknown): string {
   const text = typeof value === "string"
     ? value
     : unlessTooDeep(() => JSON.stringify(value) ?? "") ?? kindOf(value);
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+  return JSON.stringify(cutBeforeWord(text, 80));
 }
 
 /**

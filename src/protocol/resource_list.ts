@@ -15,6 +15,7 @@ import { isRecord, unlessTooDeep } from "../util/values.ts";
 import { base64Size, utf8Within } from "../util/bytes.ts";
 import { MAX_URI_CHARS, UriTemplate } from "../util/uri_template.ts";
 import { MAX_ENTRIES } from "./pages.ts";
+import { cutBeforeWord } from "../util/redact.ts";
 import type {
   MCPAnnotations,
   MCPResource,
@@ -48,7 +49,7 @@ export function quoted(value: unknown): string {
     ? value
     : unlessTooDeep(() => JSON.stringify(value) ?? "") ??
       "[nested too deeply]";
-  return JSON.stringify(text.length > 80 ? `${text.slice(0, 77)}...` : text);
+  return JSON.stringify(cutBeforeWord(text, 80));
 }
 
 /**

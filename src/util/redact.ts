@@ -233,6 +233,18 @@ export function quotedValue(
   return typeof value === "string" ? excerpt(value, secrets) : kindOf(value);
 }
 
+/**
+ * `text` cut to at most `max` characters, ending in `...`, and never inside
+ * a run of letters, digits, `_` or `-`: that could be the start of a
+ * secret (`?token=sk-…`), which the masking that comes later, over the
+ * whole message, no longer recognises once cut. The run is left out whole.
+ */
+export function cutBeforeWord(text: string, max: number): string {
+  return text.length > max
+    ? `${text.slice(0, max - 2).replace(/[\w-]+$|[\s\S]$/, "")}...`
+    : text;
+}
+
 /** Longest quoted excerpt of foreign text (a body, a line) in an error message. */
 const EXCERPT_CHARS = 200;
 

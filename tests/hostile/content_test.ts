@@ -30,7 +30,7 @@ import {
   type MCPToolAdapter,
   MCPToolAdapter as Adapter,
 } from "@cleveragents/mcp-adapter";
-import { connectedAdapter } from "../_in_memory.ts";
+import { connectedAdapter, linkServer } from "../_in_memory.ts";
 import { startModernHttp } from "../_modern.ts";
 
 const TEST_MS = 60_000;
@@ -406,4 +406,46 @@ describe("a server that lists more tools than any list needs", () => {
       await adapter.disconnect();
     }
   });
+});
+
+describe("a server that echoes a configured secret in a listed URI", () => {
+  it(
+    "the note quoting the URI cuts before the secret's run of letters and digits, so no part of it shows",
+    {
+      timeout: TEST_MS,
+    },
+    async () => {
+      const secret = "sk-live-0123456789abcdefghij";
+      // The quote is cut at 77 characters: the secret starts at 60.
+      const uri = `file:///a b/${"x".repeat(45)}?k=${secret}/tail`;
+      const server = new Server({ name: "echoes", version: "1.0.0" }, {
+        capabilities: { resources: {} },
+      });
+      server.setRequestHandler(ListResourcesRequestSchema, () => ({
+        resources: [{ uri, name: "echoed" }, { uri: "file:///ok", name: "ok" }],
+      }));
+      const errors: Error[] = [];
+      const adapter = new Adapter({
+        name: "echoes",
+        transport: "stdio",
+        command: "in-memory",
+        env: { API_TOKEN: secret },
+      }, {
+        transport: await linkServer(server),
+        onError: (error) => errors.push(error),
+      });
+      await adapter.connect();
+      try {
+        const listed = await adapter.listResources();
+        assert.deepEqual(listed.map((resource) => resource.uri), [
+          "file:///ok",
+        ]);
+        assert.equal(errors.length, 1, errors.map((e) => e.message).join("\n"));
+        assert.match(errors[0]!.message, /\?k=\.\.\."/);
+        assert.doesNotMatch(errors[0]!.message, /sk-live/);
+      } finally {
+        await adapter.disconnect();
+      }
+    },
+  );
 });
