@@ -28,6 +28,7 @@ import {
 } from "./store.ts";
 import { isRecord } from "../util/values.ts";
 import { shownUrl } from "../util/redact.ts";
+import { sha256Hex } from "../util/bytes.ts";
 
 export type { RedisClientLike };
 
@@ -281,10 +282,5 @@ export async function redisKeyName(key: string): Promise<string> {
     url.username === "" && url.password === "" &&
     !/[?#]/.test(resource) && shown === url.origin + url.pathname
   ) return key;
-  const digest = new Uint8Array(
-    await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key)),
-  );
-  return `${shown}#sha256=${
-    Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("")
-  }`;
+  return `${shown}#sha256=${await sha256Hex(key)}`;
 }

@@ -19,12 +19,8 @@ import {
 import { delay, race } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";
 import { MemoryTaskStore } from "./memory_store.ts";
-import {
-  sha256Hex,
-  type TaskHandle,
-  taskHandleId,
-  type TaskStore,
-} from "./store.ts";
+import { sha256Hex } from "../util/bytes.ts";
+import { type TaskHandle, taskHandleId, type TaskStore } from "./store.ts";
 
 /** What a task call reports once its server has named the task. */
 export interface CreatedTask {

@@ -10,6 +10,8 @@
  * @module
  */
 
+import { sha256Hex } from "../util/bytes.ts";
+
 /**
  * A tool call that became a task on its server, as a task store keeps it:
  * enough to poll the task again from another worker and hand back what
@@ -177,17 +179,6 @@ export async function taskHandleId(
   taskId: string,
 ): Promise<string> {
   return (await sha256Hex(`${server}\n${endpoint}\n${taskId}`)).slice(0, 16);
-}
-
-/** SHA-256 of `text` (UTF-8), hex. */
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest(
-    "SHA-256",
-    new TextEncoder().encode(text),
-  );
-  return [...new Uint8Array(digest)].map((byte) =>
-    byte.toString(16).padStart(2, "0")
-  ).join("");
 }
 
 /** Whether a value read from a store is a handle (anything else is skipped). */

@@ -80,3 +80,14 @@ export function checkMaxBytes(value: number, method: string): number {
   }
   return value;
 }
+
+/** SHA-256 of `text` (UTF-8), hex. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest(
+    "SHA-256",
+    new TextEncoder().encode(text),
+  );
+  return [...new Uint8Array(digest)].map((byte) =>
+    byte.toString(16).padStart(2, "0")
+  ).join("");
+}
