@@ -13,6 +13,8 @@
  * @module
  */
 
+import { quickJson } from "./_sendable.ts";
+
 /** Says `true` only for a value the full validator accepts. */
 export type FastCheck = (value: unknown) => boolean;
 
@@ -58,21 +60,12 @@ export function compileFastCheck(
   const object: ObjectRules = { required: [], closed: false, typed: false };
   for (const [keyword, value] of Object.entries(schema)) {
     if (ANNOTATIONS.has(keyword)) continue;
-    let check: FastCheck | undefined = yes;
-    if (keyword === "properties") {
-      check = (object.properties = compileProperties(value, depth)) && yes;
-    } else if (keyword === "additionalProperties") {
-      if (typeof value === "boolean") object.closed = !value;
-      else check = undefined;
-    } else if (keyword === "required") {
-      if (Array.isArray(value) && value.every(isSafeName)) {
-        object.required = value;
-      } else check = undefined;
-    } else if (keyword === "type" && value === "object") {
-      object.typed = true;
-    } else check = compileKeyword(keyword, value, depth);
+    const taken = objectKeyword(object, keyword, value, depth);
+    if (taken === undefined) return undefined;
+    if (taken) continue;
+    const check = compileKeyword(keyword, value, depth);
     if (check === undefined) return undefined;
-    if (check !== yes) checks.push(check);
+    checks.push(check);
   }
   if (
     object.properties !== undefined || object.closed ||
@@ -84,6 +77,91 @@ export function compileFastCheck(
     for (const check of checks) if (!check(value)) return false;
     return true;
   };
+}
+
+/**
+ * Arguments, checked in one walk: a quick yes only for a plain object that
+ * {@linkcode compileFastCheck} accepts and that JSON carries as it is
+ * (`quickJson`), which every call's arguments must be; the two apart walk
+ * the arguments twice. A property's value is checked against its schema
+ * and, unless that schema allows only a string, a finite number, a boolean
+ * or null, by `quickJson` too. `undefined` for a schema with more at its
+ * top than the object keywords (`type: "object"`, `properties`,
+ * `required`, `additionalProperties` as a boolean) and annotations: its
+ * arguments take the two walks.
+ */
+export function compileArgumentsCheck(schema: unknown): FastCheck | undefined {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    return undefined;
+  }
+  const rules: ObjectRules = { required: [], closed: false, typed: false };
+  for (const [keyword, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(keyword)) continue;
+    if (objectKeyword(rules, keyword, value, 0) !== true) return undefined;
+  }
+  const checks = new Map<string, FastCheck>();
+  const declared = (schema as { properties?: Record<string, unknown> })
+    .properties;
+  for (const [name, check] of rules.properties ?? []) {
+    checks.set(
+      name,
+      onlyScalars(declared![name])
+        ? check
+        : (value) =>
+          check(value) && (value === undefined || quickJson(value, 1)),
+    );
+  }
+  // Arguments are a plain object: nothing else gets a quick yes.
+  return objectCheck({ ...rules, properties: checks, typed: true }, true);
+}
+
+/** Scalar types: a value that passed one of them is JSON as it is. */
+const SCALARS = new Set(["string", "number", "integer", "boolean", "null"]);
+
+/**
+ * Whether the fast check of `schema` passes only a string, a finite
+ * number, a boolean or null: it has a `type` of scalars only, an `enum` or
+ * a `const` (the check takes those of scalars only).
+ */
+function onlyScalars(schema: unknown): boolean {
+  if (typeof schema !== "object" || schema === null) return false;
+  const { type } = schema as { type?: unknown };
+  if (typeof type === "string") return SCALARS.has(type);
+  if (Array.isArray(type)) return type.every((name) => SCALARS.has(name));
+  return Object.hasOwn(schema, "enum") || Object.hasOwn(schema, "const");
+}
+
+/**
+ * Reads an object keyword into `rules`: `true` when `keyword` is one,
+ * `false` when it is another, `undefined` when it is one the check cannot
+ * take (`additionalProperties` as a schema, a `required` that is not a list
+ * of names, `properties` the check cannot take).
+ */
+function objectKeyword(
+  rules: ObjectRules,
+  keyword: string,
+  value: unknown,
+  depth: number,
+): boolean | undefined {
+  switch (keyword) {
+    case "properties":
+      rules.properties = compileProperties(value, depth);
+      return rules.properties && true;
+    case "additionalProperties":
+      if (typeof value !== "boolean") return undefined;
+      rules.closed = !value;
+      return true;
+    case "required":
+      if (!Array.isArray(value) || !value.every(isSafeName)) return undefined;
+      rules.required = value;
+      return true;
+    case "type":
+      if (value !== "object") return false;
+      rules.typed = true;
+      return true;
+    default:
+      return false;
+  }
 }
 
 function compileKeyword(
@@ -169,20 +247,30 @@ interface ObjectRules {
 
 /**
  * `type: "object"`, `required`, `properties` and `additionalProperties:
- * false` in one pass, over own keys of plain objects only.
+ * false` in one pass, over own keys of plain objects only. With `json`,
+ * also what `quickJson` checks of the object itself and of the properties
+ * no schema names (those of `properties` check their own).
  */
-function objectCheck(rules: ObjectRules): FastCheck {
+function objectCheck(rules: ObjectRules, json = false): FastCheck {
   const { required, closed, typed } = rules;
   const properties = rules.properties ?? new Map<string, FastCheck>();
   return (instance) => {
     if (!isPlainObject(instance)) return typed ? false : notAnObject(instance);
+    if (json && typeof instance.toJSON === "function") return false;
     for (let i = 0; i < required.length; i++) {
       if (!Object.hasOwn(instance, required[i]!)) return false;
     }
     for (const name in instance) {
       if (!Object.hasOwn(instance, name)) return false;
+      const value = instance[name];
       const check = properties.get(name);
-      if (check === undefined ? closed : !check(instance[name])) return false;
+      if (
+        check === undefined
+          // With `json`, JSON must carry what no schema names; an own
+          // property set to undefined is left out, as JSON.stringify does.
+          ? closed || (json && value !== undefined && !quickJson(value, 1))
+          : !check(value)
+      ) return false;
     }
     return true;
   };

@@ -15,7 +15,7 @@
 
 import { type Schema, Validator } from "@cfworker/json-schema";
 import type { JsonSchema } from "../types.ts";
-import { compileFastCheck } from "./_fast_check.ts";
+import { compileArgumentsCheck, compileFastCheck } from "./_fast_check.ts";
 import { loosen } from "./_loosen.ts";
 import { quickJson, safeMessage, unsendable } from "./_sendable.ts";
 import { didYouMean } from "../util/closest.ts";
@@ -96,10 +96,15 @@ export async function buildValidator(
   }
   const quickYes = full && compileFastCheck(local);
   const sendable = subject === "arguments";
+  // Both quick checks in one walk, for most tools' arguments.
+  const quickArguments = quickYes && sendable
+    ? compileArgumentsCheck(local)
+    : undefined;
   return (args) => {
     // Whether the arguments are plain JSON at a glance (arguments only).
     let plain: boolean | undefined;
     try {
+      if (quickArguments?.(args)) return undefined;
       plain = sendable ? quickJson(args, 0) : true;
       if (plain && quickYes?.(args)) return undefined;
     } catch {

@@ -1,7 +1,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { inspect } from "node:util";
 import { type Schema, Validator } from "@cfworker/json-schema";
-import { compileFastCheck } from "../../src/validation/_fast_check.ts";
+import {
+  compileArgumentsCheck,
+  compileFastCheck,
+} from "../../src/validation/_fast_check.ts";
+import { quickJson } from "../../src/validation/_sendable.ts";
 
 /** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
 function random(seed: number): () => number {
@@ -174,6 +179,85 @@ describe("compileFastCheck()", () => {
       ]
     ) {
       assert.equal(compileFastCheck(schema), undefined, JSON.stringify(schema));
+    }
+  });
+});
+
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return false;
+  }
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+describe("compileArgumentsCheck()", () => {
+  it("says yes to a plain object exactly when the fast check and the JSON test both do (100,000 random cases)", () => {
+    const next = random(20261206);
+    let compiled = 0;
+    let yes = 0;
+    for (let i = 0; i < 10_000; i++) {
+      const schema = randomSchema(next, 0);
+      const both = compileArgumentsCheck(schema);
+      if (both === undefined) continue;
+      compiled++;
+      const fast = compileFastCheck(schema);
+      assert.ok(fast, `no fast check for ${JSON.stringify(schema)}`);
+      for (let j = 0; j < 10; j++) {
+        const value = randomValue(next, 0);
+        // Arguments are a plain object: nothing else gets a quick yes.
+        const expected: boolean = isPlainObject(value) &&
+          quickJson(value, 0) && fast(value);
+        if (expected) yes++;
+        assert.equal(
+          both(value),
+          expected,
+          `${inspect(value)} for ${JSON.stringify(schema)}`,
+        );
+      }
+    }
+    assert.ok(
+      compiled > 3_000 && yes > 1_500,
+      `${compiled} schemas, ${yes} yes`,
+    );
+  });
+
+  it("looks into what a property's schema does not make a scalar", () => {
+    const check = compileArgumentsCheck({
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        tags: { type: "array" },
+        mode: { enum: ["a", "b"] },
+        meta: {},
+      },
+      required: ["path"],
+    });
+    assert.ok(check);
+    assert.equal(check({ path: "a", tags: ["x"], mode: "a", meta: 1 }), true);
+    assert.equal(check({ path: "a", tags: [NaN] }), false);
+    assert.equal(check({ path: "a", meta: { n: 1n } }), false);
+    assert.equal(check({ path: "a", other: () => 1 }), false);
+    assert.equal(check({ path: "a", other: undefined }), true);
+    assert.equal(check({ path: "a", toJSON: () => ({}) }), false);
+    assert.equal(check({ mode: "a" }), false, "a required property is missing");
+  });
+
+  it("leaves schemas with more than the object keywords at the top to the two checks", () => {
+    for (
+      const schema of [
+        { type: "string" },
+        { type: ["object", "null"] },
+        { properties: {}, minProperties: 1 },
+        { additionalProperties: { type: "string" } },
+        { properties: { a: { type: "string", pattern: "^a" } } },
+      ]
+    ) {
+      assert.equal(
+        compileArgumentsCheck(schema),
+        undefined,
+        JSON.stringify(schema),
+      );
     }
   });
 });
