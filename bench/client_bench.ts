@@ -22,7 +22,8 @@
  * - `--base=DIR`: one more client, "base": our adapter from the checkout in
  *   DIR (its `mod.ts`, e.g. a `git worktree` of the commit before a change),
  *   taking its turns in the same rounds as "ours", so that a change is
- *   measured side by side with what it changes (Deno only).
+ *   measured side by side with what it changes (Deno only). A last table
+ *   gives ours ×base per row, the median of the per-round ratios.
  * - `--raw-api=native`: on Deno, the raw stdio client uses `Deno.Command`
  *   instead of `node:child_process`. The default is the faster of the two
  *   (on Deno 2.9, `node:child_process` takes about half the client CPU per
@@ -1080,7 +1081,47 @@ async function main(options: Options): Promise<void> {
     for (const warning of warnings) say(`  - ${warning}`);
   }
   eraTable(rows);
+  if (options.base !== undefined) baseTable(rows);
   say(`load at the end: ${load()}`);
+}
+
+/**
+ * With `--base`: each row's "ours" against "base", round by round (their
+ * turns are interleaved in each round), so that a change is read from the
+ * ratios of one round's pair, not from two medians that other clients'
+ * turns and the machine's load move apart.
+ */
+function baseTable(
+  rows: { scenario: Scenario; contenders: Contender[]; costs: Cost[][] }[],
+): void {
+  const lines: string[][] = [];
+  for (const { scenario, contenders, costs } of rows) {
+    const ours = costs[contenders.findIndex((c) => c.client === "ours")];
+    const base = costs[contenders.findIndex((c) => c.client === "base")];
+    if (ours === undefined || base === undefined) continue;
+    const cpu = ours.map((cost, r) =>
+      (cost.cpuUs / cost.calls) / (base[r]!.cpuUs / base[r]!.calls)
+    );
+    const speed = ours.map((cost, r) =>
+      (cost.calls / cost.wallMs) / (base[r]!.calls / base[r]!.wallMs)
+    );
+    lines.push([
+      scenario.label,
+      `${median(cpu).toFixed(2)}x`,
+      `${Math.min(...cpu).toFixed(2)}-${Math.max(...cpu).toFixed(2)}`,
+      `${median(speed).toFixed(2)}x`,
+    ]);
+  }
+  if (lines.length === 0) return;
+  say();
+  table(
+    ["ours x base", "client CPU/call", "rounds", "calls/s"],
+    lines,
+    1,
+  );
+  say(
+    "  the median of the per-round ratios of ours to base (lower CPU, higher calls/s is better for ours)",
+  );
 }
 
 /**
