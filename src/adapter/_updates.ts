@@ -27,7 +27,7 @@ import { SerialQueue } from "../util/serial_queue.ts";
 import { race } from "../util/time.ts";
 import { isRecord } from "../util/values.ts";
 import type { ContentContext } from "./_context.ts";
-import { quoted } from "../protocol/resource_list.ts";
+import { quoted } from "../util/quoted.ts";
 
 /** The most resources one adapter may follow: every URI rides on each listen. */
 export const MAX_SUBSCRIPTIONS = 1000;

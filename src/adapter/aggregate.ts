@@ -11,7 +11,7 @@
 
 import type { MCPToolAdapter } from "./adapter.ts";
 import type * as shapes from "../protocol/content_types.ts";
-import { quoted } from "../protocol/resource_list.ts";
+import { quoted } from "../util/quoted.ts";
 import { didYouMean } from "../util/closest.ts";
 import { errorMessage } from "../util/caught.ts";
 import { failed } from "./_envelope.ts";

@@ -16,7 +16,7 @@ import {
   promptMessages,
   toPrompt,
 } from "../protocol/prompt_list.ts";
-import { quoted } from "../protocol/resource_list.ts";
+import { quoted } from "../util/quoted.ts";
 import type {
   CompleteOptions,
   MCPCompletion,

@@ -12,12 +12,12 @@
 
 import { checkTimeoutMs } from "../util/time.ts";
 import {
-  quoted,
   readContents,
   toResource,
   toTemplate,
   uriProblem,
 } from "../protocol/resource_list.ts";
+import { quoted } from "../util/quoted.ts";
 import type {
   MCPOutcome,
   MCPResource,

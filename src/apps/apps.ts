@@ -10,9 +10,9 @@
  */
 
 import { MCPAdapterError } from "../errors.ts";
-import { isRecord, kindOf, unlessTooDeep } from "../util/values.ts";
+import { isRecord } from "../util/values.ts";
 import { checkMaxBytes, utf8Within } from "../util/bytes.ts";
-import { cutBeforeWord } from "../util/redact.ts";
+import { quoted } from "../util/quoted.ts";
 import type {
   MCPAppVisibility,
   MCPToolDescriptor,
@@ -61,17 +61,6 @@ const PERMISSIONS = [
 function isUiUri(value: unknown): value is string {
   return typeof value === "string" && value.startsWith("ui://") &&
     value.length > 5 && value.length <= MAX_URI_CHARS;
-}
-
-/**
- * `value` quoted and cut for a message; a value nested too deeply to write
- * as JSON is named by its kind.
- */
-function quoted(value: unknown): string {
-  const text = typeof value === "string"
-    ? value
-    : unlessTooDeep(() => JSON.stringify(value) ?? "") ?? kindOf(value);
-  return JSON.stringify(cutBeforeWord(text, 80));
 }
 
 /**

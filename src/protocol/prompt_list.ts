@@ -25,9 +25,9 @@ import {
   mimeTypeOf,
   nameOf,
   type Note,
-  quoted,
   uriProblem,
 } from "./resource_list.ts";
+import { quoted } from "../util/quoted.ts";
 
 /** The most arguments a prompt keeps. */
 const MAX_ARGUMENTS = 64;

@@ -11,11 +11,11 @@
  * @module
  */
 
-import { isRecord, unlessTooDeep } from "../util/values.ts";
+import { isRecord } from "../util/values.ts";
 import { base64Size, utf8Within } from "../util/bytes.ts";
 import { MAX_URI_CHARS, UriTemplate } from "../util/uri_template.ts";
 import { MAX_ENTRIES } from "./pages.ts";
-import { cutBeforeWord } from "../util/redact.ts";
+import { quoted } from "../util/quoted.ts";
 import type {
   MCPAnnotations,
   MCPResource,
@@ -39,18 +39,6 @@ const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
 
 /** Told about each value left out, with what it was and why. */
 export type Note = (message: string) => void;
-
-/**
- * `value` quoted and cut for a message; a value nested too deeply for
- * JSON.stringify (see `unlessTooDeep`) is not written out.
- */
-export function quoted(value: unknown): string {
-  const text = typeof value === "string"
-    ? value
-    : unlessTooDeep(() => JSON.stringify(value) ?? "") ??
-      "[nested too deeply]";
-  return JSON.stringify(cutBeforeWord(text, 80));
-}
 
 /**
  * Why `value` is not a URI a server may name (absolute, at most 8192
