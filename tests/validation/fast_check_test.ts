@@ -67,7 +67,14 @@ function randomSchema(next: () => number, depth: number): unknown {
     type: "object",
     description: "an object",
     properties,
-    ...(next() < 0.5 ? { required: names.slice(0, 1) } : {}),
+    // Some required names are not among the properties, or listed twice.
+    ...(next() < 0.5
+      ? {
+        required: next() < 0.7
+          ? names.slice(0, 1)
+          : [...names.slice(0, 1), pick(next, NAMES.slice(0, 4))],
+      }
+      : {}),
     ...(next() < 0.5 ? { additionalProperties: false } : {}),
   };
 }
@@ -162,6 +169,23 @@ describe("compileFastCheck()", () => {
     assert.equal(fast({ path: "a.txt", tags: ["x"] }), true);
     assert.equal(fast({ head: 1 }), false, "a required property is missing");
     assert.equal(fast({ path: "a", extra: 1 }), false);
+  });
+
+  it("counts a required property where JSON sends it: own and enumerable", () => {
+    const fast = compileFastCheck({
+      type: "object",
+      properties: { path: { type: "string" } },
+      required: ["path", "path", "mode"],
+    });
+    assert.ok(fast);
+    assert.equal(fast({ path: "a", mode: 1 }), true);
+    assert.equal(fast({ path: "a" }), false, "mode is missing");
+    assert.equal(fast({ mode: 1 }), false, "path is missing");
+    assert.equal(
+      fast(Object.defineProperty({ mode: 1 }, "path", { value: "a" })),
+      false,
+      "a property that is not enumerable is the full validator's to judge",
+    );
   });
 
   it("leaves schemas with other keywords to the full validator", () => {
