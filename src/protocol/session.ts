@@ -103,9 +103,10 @@ export interface SessionHandlers {
  * A request in flight, as the session keeps it until it settles: what
  * the session fills in when it sends the request, and what settles it.
  * `request()` makes one per request. A caller that settles its own
- * promise extends it and hands itself to
+ * promise extends it (or, sparing V8 a `super()` per request, implements
+ * it with these fields of its own) and hands itself to
  * {@linkcode Session.prototype.dispatch}: one object per request instead
- * of two. When the subclass is also the request's options, the fields
+ * of two. When that object is also the request's options, the fields
  * the two share (`timeoutMs`, `totalTimeoutMs`, `onProgress`, `signal`;
  * `quiet` and `background`, which then stay false) are written back with
  * the values they have.
