@@ -22,15 +22,18 @@
  * After a warm-up the clients take turns for `--rounds=N` rounds (default
  * 7) of `--calls=N` calls each (default 200,000). The table gives each
  * client's median CPU per call (user + system, all threads: the collector's
- * helpers too) and the median of the per-round ratios to raw. Run it with
+ * helpers too), its least (the round the machine's other load disturbed
+ * least: with nothing to wait on, load only ever adds, so over many rounds
+ * the least is the steadiest figure) and the median of the per-round ratios
+ * to raw. Run it with
  * `deno run -A bench/call_path.ts` (Deno or, transpiled, Node).
  *
  * `--base=DIR` adds the adapter of the checkout in DIR (its `mod.ts`, e.g.
  * a `git worktree` of the commit before a change) as a third client in the
- * same rounds, and the median of the per-round ratios of ours to it (Deno
- * only): over the same code that ratio stayed within 0.97–1.03, so a
- * change of a few per cent shows here when the pipe benchmarks cannot
- * tell it from noise.
+ * same rounds, and the median of the per-round ratios of ours to it, and
+ * the ratio of their least (Deno only): over the same code the median
+ * ratio stayed within 0.97–1.03, so a change of a few per cent shows here
+ * when the pipe benchmarks cannot tell it from noise.
  *
  * @module
  */
@@ -215,7 +218,7 @@ async function main(): Promise<void> {
         "Deno" in globalThis ? "Deno" : "Node"
       } ${process.versions.deno ?? process.versions.node}`,
     );
-    say("client  CPU µs/call  x raw  rounds");
+    say("client  CPU µs/call  least  x raw  rounds");
     clients.forEach(([name], index) => {
       const toRaw = ratios(index, 0);
       const spread = index === 0
@@ -223,6 +226,8 @@ async function main(): Promise<void> {
         : `${Math.min(...toRaw).toFixed(2)}-${Math.max(...toRaw).toFixed(2)}`;
       say(
         `${name.padEnd(6)}${median(costs[index]!).toFixed(3).padStart(13)}  ${
+          Math.min(...costs[index]!).toFixed(3)
+        }  ${
           (index === 0 ? 1 : median(toRaw)).toFixed(2).padStart(5)
         }  ${spread}`,
       );
@@ -232,7 +237,9 @@ async function main(): Promise<void> {
       say(
         `ours x base: ${median(toBase).toFixed(3)} (rounds ${
           Math.min(...toBase).toFixed(3)
-        }-${Math.max(...toBase).toFixed(3)}), base: ${base}`,
+        }-${Math.max(...toBase).toFixed(3)}; least ${
+          (Math.min(...costs[1]!) / Math.min(...costs[2]!)).toFixed(3)
+        }), base: ${base}`,
       );
     }
   } finally {

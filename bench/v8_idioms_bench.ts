@@ -1,0 +1,179 @@
+/**
+ * What three ways of writing the same check or object cost on V8 (the
+ * engine of Deno, Node and Chromium; measured here on Deno): the facts
+ * behind the shape of the quick argument check
+ * (`src/validation/_fast_check.ts`) and of a call's `ToolCall`
+ * (`src/adapter/_invoke.ts`), kept here so that a later V8 that changes
+ * them shows. Each entry runs over 1,024 objects made in advance, one
+ * shape, as a tool's arguments are.
+ *
+ * - "prototype": `Object.getPrototypeOf(o) === Object.prototype`, alone
+ *   and after a read of a property of `o`, both behind the `typeof` test
+ *   the check has: once V8 knows the object's map from a read, it folds the
+ *   prototype to a constant; alone, it is a call. (Without the `typeof`
+ *   test before them, Deno 2.9.6 folds neither.)
+ * - "own keys": a `for…in` over `o` that tells own keys from inherited
+ *   ones with `Object.hasOwn(o, key)` (a call per key), with
+ *   `Object.prototype.hasOwnProperty.call(o, key)` (folded away in a
+ *   `for…in` over the same object), and with no test at all (the floor).
+ * - "construct": `new` of a class of 19 fields, all its own, or 13 of them
+ *   from a base class: a derived class's `super()` is a construct call of
+ *   its own.
+ *
+ * Run it with `deno bench bench/v8_idioms_bench.ts`. Only the ratios to
+ * each group's baseline mean anything; absolute times depend on the
+ * machine's load.
+ *
+ * @module
+ */
+
+const SIZE = 1024;
+const objects = Array.from({ length: SIZE }, (_, i) => ({ text: `m${i}` }));
+let next = 0;
+let sink = 0;
+const taken = (): Record<string, unknown> => objects[next++ & (SIZE - 1)]!;
+
+Deno.bench({
+  name: "getPrototypeOf alone",
+  group: "prototype",
+  baseline: true,
+  fn() {
+    const o: unknown = taken();
+    if (
+      typeof o === "object" && o !== null &&
+      Object.getPrototypeOf(o) === Object.prototype
+    ) sink++;
+  },
+});
+
+Deno.bench({
+  name: "getPrototypeOf after reading o.toJSON",
+  group: "prototype",
+  fn() {
+    const o: unknown = taken();
+    if (
+      typeof o === "object" && o !== null &&
+      typeof (o as { toJSON?: unknown }).toJSON !== "function" &&
+      Object.getPrototypeOf(o) === Object.prototype
+    ) sink++;
+  },
+});
+
+const hasOwnProperty = Object.prototype.hasOwnProperty;
+
+Deno.bench({
+  name: "for…in with Object.hasOwn",
+  group: "own keys",
+  baseline: true,
+  fn() {
+    const o = taken();
+    for (const key in o) if (Object.hasOwn(o, key)) sink++;
+  },
+});
+
+Deno.bench({
+  name: "for…in with hasOwnProperty.call",
+  group: "own keys",
+  fn() {
+    const o = taken();
+    for (const key in o) if (hasOwnProperty.call(o, key)) sink++;
+  },
+});
+
+Deno.bench({
+  name: "for…in alone (inherited keys too)",
+  group: "own keys",
+  fn() {
+    const o = taken();
+    for (const _key in o) sink++;
+  },
+});
+
+abstract class Base {
+  id = 0;
+  method = "";
+  tracked = false;
+  keep = false;
+  quiet = false;
+  background = false;
+  timeoutMs = 0;
+  totalTimeoutMs: number | undefined = undefined;
+  deadline = 0;
+  hardDeadline = Infinity;
+  onProgress: (() => void) | undefined = undefined;
+  signal: AbortSignal | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+  abstract resolve(result: unknown): void;
+}
+
+class Derived extends Base {
+  readonly name: string;
+  readonly args: unknown;
+  readonly startedAt: number;
+  waited = false;
+  task: boolean | undefined = undefined;
+  onTask: (() => void) | undefined = undefined;
+
+  constructor(name: string, args: unknown, startedAt: number) {
+    super();
+    this.name = name;
+    this.args = args;
+    this.startedAt = startedAt;
+  }
+
+  resolve(): void {}
+}
+
+class Plain {
+  id = 0;
+  method = "";
+  tracked = false;
+  keep = false;
+  quiet = false;
+  background = false;
+  timeoutMs = 0;
+  totalTimeoutMs: number | undefined = undefined;
+  deadline = 0;
+  hardDeadline = Infinity;
+  onProgress: (() => void) | undefined = undefined;
+  signal: AbortSignal | undefined = undefined;
+  onAbort: (() => void) | undefined = undefined;
+  readonly name: string;
+  readonly args: unknown;
+  readonly startedAt: number;
+  waited = false;
+  task: boolean | undefined = undefined;
+  onTask: (() => void) | undefined = undefined;
+
+  constructor(name: string, args: unknown, startedAt: number) {
+    this.name = name;
+    this.args = args;
+    this.startedAt = startedAt;
+  }
+
+  resolve(): void {}
+}
+
+/** Where the made objects go, so that none is optimised away. */
+const kept: unknown[] = new Array(SIZE);
+
+Deno.bench({
+  name: "new of a class with 13 fields from its base",
+  group: "construct",
+  baseline: true,
+  fn() {
+    kept[next++ & (SIZE - 1)] = new Derived("echo", kept, next);
+  },
+});
+
+Deno.bench({
+  name: "new of a class with all 19 fields its own",
+  group: "construct",
+  fn() {
+    kept[next++ & (SIZE - 1)] = new Plain("echo", kept, next);
+  },
+});
+
+globalThis.addEventListener("unload", () => {
+  if (sink < 0) throw new Error("unreachable: keeps the checks' results live");
+});
