@@ -67,7 +67,7 @@ const BROWSER_OPTIONS = {
  * What the root entry may load eagerly, minified and gzipped: what an edge
  * function pays at cold start. Raise it only with a reason in the commit.
  */
-const BUDGET_GZIP_BYTES = 30.25 * 1024;
+const BUDGET_GZIP_BYTES = 30.5 * 1024;
 /** The lazily loaded stdio backends, as source (Deno) or packed (Node). */
 const BACKEND = /(?:^|\/)_process\/(?:deno_host|child_process)\.[jt]s$/;
 

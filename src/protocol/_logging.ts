@@ -11,13 +11,8 @@
 import { MCPConfigError } from "../errors.ts";
 import type { MCPLogHandler, MCPLogLevel } from "../types.ts";
 import { asError } from "../util/caught.ts";
-import { excerpt, redact } from "../util/redact.ts";
-import { isRecord, kindOf, setOwn } from "../util/values.ts";
-
-/** Levels of `data` walked for secrets; what is deeper is replaced by {@linkcode TOO_DEEP}. */
-export const MAX_LOG_DEPTH = 64;
-/** What stands for a part of a log message's `data` nested deeper than {@linkcode MAX_LOG_DEPTH}. */
-export const TOO_DEEP = "[nested too deeply]";
+import { excerpt, redact, redactData } from "../util/redact.ts";
+import { kindOf } from "../util/values.ts";
 
 /** The log levels of `logging/setLevel` and `notifications/message`, least severe first. */
 export const LOG_LEVELS: readonly MCPLogLevel[] = [
@@ -86,36 +81,4 @@ export function deliverLog(
   } catch (error) {
     onError?.(asError(error));
   }
-}
-
-/**
- * A copy of a log message's `data` with every secret masked in its strings
- * and property names, the same JSON shape otherwise; the parts nested
- * deeper than {@linkcode MAX_LOG_DEPTH} become {@linkcode TOO_DEEP}. Walked
- * with a stack, not recursion: a server's data can be nested arbitrarily.
- */
-export function redactData(data: unknown, secrets: readonly string[]): unknown {
-  if (secrets.length === 0) return data;
-  const copy = (value: unknown, depth: number): unknown => {
-    if (typeof value === "string") return redact(value, secrets);
-    if (!Array.isArray(value) && !isRecord(value)) return value;
-    if (depth > MAX_LOG_DEPTH) return TOO_DEEP;
-    const target = Array.isArray(value) ? [] : {};
-    pending.push([value, target, depth]);
-    return target;
-  };
-  const pending: [object, Record<string, unknown>, number][] = [];
-  const root = copy(data, 1);
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [source, target, depth] = next;
-    const list = Array.isArray(source);
-    for (const [key, value] of Object.entries(source)) {
-      setOwn(
-        target,
-        list ? key : redact(key, secrets),
-        copy(value, depth + 1),
-      );
-    }
-  }
-  return root;
 }

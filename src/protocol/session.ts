@@ -25,7 +25,7 @@ import type {
 import type { MCPProgress } from "../types.ts";
 import { asError } from "../util/caught.ts";
 import { asText, isRecord, kindOf } from "../util/values.ts";
-import { redact } from "../util/redact.ts";
+import { redact, redactData } from "../util/redact.ts";
 import { timerMs } from "../util/time.ts";
 import { PendingTable } from "./_pending.ts";
 import type {
@@ -647,7 +647,7 @@ export class Session {
         return new MCPProtocolError(
           error.code as number,
           this.#serverText(error.message as string),
-          error.data,
+          redactData(error.data, this.#handlers.secrets?.() ?? []),
         );
       }
       return this.#malformed(

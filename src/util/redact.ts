@@ -15,7 +15,7 @@
  * @module
  */
 
-import { kindOf } from "./values.ts";
+import { isRecord, kindOf, setOwn } from "./values.ts";
 
 /** What replaces a secret in a message. */
 export const REDACTED = "[redacted]";
@@ -259,4 +259,42 @@ export function excerpt(text: string, secrets: readonly string[]): string {
   return JSON.stringify(
     clean.length > EXCERPT_CHARS ? `${clean.slice(0, EXCERPT_CHARS)}…` : clean,
   );
+}
+
+/** Levels of `data` walked for secrets; what is deeper is replaced by {@linkcode TOO_DEEP}. */
+export const MAX_DATA_DEPTH = 64;
+/** What stands for a part of a server's `data` nested deeper than {@linkcode MAX_DATA_DEPTH}. */
+export const TOO_DEEP = "[nested too deeply]";
+
+/**
+ * A copy of a server's `data` (a log message's, a JSON-RPC error's) with
+ * every secret masked in its strings and property names, the same JSON
+ * shape otherwise; the parts nested deeper than
+ * {@linkcode MAX_DATA_DEPTH} become {@linkcode TOO_DEEP}. Walked with a
+ * stack, not recursion: a server's data can be nested arbitrarily.
+ */
+export function redactData(data: unknown, secrets: readonly string[]): unknown {
+  if (secrets.length === 0) return data;
+  const copy = (value: unknown, depth: number): unknown => {
+    if (typeof value === "string") return redact(value, secrets);
+    if (!Array.isArray(value) && !isRecord(value)) return value;
+    if (depth > MAX_DATA_DEPTH) return TOO_DEEP;
+    const target = Array.isArray(value) ? [] : {};
+    pending.push([value, target, depth]);
+    return target;
+  };
+  const pending: [object, Record<string, unknown>, number][] = [];
+  const root = copy(data, 1);
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [source, target, depth] = next;
+    const list = Array.isArray(source);
+    for (const [key, value] of Object.entries(source)) {
+      setOwn(
+        target,
+        list ? key : redact(key, secrets),
+        copy(value, depth + 1),
+      );
+    }
+  }
+  return root;
 }

@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   type MCPLogLevel,
+  MCPProtocolError,
   MCPToolAdapter,
   type MCPToolAdapterOptions,
   StdioTransport,
@@ -113,6 +114,24 @@ describe("hostile stdio servers: long text in messages", () => {
     assert.match(orphan, /^E{990}\[redacted\]…$/);
     assert.ok(orphan.length <= 1_001, `${orphan.length}`);
     assertNoSecret(orphan);
+  });
+
+  it("a JSON-RPC error's data reaches the host with the secrets masked in strings and property names, the shape kept", async () => {
+    const { adapter, errors } = reporting("error-huge");
+    await adapter.connect();
+    assert.ok(await waitFor(() => errors.length > 0, WAIT_MS));
+    const error = errors[0]!;
+    assert.ok(error instanceof MCPProtocolError, String(error));
+    assert.equal(error.rpcCode, -32000);
+    const data = error.data as Record<string, unknown>;
+    assert.equal(data.text, "Authorization: Bearer [redacted]");
+    assert.deepEqual(data["key [redacted]"], [1, "[redacted]!"]);
+    let deep = data.deep;
+    let levels = 1;
+    while (Array.isArray(deep)) [deep, levels] = [deep[0], levels + 1];
+    assert.equal(deep, "[nested too deeply]");
+    assert.ok(levels > 32 && levels < 100, `${levels} levels kept`);
+    assertNoSecret(JSON.stringify(data));
   });
 });
 

@@ -20,7 +20,7 @@ import {
   MCPTimeoutError,
 } from "../../errors.ts";
 import { isRecord } from "../../util/values.ts";
-import { redact } from "../../util/redact.ts";
+import { redact, redactData } from "../../util/redact.ts";
 import { race, timerMs } from "../../util/time.ts";
 import type { ClientHandlers } from "../handlers.ts";
 import { answerAll } from "../_answer.ts";
@@ -212,7 +212,7 @@ function failure(
     return new MCPProtocolError(
       error.code as number,
       redact(error.message, secrets).slice(0, 1000),
-      error.data,
+      redactData(error.data, secrets),
     );
   }
   return new MCPAdapterError(
