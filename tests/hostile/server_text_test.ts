@@ -58,6 +58,17 @@ function assertNoSecret(text: string): void {
   }
 }
 
+/**
+ * Fails unless `deep`, 100 levels of lists in the server's data, was walked
+ * to the bound and its rest stands in a marker.
+ */
+function assertCutDeep(deep: unknown): void {
+  let levels = 1;
+  while (Array.isArray(deep)) [deep, levels] = [deep[0], levels + 1];
+  assert.equal(deep, "[nested too deeply]");
+  assert.ok(levels > 32 && levels < 100, `${levels} levels kept`);
+}
+
 describe("hostile stdio servers: log messages", () => {
   it("reach onLog with the secrets masked in logger, strings and property names, the shape kept", async () => {
     const logs: { level: MCPLogLevel; logger?: string; data: unknown }[] = [];
@@ -75,12 +86,7 @@ describe("hostile stdio servers: log messages", () => {
     assert.equal(record.text, "Authorization: Bearer [redacted]");
     assert.deepEqual(record.list, [1, true, null, "[redacted]!"]);
     assert.deepEqual(record["key [redacted]"], { inner: "[redacted]" });
-    // 100 levels of lists: walked to the bound, the rest stands in a marker.
-    let deep = record.deep;
-    let levels = 1;
-    while (Array.isArray(deep)) [deep, levels] = [deep[0], levels + 1];
-    assert.equal(deep, "[nested too deeply]");
-    assert.ok(levels > 32 && levels < 100, `${levels} levels kept`);
+    assertCutDeep(record.deep);
     assertNoSecret(JSON.stringify(logs));
   });
 
@@ -126,11 +132,7 @@ describe("hostile stdio servers: long text in messages", () => {
     const data = error.data as Record<string, unknown>;
     assert.equal(data.text, "Authorization: Bearer [redacted]");
     assert.deepEqual(data["key [redacted]"], [1, "[redacted]!"]);
-    let deep = data.deep;
-    let levels = 1;
-    while (Array.isArray(deep)) [deep, levels] = [deep[0], levels + 1];
-    assert.equal(deep, "[nested too deeply]");
-    assert.ok(levels > 32 && levels < 100, `${levels} levels kept`);
+    assertCutDeep(data.deep);
     assertNoSecret(JSON.stringify(data));
   });
 });
