@@ -593,9 +593,14 @@ export class Session {
     return pending;
   }
 
+  /** What no server text the session hands on may contain. */
+  #secrets(): readonly string[] {
+    return this.#handlers.secrets?.() ?? [];
+  }
+
   /** A server's error message for ours: secrets masked, then cut. */
   #serverText(text: string): string {
-    const clean = redact(text, this.#handlers.secrets?.() ?? []);
+    const clean = redact(text, this.#secrets());
     return clean.length > MAX_ERROR_MESSAGE_CHARS
       ? `${clean.slice(0, MAX_ERROR_MESSAGE_CHARS)}…`
       : clean;
@@ -647,7 +652,7 @@ export class Session {
         return new MCPProtocolError(
           error.code as number,
           this.#serverText(error.message as string),
-          redactData(error.data, this.#handlers.secrets?.() ?? []),
+          redactData(error.data, this.#secrets()),
         );
       }
       return this.#malformed(
@@ -692,10 +697,7 @@ export class Session {
         const progress: MCPProgress = { progress: params.progress };
         if (typeof params.total === "number") progress.total = params.total;
         if (typeof params.message === "string") {
-          progress.message = redact(
-            params.message,
-            this.#handlers.secrets?.() ?? [],
-          );
+          progress.message = redact(params.message, this.#secrets());
         }
         try {
           listener(progress);

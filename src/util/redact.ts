@@ -262,9 +262,9 @@ export function excerpt(text: string, secrets: readonly string[]): string {
 }
 
 /** Levels of `data` walked for secrets; what is deeper is replaced by {@linkcode TOO_DEEP}. */
-export const MAX_DATA_DEPTH = 64;
+const MAX_DATA_DEPTH = 64;
 /** What stands for a part of a server's `data` nested deeper than {@linkcode MAX_DATA_DEPTH}. */
-export const TOO_DEEP = "[nested too deeply]";
+const TOO_DEEP = "[nested too deeply]";
 
 /**
  * A copy of a server's `data` (a log message's, a JSON-RPC error's) with
